@@ -1,0 +1,1 @@
+"""Experiments: batches of matches aggregated into pandas frames and plots."""

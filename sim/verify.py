@@ -1,0 +1,357 @@
+"""Replay exact61-record/1 records with the reference and check every figure.
+
+Every action is re-applied to a :class:`sim.reference.Round`, so legality
+(whose turn, tile ownership, forced draws from the front of the boneyard,
+passes, connections, arms) is decided by the same code that plays matches. The
+events, round ends, winners and scores are then recomputed and compared.
+
+A record is judged by its first problem: after one mismatch the replay cannot
+continue meaningfully. :func:`verify_record` returns that problem as one line
+(``"round 3, action 12: expected ..., found ..."``) or nothing when valid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sim.records import FORMAT, iter_record_lines
+from sim.reference import END_DOMINO, Placement, RuleError, Round
+from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, entities_for
+
+MATCH_KEYS = {"format", "players", "entities", "strategies", "seed", "match", "rounds",
+              "winner", "scores"}
+ROUND_KEYS = {"leader", "hands", "boneyard", "actions", "events", "end", "winner", "scores"}
+ACTION_KEYS = {
+    "draw": {"seat", "type", "tile"},
+    "pass": {"seat", "type"},
+    "play": {"seat", "type", "tile", "parent", "side", "points"},
+}
+EVENT_KEYS = {
+    "placement": ["entity", "kind", "action", "raw", "accepted"],
+    "domino": ["entity", "kind", "seat", "placement", "credit", "debit", "raw", "accepted"],
+    "blocked": ["entity", "kind", "seat", "raw", "accepted"],
+}
+
+
+class Invalid(Exception):
+    """The first problem found in a record."""
+
+    def __init__(self, message: str, round_index: int | None = None, where: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.round_index = round_index
+        self.where = where
+
+    def __str__(self) -> str:
+        parts = []
+        if self.round_index is not None:
+            parts.append(f"round {self.round_index}")
+        if self.where:
+            parts.append(self.where)
+        prefix = ", ".join(parts)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+
+# ---------------------------------------------------------------------------
+# Shape checks: every malformed value becomes an Invalid, never a traceback
+# ---------------------------------------------------------------------------
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _int(value, what: str, low: int | None = None, high: int | None = None) -> int:
+    if not _is_int(value):
+        raise Invalid(f"{what} must be an integer, found {_show(value)}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise Invalid(f"{what} must be in {low}..{high}, found {_show(value)}")
+    return value
+
+
+def _list(value, what: str, length: int | None = None) -> list:
+    if not isinstance(value, list):
+        raise Invalid(f"{what} must be a list, found {_show(value)}")
+    if length is not None and len(value) != length:
+        raise Invalid(f"expected {length} items in {what}, found {len(value)}")
+    return value
+
+
+def _object(value, what: str, keys: set[str], extra_allowed: bool = False) -> dict:
+    if not isinstance(value, dict):
+        raise Invalid(f"{what} must be an object, found {_show(value)}")
+    missing = sorted(keys - value.keys())
+    if missing:
+        raise Invalid(f"{what} is missing key {missing[0]!r}")
+    if not extra_allowed:
+        extra = sorted(value.keys() - keys)
+        if extra:
+            raise Invalid(f"{what} has unexpected key {extra[0]!r}")
+    return value
+
+
+def _tile(value, what: str) -> tuple[int, int]:
+    pair = _list(value, what, 2)
+    a = _int(pair[0], f"{what} half", 0, N_VALUES - 1)
+    b = _int(pair[1], f"{what} half", 0, N_VALUES - 1)
+    return a, b
+
+
+def _show(value) -> str:
+    text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _name(tile) -> str:
+    return f"{tile[0]}-{tile[1]}"
+
+
+def _expect(found, expected, what: str, round_index=None, where=None) -> None:
+    # bool == int in Python: compare types too so `true` never passes for 1.
+    if type(found) is not type(expected) or found != expected:
+        raise Invalid(f"expected {what} {_fmt(expected)}, found {_fmt(found)}", round_index, where)
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return _show(value) if not isinstance(value, list) else str(value)
+
+
+# ---------------------------------------------------------------------------
+# Replay
+# ---------------------------------------------------------------------------
+
+
+def _replay_action(rnd: Round, action, index: int, plays_so_far: int) -> None:
+    where = f"action {index}"
+    if rnd.over:
+        raise Invalid(f"action after the round ended ({rnd.end})", where=where)
+    if not isinstance(action, dict) or action.get("type") not in ACTION_KEYS:
+        kind = action.get("type") if isinstance(action, dict) else action
+        raise Invalid(f"expected an action of type draw, pass or play, found {_show(kind)}",
+                      where=where)
+    try:
+        _object(action, "the action", ACTION_KEYS[action["type"]])
+        seat = _int(action["seat"], "seat", 0, rnd.players - 1)
+        if seat != rnd.turn:
+            raise Invalid(f"expected seat {rnd.turn} to act, found seat {seat}")
+        kind = action["type"]
+        if kind == "draw":
+            tile = _tile(action["tile"], "the drawn tile")
+            if rnd.can_play(seat):
+                raise Invalid(f"seat {seat} draws while holding a legal placement")
+            if not rnd.boneyard:
+                raise Invalid("draw from an empty boneyard")
+            front = rnd.boneyard[0]
+            if sorted(tile) != list(front):
+                raise Invalid(f"expected draw of {_name(front)} (front of the boneyard), "
+                              f"found {_name(tile)}")
+            rnd.draw(seat)
+        elif kind == "pass":
+            rnd.pass_turn(seat)
+        else:
+            tile = _tile(action["tile"], "the played tile")
+            parent, side = action["parent"], action["side"]
+            if plays_so_far == 0:
+                if parent is not None or side is not None:
+                    raise Invalid("expected the opening to have parent null and side null, "
+                                  f"found parent {_fmt(parent)}, side {_fmt(side)}")
+            else:
+                _int(parent, "parent", 0, plays_so_far - 1)
+                if side not in ("line", "arm"):
+                    raise Invalid(f"expected side \"line\" or \"arm\", found {_fmt(side)}")
+            points = _int(action["points"], "points")
+            placement = Placement(tile, parent, side)
+            if (plays_so_far and not rnd.layout.is_legal(placement)
+                    and rnd.layout.is_legal(Placement(tile[::-1], parent, side))):
+                raise Invalid(f"tile halves reversed: {_name(tile[::-1])} joins placement "
+                              f"{parent}, found {_name(tile)}")
+            expected_points = rnd.play(seat, placement)
+            _expect(points, expected_points, "points")
+    except RuleError as exc:
+        raise Invalid(str(exc), where=where) from None
+    except Invalid as exc:
+        raise Invalid(exc.message, where=where) from None
+
+
+def _compare_events(expected: list[dict], found, round_index: int) -> None:
+    found = _list(found, "events")
+    for j, want in enumerate(expected):
+        where = f"event {j}"
+        if j >= len(found):
+            raise Invalid(f"expected a {want['kind']} event {_event_text(want)}, found none",
+                          round_index, where)
+        got = found[j]
+        if not isinstance(got, dict):
+            raise Invalid(f"event must be an object, found {_show(got)}", round_index, where)
+        _expect(got.get("kind"), want["kind"], "kind", round_index, where)
+        _object(got, f"the {want['kind']} event", set(EVENT_KEYS[want["kind"]]))
+        for key in EVENT_KEYS[want["kind"]]:
+            _expect(got[key], want[key], f"{key}", round_index, where)
+    if len(found) > len(expected):
+        extra = found[len(expected)]
+        raise Invalid(f"expected no further event, found {_show(extra)}"
+                      if not isinstance(extra, dict) else
+                      f"expected no further event, found a {extra.get('kind')} event",
+                      round_index, f"event {len(expected)}")
+
+
+def _event_text(event: dict) -> str:
+    parts = [f"entity {event['entity']}", f"raw {event['raw']}",
+             "accepted" if event["accepted"] else "discarded"]
+    return "(" + ", ".join(parts) + ")"
+
+
+def _check_deal(rnd_obj: dict, players: int) -> tuple[list, list]:
+    hands = _list(rnd_obj["hands"], "hands", players)
+    hands = [[_tile(t, "a dealt tile") for t in _list(h, f"seat {s}'s hand", HAND_SIZE)]
+             for s, h in enumerate(hands)]
+    boneyard = [_tile(t, "a boneyard tile")
+                for t in _list(rnd_obj["boneyard"], "boneyard", N_TILES - HAND_SIZE * players)]
+    seen: set[tuple[int, int]] = set()
+    for tile in [t for h in hands for t in h] + boneyard:
+        key = tuple(sorted(tile))
+        if key in seen:
+            raise Invalid(f"tile {_name(key)} appears twice in the deal")
+        seen.add(key)
+    return hands, boneyard
+
+
+def check_record(record) -> None:
+    """Raise :class:`Invalid` at the record's first problem; return if valid."""
+    match = _object(record, "the record", MATCH_KEYS, extra_allowed=True)
+    if match["format"] != FORMAT:
+        raise Invalid(f"expected format \"{FORMAT}\", found {_fmt(match['format'])}")
+    players = _int(match["players"], "players", 2, 4)
+    entities = list(entities_for(players))
+    _expect(match["entities"], entities, "entities")
+    strategies = _list(match["strategies"], "strategies", players)
+    if not all(isinstance(s, str) for s in strategies):
+        raise Invalid("strategies must be strings")
+    _int(match["seed"], "seed")
+    _int(match["match"], "match")
+    max_rounds = _int(match.get("max_rounds", DEFAULT_MAX_ROUNDS), "max_rounds", 1)
+    n_entities = max(entities) + 1
+    rounds = _list(match["rounds"], "rounds")
+    if not rounds:
+        raise Invalid("a match has at least one round, found none")
+    if len(rounds) > max_rounds:
+        raise Invalid(f"expected at most {max_rounds} rounds (the round limit), found {len(rounds)}")
+
+    scores = [0] * n_entities
+    previous: Round | None = None
+    for r, rnd_obj in enumerate(rounds):
+        try:
+            if previous is not None and previous.match_over:
+                raise Invalid(f"the match ended in round {r - 1} at {TARGET_RAW}, "
+                              f"found a further round")
+            _object(rnd_obj, "the round", ROUND_KEYS)
+            leader = _int(rnd_obj["leader"], "leader", 0, players - 1)
+            if previous is not None and previous.end == END_DOMINO:
+                dominoer = next(s for s in range(players) if not previous.hands[s])
+                if leader != dominoer:
+                    raise Invalid(f"expected leader {dominoer} (the dominoer of round {r - 1}), "
+                                  f"found {leader}")
+            hands, boneyard = _check_deal(rnd_obj, players)
+            rnd = Round(hands, boneyard, leader, scores, entities)
+            plays = 0
+            for i, action in enumerate(_list(rnd_obj["actions"], "actions")):
+                _replay_action(rnd, action, i, plays)
+                plays += action["type"] == "play"
+            if not rnd.over:
+                raise Invalid(f"the actions stop before the round ends "
+                              f"(seat {rnd.turn} to act)")
+            _compare_events([e.as_record() for e in rnd.events], rnd_obj["events"], r)
+            _expect(rnd_obj["end"], rnd.end, "end")
+            _expect(rnd_obj["winner"], rnd.winner, "round winner")
+            _expect(rnd_obj["scores"], rnd.scores, "scores after the round")
+        except Invalid as exc:
+            raise Invalid(exc.message, r if exc.round_index is None else exc.round_index,
+                          exc.where) from None
+        scores = list(rnd.scores)
+        previous = rnd
+
+    expected_winner = scores.index(TARGET_RAW) if previous.match_over else None
+    if expected_winner is None and len(rounds) < max_rounds:
+        raise Invalid(f"the match stops after {len(rounds)} rounds with no entity at "
+                      f"{TARGET_RAW} and below its round limit of {max_rounds}")
+    _expect(match["winner"], expected_winner, "match winner")
+    _expect(match["scores"], scores, "final scores")
+
+
+def verify_record(record) -> list[str]:
+    """Problems found in one decoded record: an empty list when it is valid.
+
+    At most one line is returned: the first problem, e.g.
+    ``"round 2, action 7: expected points 15, found 20"``.
+    """
+    try:
+        check_record(record)
+    except Invalid as exc:
+        return [str(exc)]
+    except RecursionError:
+        return ["the record is nested too deeply"]
+    return []
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """Outcome of verifying one file."""
+
+    path: str
+    total: int
+    problems: list[tuple[int, str]]
+    error: str | None = None
+
+    @property
+    def valid(self) -> int:
+        return self.total - len(self.problems)
+
+
+def verify_file(path: str) -> FileReport:
+    """Verify every line of a record file; an unreadable file sets ``error``."""
+    total, problems = 0, []
+    try:
+        for item in iter_record_lines(path):
+            total += 1
+            if item.error is not None:
+                problems.append((item.line, item.error))
+                continue
+            found = verify_record(item.record)
+            if found:
+                problems.append((item.line, found[0]))
+    except OSError as exc:
+        return FileReport(path, total, problems, error=exc.strerror or str(exc))
+    return FileReport(path, total, problems)
+
+
+def verify_paths(paths: Iterable[str], out, err) -> int:
+    """``five-up verify``: print problems and a summary; return the exit status.
+
+    0 when every record is valid, 1 when any is invalid, 2 when a file cannot
+    be read.
+    """
+    total = invalid = 0
+    unreadable = empty = False
+    for path in paths:
+        report = verify_file(path)
+        if report.error is not None:
+            print(f"five-up: error: cannot read {path}: {report.error}", file=err)
+            unreadable = True
+            continue
+        if report.total == 0:
+            # An empty file proves nothing: say so and fail rather than pass silently.
+            print(f"{path}: no records in the file", file=out)
+            empty = True
+        for line, problem in report.problems:
+            print(f"{path}:{line}: {problem}", file=out)
+        total += report.total
+        invalid += len(report.problems)
+    print(f"{total} records: {total - invalid} valid, {invalid} invalid", file=out)
+    if unreadable:
+        return 2
+    return 1 if invalid or empty else 0
