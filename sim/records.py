@@ -63,6 +63,10 @@ def write_records(path: str | os.PathLike, records: Iterable[dict]) -> int:
                 out.write(dumps(record))
                 out.write("\n")
                 count += 1
+        # mkstemp creates the file 0600; give it the permissions open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
