@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sim.records import FORMAT
 from sim.tiles import (
@@ -600,14 +600,6 @@ def deal(rng: random.Random, players: int) -> tuple[list[list[Tile]], list[Tile]
     rng.shuffle(tiles)
     hands = [tiles[HAND_SIZE * s: HAND_SIZE * (s + 1)] for s in range(players)]
     return hands, tiles[HAND_SIZE * players:]
-
-
-@dataclass
-class MatchResult:
-    """A finished (or stopped) match: its record and the rounds as played."""
-
-    record: dict
-    rounds: list[Round] = field(default_factory=list)
 
 
 def play_match(players: int, strategies: Sequence[str] | Sequence[Policy], seed: int = 0,
