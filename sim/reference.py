@@ -430,7 +430,9 @@ class Round:
         if not self.boneyard:
             raise RuleError("the boneyard is empty: nothing to draw")
         # A seat that draws could match none of the open values: public knowledge.
-        self.lacking[seat].update(self.layout.open_values())
+        # The drawn tile stays unseen and may carry values the seat was known to
+        # lack before, so the old knowledge is replaced, not extended.
+        self.lacking[seat] = set(self.layout.open_values())
         tile = self.boneyard.pop(0)
         self.hands[seat].append(tile)
         self.hands[seat].sort()
@@ -445,6 +447,7 @@ class Round:
             raise RuleError(f"seat {seat} holds a legal placement and may not pass")
         if self.boneyard:
             raise RuleError(f"seat {seat} must draw: the boneyard holds {len(self.boneyard)} tiles")
+        # A pass adds no tile: what the seat lacked before it still lacks.
         self.lacking[seat].update(self.layout.open_values())
         self.actions.append({"seat": seat, "type": "pass"})
         self._end_turn(seat)

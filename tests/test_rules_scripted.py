@@ -387,3 +387,30 @@ def test_greedy_prefers_largest_accepted_award_then_heavier_tile():
     none = scripted([[(1, 4), (5, 5), (6, 6)], [(0, 1)]], boneyard=[(3, 3)], scores=[302, 0])
     # Nothing is acceptable: every award counts 0, the heaviest tile 6-6 wins the tie.
     assert greedy_policy(none.view(0), none.legal_placements(0), None) == opening(6, 6)
+
+
+# --- What a player may know -------------------------------------------------
+
+
+def test_known_lacking_values_after_draws_and_passes():
+    rnd = scripted([[(6, 6), (1, 2)], [(0, 1), (0, 2)]], boneyard=[(3, 4), (0, 6)])
+    rnd.lacking[1] = {5}  # as if seat 1 had drawn earlier with only 5 open
+    rnd.play(0, opening(6, 6))
+    rnd.draw(1)
+    # The drawn 3-4 is unseen and could carry the 5: only "lacks 6" is known now.
+    assert rnd.view(0).lacking[1] == frozenset({6})
+    passer = scripted([[(6, 6), (1, 6)], [(0, 1), (0, 2)]])
+    passer.lacking[1] = {5}
+    passer.play(0, opening(6, 6))
+    assert passer.end is None  # seat 0 can still play its 1-6: not blocked
+    passer.pass_turn(1)  # no tile added: the old knowledge stands, plus 6
+    assert passer.view(0).lacking[1] == frozenset({5, 6})
+
+
+def test_view_hides_other_hands_and_boneyard():
+    rnd = scripted([[(6, 6), (1, 2)], [(0, 1), (0, 2)]], boneyard=[(3, 4), (0, 6)])
+    view = rnd.view(0)
+    assert view.hand == ((1, 2), (6, 6))
+    assert view.hand_sizes == (2, 2) and view.boneyard_size == 2
+    names = set(view.__dataclass_fields__)
+    assert not {"hands", "boneyard"} & names
