@@ -66,7 +66,8 @@ def _int(value, what: str, low: int | None = None, high: int | None = None) -> i
     if not _is_int(value):
         raise Invalid(f"{what} must be an integer, found {_show(value)}")
     if (low is not None and value < low) or (high is not None and value > high):
-        raise Invalid(f"{what} must be in {low}..{high}, found {_show(value)}")
+        bounds = f"in {low}..{high}" if high is not None else f"at least {low}"
+        raise Invalid(f"{what} must be {bounds}, found {_show(value)}")
     return value
 
 
@@ -99,7 +100,10 @@ def _tile(value, what: str) -> tuple[int, int]:
 
 
 def _show(value) -> str:
-    text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    try:
+        text = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    except ValueError:  # an int too long for str() (Python's int_max_str_digits)
+        text = "a huge integer"
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -108,9 +112,18 @@ def _name(tile) -> str:
 
 
 def _expect(found, expected, what: str, round_index=None, where=None) -> None:
-    # bool == int in Python: compare types too so `true` never passes for 1.
-    if type(found) is not type(expected) or found != expected:
+    if not _same(found, expected):
         raise Invalid(f"expected {what} {_fmt(expected)}, found {_fmt(found)}", round_index, where)
+
+
+def _same(found, expected) -> bool:
+    # bool == int and 5.0 == 5 in Python: compare types too, inside lists as well, so
+    # `true` never passes for 1 nor `[305.0, 0]` for `[305, 0]`.
+    if type(found) is not type(expected):
+        return False
+    if isinstance(expected, list):
+        return len(found) == len(expected) and all(map(_same, found, expected))
+    return found == expected
 
 
 def _fmt(value) -> str:
@@ -118,7 +131,13 @@ def _fmt(value) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    return _show(value) if not isinstance(value, list) else str(value)
+    if not isinstance(value, list):
+        return _show(value)
+    try:
+        text = str(value)
+    except ValueError:  # an int too long for str() inside the list
+        text = "a list"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # ---------------------------------------------------------------------------
@@ -130,7 +149,8 @@ def _replay_action(rnd: Round, action, index: int, plays_so_far: int) -> None:
     where = f"action {index}"
     if rnd.over:
         raise Invalid(f"action after the round ended ({rnd.end})", where=where)
-    if not isinstance(action, dict) or action.get("type") not in ACTION_KEYS:
+    if (not isinstance(action, dict) or not isinstance(action.get("type"), str)
+            or action["type"] not in ACTION_KEYS):
         kind = action.get("type") if isinstance(action, dict) else action
         raise Invalid(f"expected an action of type draw, pass or play, found {_show(kind)}",
                       where=where)
@@ -189,7 +209,10 @@ def _compare_events(expected: list[dict], found, round_index: int) -> None:
         if not isinstance(got, dict):
             raise Invalid(f"event must be an object, found {_show(got)}", round_index, where)
         _expect(got.get("kind"), want["kind"], "kind", round_index, where)
-        _object(got, f"the {want['kind']} event", set(EVENT_KEYS[want["kind"]]))
+        try:
+            _object(got, f"the {want['kind']} event", set(EVENT_KEYS[want["kind"]]))
+        except Invalid as exc:  # name the event, not just the round
+            raise Invalid(exc.message, round_index, where) from None
         for key in EVENT_KEYS[want["kind"]]:
             _expect(got[key], want[key], f"{key}", round_index, where)
     if len(found) > len(expected):
@@ -278,7 +301,7 @@ def check_record(record) -> None:
     expected_winner = scores.index(TARGET_RAW) if previous.match_over else None
     if expected_winner is None and len(rounds) < max_rounds:
         raise Invalid(f"the match stops after {len(rounds)} rounds with no entity at "
-                      f"{TARGET_RAW} and below its round limit of {max_rounds}")
+                      f"{TARGET_RAW} and below its round limit of {_show(max_rounds)}")
     _expect(match["winner"], expected_winner, "match winner")
     _expect(match["scores"], scores, "final scores")
 
@@ -340,18 +363,28 @@ def verify_paths(paths: Iterable[str], out, err) -> int:
     for path in paths:
         report = verify_file(path)
         if report.error is not None:
-            print(f"five-up: error: cannot read {path}: {report.error}", file=err)
+            _say(f"five-up: error: cannot read {path}: {report.error}", err)
             unreadable = True
             continue
         if report.total == 0:
             # An empty file proves nothing: say so and fail rather than pass silently.
-            print(f"{path}: no records in the file", file=out)
+            _say(f"{path}: no records in the file", out)
             empty = True
         for line, problem in report.problems:
-            print(f"{path}:{line}: {problem}", file=out)
+            _say(f"{path}:{line}: {problem}", out)
         total += report.total
         invalid += len(report.problems)
-    print(f"{total} records: {total - invalid} valid, {invalid} invalid", file=out)
+    _say(f"{total} records: {total - invalid} valid, {invalid} invalid", out)
     if unreadable:
         return 2
     return 1 if invalid or empty else 0
+
+
+def _say(text: str, stream) -> None:
+    """Print one line that the stream can always encode.
+
+    Problems quote record content (keys, strings) and paths may hold undecodable
+    bytes: escape what the stream's encoding cannot take rather than crash.
+    """
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    print(text.encode(encoding, "backslashreplace").decode(encoding), file=stream)

@@ -1,0 +1,126 @@
+"""Interval estimates and rankings for match outcomes.
+
+Pure numpy functions over arrays: the tournament and experiment modules turn
+their frames into these arrays and back.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+Z95 = 1.959963984540054
+"""Two-sided 95% normal quantile."""
+
+
+def wilson_interval(successes, trials, z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval for binomial proportions.
+
+    Parameters
+    ----------
+    successes, trials : array_like of int, same shape
+        Counts; where ``trials == 0`` the interval is ``(0, 1)``.
+    z : float
+        Normal quantile (1.96 for 95%).
+
+    Returns
+    -------
+    low, high : ndarray of float64, the input shape
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(trials, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(n > 0, k / n, 0.0)
+        denom = 1.0 + z * z / n
+        centre = (p + z * z / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    low = np.where(n > 0, np.clip(centre - half, 0.0, 1.0), 0.0)
+    high = np.where(n > 0, np.clip(centre + half, 0.0, 1.0), 1.0)
+    return low, high
+
+
+def mean_interval(values, z: float = Z95) -> tuple[float, float, float]:
+    """Mean of a sample and its normal-approximation interval ``(mean, low, high)``."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return float("nan"), float("nan"), float("nan")
+    mean = float(x.mean())
+    if x.size < 2:
+        return mean, float("nan"), float("nan")
+    se = float(x.std(ddof=1) / np.sqrt(x.size))
+    return mean, mean - z * se, mean + z * se
+
+
+def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
+                 max_iter: int = 10_000, tol: float = 1e-10, z: float = Z95):
+    """Fit Bradley-Terry strengths generalised to multi-entity matches (Luce's choice).
+
+    The winner of a match among the set ``S`` of competitors is ``i`` with
+    probability ``s_i / sum_{j in S} s_j``. With two competitors this is the
+    Bradley-Terry model. Fitted by Hunter's MM iteration; intervals from the
+    observed information of the log-strengths, centred to mean zero.
+
+    Parameters
+    ----------
+    participants : ndarray of int, shape (matches, k)
+        Competitor ids (0..n_players-1) taking part in each match; -1 pads.
+    winners : ndarray of int, shape (matches,)
+        The winning competitor id of each match, or -1 for no winner (dropped).
+    n_players : int
+        Number of competitor ids.
+
+    Returns
+    -------
+    log_strength, low, high : ndarray of float64, shape (n_players,)
+        Centred log-strengths and their 95% intervals. A competitor that never
+        won (or always won) has an unbounded estimate: reported as -inf / +inf.
+    """
+    participants = np.asarray(participants, dtype=np.int64)
+    winners = np.asarray(winners, dtype=np.int64)
+    keep = winners >= 0
+    participants, winners = participants[keep], winners[keep]
+    wins = np.bincount(winners, minlength=n_players).astype(np.float64)
+    member = np.zeros((participants.shape[0], n_players), dtype=np.float64)
+    rows = np.repeat(np.arange(participants.shape[0]), participants.shape[1])
+    cols = participants.ravel()
+    valid = cols >= 0
+    member[rows[valid], cols[valid]] = 1.0
+    games = member.sum(axis=0)
+    finite = (wins > 0) & (wins < games)
+    strength = np.ones(n_players)
+    strength[~finite] = 0.0
+    for _ in range(max_iter):
+        # MM update: s_i = W_i / sum_m [i in m] / sum_{j in m} s_j
+        totals = member @ strength
+        with np.errstate(divide="ignore"):
+            inv = np.where(totals > 0, 1.0 / totals, 0.0)
+        denom = member.T @ inv
+        new = np.where(finite & (denom > 0), wins / np.where(denom > 0, denom, 1.0), 0.0)
+        new_sum = new[finite].sum()
+        if new_sum > 0:
+            new[finite] *= finite.sum() / new_sum
+        if np.max(np.abs(new - strength)) < tol:
+            strength = new
+            break
+        strength = new
+    log_s = np.full(n_players, np.nan)
+    log_s[finite] = np.log(strength[finite])
+    log_s[finite] -= log_s[finite].mean() if finite.any() else 0.0
+    # Observed information of theta = log s: sum over matches of diag(p) - p p^T.
+    totals = member @ strength
+    with np.errstate(divide="ignore", invalid="ignore"):
+        probs = np.where(totals[:, None] > 0, member * strength / totals[:, None], 0.0)
+    info = np.diag(probs.sum(axis=0)) - probs.T @ probs
+    idx = np.flatnonzero(finite)
+    se = np.full(n_players, np.nan)
+    if idx.size >= 2:
+        sub = info[np.ix_(idx, idx)]
+        # Sum-to-zero constraint: the pseudo-inverse gives the centred covariance.
+        cov = np.linalg.pinv(sub)
+        centre = np.eye(idx.size) - 1.0 / idx.size
+        cov = centre @ cov @ centre
+        se[idx] = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    log_s[(wins == 0) & (games > 0)] = -np.inf
+    log_s[(wins == games) & (games > 0)] = np.inf
+    low = log_s - z * se
+    high = log_s + z * se
+    return log_s, low, high
