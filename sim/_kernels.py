@@ -252,7 +252,12 @@ R_SCORE = R_GAIN + MAX_ENTITIES
 """R_SCORE + e: entity e's score after the round."""
 R_PIPS = R_SCORE + MAX_ENTITIES
 """R_PIPS + s: pips left in seat s's hand when the round ended."""
-ROUND_FIELDS = R_PIPS + MAX_PLAYERS
+R_DISCARDED_BY = R_PIPS + MAX_PLAYERS
+"""R_DISCARDED_BY + e: events of entity e discarded for overshoot this round."""
+R_SETTLED_BY = R_DISCARDED_BY + MAX_ENTITIES
+"""R_SETTLED_BY + e: accepted settlement raw of entity e this round (domino
+credit minus debit, plus blocked credits)."""
+ROUND_FIELDS = R_SETTLED_BY + MAX_ENTITIES
 
 # match_totals[...]
 M_WINNER = 0
@@ -277,7 +282,11 @@ M_FIRST_OPENING = 15
 M_ACTIONS = 16
 M_EVENTS = 17
 M_ERROR = 18
-MATCH_FIELDS = 19
+M_DISCARDED_BY = 19
+"""M_DISCARDED_BY + e: events of entity e discarded for overshoot."""
+M_SETTLED_BY = M_DISCARDED_BY + MAX_ENTITIES
+"""M_SETTLED_BY + e: accepted settlement raw of entity e."""
+MATCH_FIELDS = M_SETTLED_BY + MAX_ENTITIES
 
 # Trace rows
 A_SEAT = 0

@@ -95,6 +95,7 @@ from sim._kernels import (
     M_ROUNDS,
     M_WINNER,
     MATCH_FIELDS,
+    MAX_ENTITIES,
     N_ENTITIES,
     NO_ENTITY,
     NO_PARENT,
@@ -114,6 +115,10 @@ from sim._kernels import (
     R_EVENTS_ACCEPTED,
     R_EVENTS_DISCARDED,
     R_GAIN,
+    R_DISCARDED_BY,
+    R_SETTLED_BY,
+    M_DISCARDED_BY,
+    M_SETTLED_BY,
     R_LEADER,
     R_OPENING_POINTS,
     R_OPENING_TILE,
@@ -246,9 +251,14 @@ def _apply_event(ws, trace, entity, kind, action, seat, placement, credit, debit
         scores[entity] += raw
         stats[R_EVENTS_ACCEPTED] += 1
         stats[R_GAIN + entity] += raw
+        if kind == EVENT_DOMINO:
+            stats[R_SETTLED_BY + entity] += credit - debit
+        elif kind == EVENT_BLOCKED:
+            stats[R_SETTLED_BY + entity] += raw
     else:
         stats[R_EVENTS_DISCARDED] += 1
         stats[R_RAW_DISCARDED] += raw
+        stats[R_DISCARDED_BY + entity] += 1
     stats[R_EVENTS] += 1
     row = ws.cursor[CURSOR_EVENTS]
     events = trace.events
@@ -585,6 +595,9 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
                 totals[M_DOMINO_DEBIT] += stats[R_DOMINO_DEBIT]
         elif end == END_BLOCKED:
             totals[M_BLOCKED_ROUNDS] += 1
+        for entity in range(MAX_ENTITIES):
+            totals[M_DISCARDED_BY + entity] += stats[R_DISCARDED_BY + entity]
+            totals[M_SETTLED_BY + entity] += stats[R_SETTLED_BY + entity]
         for entity in range(N_ENTITIES[players]):
             if ws.scores[entity] == TARGET_RAW:
                 totals[M_WINNER] = entity

@@ -402,6 +402,10 @@ def _match_frame(setup: _Setup, stats: np.ndarray, scores: np.ndarray) -> pd.Dat
         ("blocked_credit", K.M_BLOCKED_CREDIT),
     ):
         columns[column] = stats[:, field].copy()
+    for entity in range(setup.n_entities):
+        columns[f"events_discarded_{entity}"] = stats[:, K.M_DISCARDED_BY + entity].copy()
+    for entity in range(setup.n_entities):
+        columns[f"settlement_raw_{entity}"] = stats[:, K.M_SETTLED_BY + entity].copy()
     columns["first_leader"] = stats[:, K.M_FIRST_LEADER].astype(np.int8)
     columns["first_opening"] = _category(stats[:, K.M_FIRST_OPENING], TILE_NAMES)
     return pd.DataFrame(columns)

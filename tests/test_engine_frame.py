@@ -22,8 +22,29 @@ def expected_columns(players: int) -> list[str]:
         + ["winner"]
         + [f"score_{e}" for e in range(entities)]
         + COUNT_COLUMNS
+        + [f"events_discarded_{e}" for e in range(entities)]
+        + [f"settlement_raw_{e}" for e in range(entities)]
         + ["first_leader", "first_opening"]
     )
+
+
+@pytest.mark.parametrize("players,strategies", [(2, "greedy,random"), (3, "greedy,random,greedy"), (4, "greedy,random")])
+def test_per_entity_columns_equal_the_records(compiled_engine, players, strategies):
+    frame = compiled_engine.simulate(players, strategies, 300, seed=21)
+    records = compiled_engine.record(players, strategies, 300, seed=21)
+    entities = 2 if players == 4 else players
+    for row, record in zip(frame.itertuples(index=False), records):
+        events = [e for r in record["rounds"] for e in r["events"]]
+        for e in range(entities):
+            discarded = sum(1 for ev in events if ev["entity"] == e and not ev["accepted"])
+            settled = sum(ev["credit"] - ev["debit"] if ev["kind"] == "domino" else ev["raw"]
+                          for ev in events
+                          if ev["entity"] == e and ev["accepted"] and ev["kind"] != "placement")
+            assert getattr(row, f"events_discarded_{e}") == discarded
+            assert getattr(row, f"settlement_raw_{e}") == settled
+    assert sum(frame[f"events_discarded_{e}"].sum() for e in range(entities)) == frame["events_discarded"].sum()
+    settled_total = sum(frame[f"settlement_raw_{e}"] for e in range(entities))
+    assert (settled_total == frame["domino_credit"] - frame["domino_debit"] + frame["blocked_credit"]).all()
 
 
 @pytest.mark.parametrize("players,strategies", [(2, "greedy,random"), (3, "random,random,greedy"), (4, "greedy,random")])
