@@ -109,13 +109,13 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers.required = True
     _add_reference(subparsers)
     _add_verify(subparsers)
-    try:
-        from sim import engine_cli
-    except ImportError:
-        engine_cli = None
-    if engine_cli is not None:
-        engine_cli.add_simulate_parser(subparsers)
-        engine_cli.add_record_parser(subparsers)
+    from sim import engine_cli
+
+    engine_cli.add_simulate_parser(subparsers)
+    engine_cli.add_record_parser(subparsers)
+    from experiments.tournament import add_tournament_parser
+
+    add_tournament_parser(subparsers)
     return parser
 
 

@@ -1,0 +1,459 @@
+"""Round-robin strategy tournaments: pairings, engine runs, summaries, ranking.
+
+Pipeline: :func:`pairings` lists every seating of the strategies; each pairing
+runs on the engine (:func:`sim.simulate`) with a seed derived from the master
+seed; :func:`entity_frame` reshapes the match frame into one row per
+(match, entity); :func:`summarise`, :func:`pairwise_matrix` and
+:func:`ranking` aggregate; :meth:`TournamentResult.save` writes the files.
+
+Seating rules
+-------------
+- 2 players: every ordered pair of distinct strategies.
+- 3 players: every combination of three, in each of its three seat rotations.
+- 4 players: every ordered pair of partnerships (seats 0, 2 against 1, 3).
+
+With ``duplicate=True`` the seatings of one group (the same strategies in
+different seats) share a seed, so each deal sequence is replayed with the
+strategies swapped (common random numbers: the engine derives deals and lots
+from the seed and match index only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from experiments.stats import luce_ranking, wilson_interval
+
+MANIFEST = "run.json"
+"""The run's configuration, written first into the output directory."""
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One seating of strategies.
+
+    Attributes
+    ----------
+    pairing : int
+        Index of the seating in :func:`pairings` order.
+    group : int
+        Seatings of the same strategies share a group (and, in duplicate
+        mode, a seed).
+    entity_strategies : tuple of str
+        Strategy of each scoring entity (per seat for 2 and 3 players, per
+        partnership for 4).
+    """
+
+    pairing: int
+    group: int
+    entity_strategies: tuple[str, ...]
+
+    def seat_strategies(self, players: int) -> list[str]:
+        if players == 4:
+            a, b = self.entity_strategies
+            return [a, b, a, b]
+        return list(self.entity_strategies)
+
+
+def pairings(players: int, names: list[str]) -> list[Pairing]:
+    """Every seating of ``names`` for a table of ``players`` (see module doc)."""
+    result: list[Pairing] = []
+    if players in (2, 4):
+        for group, (a, b) in enumerate(itertools.combinations(names, 2)):
+            for seating in ((a, b), (b, a)):
+                result.append(Pairing(len(result), group, seating))
+    else:
+        for group, trio in enumerate(itertools.combinations(names, 3)):
+            for shift in range(3):
+                seating = trio[shift:] + trio[:shift]
+                result.append(Pairing(len(result), group, tuple(seating)))
+    return result
+
+
+def derive_seed(master: int, key: int) -> int:
+    """A 63-bit seed for one pairing or group, from the master seed."""
+    state = np.random.SeedSequence([master, key]).generate_state(2, dtype=np.uint32)
+    return int((int(state[0]) << 31) ^ int(state[1])) & (2**63 - 1)
+
+
+@dataclass
+class TournamentConfig:
+    """Everything that defines a tournament's results."""
+
+    players: int
+    strategies: list[str]
+    matches: int
+    seed: int
+    duplicate: bool = False
+    max_rounds: int = 1000
+
+    def as_dict(self) -> dict:
+        return {"kind": "tournament", "players": self.players,
+                "strategies": list(self.strategies), "matches": self.matches,
+                "seed": self.seed, "duplicate": self.duplicate, "max_rounds": self.max_rounds}
+
+
+def validate(config: TournamentConfig) -> None:
+    """Raise ValueError with one clear sentence on bad input."""
+    from strategies.registry import get
+
+    if config.players not in (2, 3, 4):
+        raise ValueError(f"players must be 2, 3 or 4, not {config.players}")
+    for name in config.strategies:
+        get(name)  # raises with the known names
+    repeated = sorted({n for n in config.strategies if config.strategies.count(n) > 1})
+    if repeated:
+        raise ValueError(f"strategy {repeated[0]!r} is named more than once")
+    need = 3 if config.players == 3 else 2
+    if len(config.strategies) < need:
+        raise ValueError(f"a {config.players}-player tournament needs at least {need} "
+                         f"strategies, found {len(config.strategies)}")
+    if config.matches < 1:
+        raise ValueError(f"matches must be positive, not {config.matches}")
+    if config.max_rounds < 1:
+        raise ValueError(f"max-rounds must be positive, not {config.max_rounds}")
+
+
+@dataclass
+class TournamentResult:
+    """Frames of a finished tournament."""
+
+    config: TournamentConfig
+    matches: pd.DataFrame
+    entities: pd.DataFrame
+    summary: pd.DataFrame
+    pairwise: pd.DataFrame
+    ranking: pd.DataFrame
+    files: list[str] = field(default_factory=list)
+
+    def save(self, out_dir: str | os.PathLike) -> list[str]:
+        """Write matches.parquet, summary.csv/.md, pairwise.csv, ranking.csv and plots."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        _atomic(out / "matches.parquet", lambda p: self.matches.to_parquet(p, index=False))
+        _atomic(out / "summary.csv", lambda p: self.summary.to_csv(p, index=False,
+                                                                    float_format="%.6f"))
+        _atomic(out / "pairwise.csv", lambda p: self.pairwise.to_csv(p, float_format="%.6f"))
+        _atomic(out / "ranking.csv", lambda p: self.ranking.to_csv(p, index=False,
+                                                                    float_format="%.6f"))
+        _atomic(out / "summary.md", lambda p: Path(p).write_text(self.markdown()))
+        written += ["matches.parquet", "summary.csv", "summary.md", "pairwise.csv", "ranking.csv"]
+        from experiments.plots import plot_pairwise, plot_ranking
+
+        _atomic(out / "pairwise.png", lambda p: plot_pairwise(self.pairwise, p))
+        _atomic(out / "ranking.png", lambda p: plot_ranking(self.ranking, p))
+        written += ["pairwise.png", "ranking.png"]
+        self.files = [str(out / name) for name in written]
+        return self.files
+
+    def markdown(self) -> str:
+        c = self.config
+        head = (f"# Tournament: {c.players} players, {c.matches} matches per seating, "
+                f"seed {c.seed}{', duplicate deals' if c.duplicate else ''}\n\n")
+        return (head + "## Summary\n\n" + _md_table(self.summary) + "\n\n## Ranking\n\n"
+                + _md_table(self.ranking) + "\n\n## Pairwise win rate (row vs column)\n\n"
+                + _md_table(self.pairwise.reset_index()) + "\n")
+
+
+def _atomic(path: Path, write) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    def cell(v):
+        if isinstance(v, float):
+            return "" if np.isnan(v) else f"{v:.3f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
+             "|" + "---|" * len(frame.columns)]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def entity_frame(matches: pd.DataFrame) -> pd.DataFrame:
+    """One row per (match, entity): strategy, won, final score, margin, discards, settlement."""
+    score_cols = sorted(c for c in matches.columns if c.startswith("score_"))
+    n_entities = len(score_cols)
+    scores = matches[score_cols].to_numpy()
+    parts = []
+    for e in range(n_entities):
+        others = np.delete(scores, e, axis=1).max(axis=1)
+        parts.append(pd.DataFrame({
+            "pairing": matches["pairing"].to_numpy(),
+            "match": matches["match"].to_numpy(),
+            "entity": e,
+            "strategy": matches[f"entity_strategy_{e}"].to_numpy(),
+            "won": (matches["winner"] == e).to_numpy(),
+            "finished": (matches["winner"] >= 0).to_numpy(),
+            "score": scores[:, e],
+            "margin": scores[:, e] - others,
+            "discarded": matches[f"events_discarded_{e}"].to_numpy(),
+            "settlement": matches[f"settlement_raw_{e}"].to_numpy(),
+        }))
+    return pd.concat(parts, ignore_index=True)
+
+
+def summarise(entities: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """Per strategy: matches, wins, win rate with its 95% Wilson interval, means."""
+    grouped = entities.groupby("strategy", sort=False)
+    table = pd.DataFrame({
+        "matches": grouped.size(),
+        "wins": grouped["won"].sum(),
+        "unfinished": grouped["finished"].apply(lambda s: int((~s).sum())),
+        "mean_margin": grouped["margin"].mean(),
+        "discarded_per_match": grouped["discarded"].mean(),
+        "settlement_per_match": grouped["settlement"].mean(),
+    }).reindex(names)
+    low, high = wilson_interval(table["wins"].to_numpy(), table["matches"].to_numpy())
+    table.insert(2, "win_rate", table["wins"] / table["matches"])
+    table.insert(3, "win_low", low)
+    table.insert(4, "win_high", high)
+    table = table.reset_index().rename(columns={"index": "strategy"})
+    return table.astype({"matches": "int64", "wins": "int64", "unfinished": "int64"})
+
+
+def pairwise_matrix(matches: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """Row strategy's share of the wins among matches won by either of the two.
+
+    With two entities this is the plain head-to-head win rate (unfinished
+    matches left out).
+    """
+    n_entities = len([c for c in matches.columns if c.startswith("score_")])
+    strat = np.stack([matches[f"entity_strategy_{e}"].to_numpy() for e in range(n_entities)],
+                     axis=1)
+    winner = matches["winner"].to_numpy()
+    won_by = np.where(winner >= 0, strat[np.arange(len(winner)), np.clip(winner, 0, None)], "")
+    grid = pd.DataFrame(np.nan, index=pd.Index(names, name="strategy"), columns=names)
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            both = (strat == a).any(axis=1) & (strat == b).any(axis=1)
+            wins_a = int(np.sum(both & (won_by == a)))
+            wins_b = int(np.sum(both & (won_by == b)))
+            if wins_a + wins_b:
+                grid.loc[a, b] = wins_a / (wins_a + wins_b)
+    return grid
+
+
+def ranking(matches: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """Bradley-Terry (Luce choice for 3 entities) log-strengths with 95% intervals."""
+    n_entities = len([c for c in matches.columns if c.startswith("score_")])
+    ids = {name: i for i, name in enumerate(names)}
+    participants = np.stack(
+        [matches[f"entity_strategy_{e}"].map(ids).to_numpy() for e in range(n_entities)], axis=1)
+    winner = matches["winner"].to_numpy()
+    winners = np.where(winner >= 0, participants[np.arange(len(winner)), np.clip(winner, 0, None)],
+                       -1)
+    log_s, low, high = luce_ranking(participants, winners, len(names))
+    table = pd.DataFrame({"strategy": names, "log_strength": log_s, "low": low, "high": high})
+    table = table.sort_values("log_strength", ascending=False, kind="stable")
+    table.insert(0, "rank", np.arange(1, len(names) + 1))
+    return table.reset_index(drop=True)
+
+
+def check_out_dir(out_dir: str | os.PathLike, config: TournamentConfig) -> None:
+    """Refuse a directory holding a different run (ValueError); create it otherwise."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} exists and is not a directory")
+    manifest = out / MANIFEST
+    if out.is_dir() and any(out.iterdir()):
+        if not manifest.exists():
+            raise ValueError(f"{out} is not empty and holds no {MANIFEST}: choose a new directory")
+        try:
+            previous = json.loads(manifest.read_text())
+        except (OSError, ValueError):
+            raise ValueError(f"{manifest} is unreadable: choose a new directory") from None
+        if previous != config.as_dict():
+            raise ValueError(f"{out} holds a different run ({_diff(previous, config.as_dict())}): "
+                             "choose a new directory")
+    out.mkdir(parents=True, exist_ok=True)
+    _atomic(manifest, lambda p: Path(p).write_text(json.dumps(config.as_dict(), indent=2) + "\n"))
+
+
+def _diff(old: dict, new: dict) -> str:
+    for key in new:
+        if old.get(key) != new[key]:
+            return f"{key} was {old.get(key)!r}, now {new[key]!r}"
+    return "different settings"
+
+
+def tournament(players: int, strategies: list[str], matches: int, seed: int,
+               duplicate: bool = False, threads: int | None = None, max_rounds: int = 1000,
+               out: str | os.PathLike | None = None, progress: bool = False) -> TournamentResult:
+    """Run every seating for ``matches`` matches each and aggregate.
+
+    Parameters
+    ----------
+    players : int
+        2, 3 or 4.
+    strategies : list of str
+        Distinct registered names (at least 2; 3 for three players).
+    matches : int
+        Matches per seating.
+    seed : int
+        Master seed; each group (duplicate) or seating gets a derived seed.
+    duplicate : bool
+        Replay each deal sequence with the strategies swapped.
+    out : path, optional
+        Directory for the output files (refused if it holds a different run).
+
+    Returns
+    -------
+    TournamentResult
+    """
+    from sim.engine import simulate
+
+    config = TournamentConfig(players, list(strategies), matches, seed, duplicate, max_rounds)
+    validate(config)
+    if out is not None:
+        check_out_dir(out, config)
+    seatings = pairings(players, config.strategies)
+    bar = _progress(progress, matches * len(seatings))
+    frames = []
+    for pairing in seatings:
+        key = pairing.group if duplicate else pairing.pairing
+        frame = simulate(players, pairing.seat_strategies(players), matches,
+                         derive_seed(seed, key), threads=threads, max_rounds=max_rounds,
+                         progress=False)
+        frame.insert(0, "pairing", pairing.pairing)
+        frame.insert(1, "group", pairing.group)
+        for e, name in enumerate(pairing.entity_strategies):
+            frame[f"entity_strategy_{e}"] = name
+        frames.append(frame)
+        if bar is not None:
+            bar.update(matches)
+    if bar is not None:
+        bar.close()
+    all_matches = pd.concat(frames, ignore_index=True)
+    entities = entity_frame(all_matches)
+    result = TournamentResult(
+        config=config,
+        matches=all_matches,
+        entities=entities,
+        summary=summarise(entities, config.strategies),
+        pairwise=pairwise_matrix(all_matches, config.strategies),
+        ranking=ranking(all_matches, config.strategies),
+    )
+    if out is not None:
+        result.save(out)
+    return result
+
+
+def _progress(enabled: bool, total: int):
+    if not enabled:
+        return None
+    import sys
+
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="match", unit_scale=True, desc="tournament", file=sys.stderr,
+                smoothing=0.1)
+
+
+def summary_fingerprint(path: str | os.PathLike) -> str:
+    """sha256 of a file (the reproducibility check compares summary.csv)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+# ---------------------------------------------------------------------------
+# five-up tournament
+# ---------------------------------------------------------------------------
+
+
+def add_tournament_parser(subparsers):
+    """Register ``five-up tournament`` (handler :func:`run_tournament_command`)."""
+    parser = subparsers.add_parser(
+        "tournament",
+        help="round-robin strategy tournament with summaries, ranking and plots",
+        description=(
+            "Play every seating of the strategies (2 players: every ordered pair; 3 players: "
+            "every combination in each seat rotation; 4 players: every ordered pair of "
+            "partnerships) for --matches matches each, then write into --out: matches.parquet, "
+            "summary.csv and summary.md (win rate with 95%% Wilson interval, mean final margin, "
+            "discarded events and settlement points per match), pairwise.csv, ranking.csv "
+            "(Bradley-Terry/Luce with 95%% intervals) and PNG plots. The same command gives a "
+            "byte-identical summary.csv."
+        ),
+    )
+    parser.add_argument("--players", default="2", metavar="N", help="2, 3 or 4 (default 2)")
+    parser.add_argument("--strategies", required=True, metavar="A,B,C,...",
+                        help="distinct registered strategy names (see `five-up strategies`)")
+    parser.add_argument("--matches", default="1000", metavar="M",
+                        help="matches per seating (default 1000)")
+    parser.add_argument("--seed", default="0", metavar="S", help="master seed (default 0)")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="replay each deal sequence with the strategies swapped "
+                             "(common random numbers: narrower intervals)")
+    parser.add_argument("--threads", default=None, metavar="T",
+                        help="worker threads (default: all cores)")
+    parser.add_argument("--max-rounds", default="1000", metavar="R",
+                        help="round limit per match (ruling 15, default 1000)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(func=run_tournament_command)
+    return parser
+
+
+def run_tournament_command(args) -> int:
+    """Handler of ``five-up tournament``; returns the exit status."""
+    import sys
+    import time
+
+    import numba
+
+    from sim.engine import MAX_SEED
+    from sim.engine_cli import UsageError, _error, _int_option, _players_option
+
+    try:
+        players = _players_option(args.players)
+        names = [n.strip() for n in args.strategies.split(",") if n.strip()]
+        config = TournamentConfig(
+            players=players,
+            strategies=names,
+            matches=_int_option(args.matches, "--matches", 1),
+            seed=_int_option(args.seed, "--seed", 0, MAX_SEED),
+            duplicate=bool(args.duplicate),
+            max_rounds=_int_option(args.max_rounds, "--max-rounds", 1),
+        )
+        threads = (None if args.threads is None else
+                   _int_option(args.threads, "--threads", 1, numba.config.NUMBA_NUM_THREADS))
+        validate(config)
+        check_out_dir(args.out, config)
+    except (UsageError, ValueError) as exc:
+        return _error(str(exc))
+    except OSError as exc:
+        return _error(f"cannot use {args.out}: {exc.strerror or exc}")
+    started = time.perf_counter()
+    try:
+        result = tournament(config.players, config.strategies, config.matches, config.seed,
+                            duplicate=config.duplicate, threads=threads,
+                            max_rounds=config.max_rounds, out=args.out,
+                            progress=not args.quiet)
+    except OSError as exc:
+        return _error(f"cannot write into {args.out}: {exc.strerror or exc}")
+    elapsed = time.perf_counter() - started
+    total = len(result.matches)
+    print(f"{total} matches ({len(pairings(players, names))} seatings x {config.matches}), "
+          f"{players} players, seed {config.seed}{', duplicate' if config.duplicate else ''}: "
+          f"{elapsed:.1f} s, {total / max(elapsed, 1e-9):,.0f} matches/s", file=sys.stdout)
+    print(_md_table(result.summary[["strategy", "matches", "wins", "win_rate", "win_low",
+                                    "win_high", "mean_margin"]]))
+    print()
+    print(_md_table(result.ranking))
+    print(f"\nwrote {', '.join(Path(f).name for f in result.files)} to {args.out}")
+    return 0
