@@ -51,7 +51,7 @@ def mean_interval(values, z: float = Z95) -> tuple[float, float, float]:
 
 
 def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
-                 max_iter: int = 10_000, tol: float = 1e-10, z: float = Z95):
+                 max_iter: int = 10_000, tol: float = 1e-10, z: float = Z95, weights=None):
     """Fit Bradley-Terry strengths generalised to multi-entity matches (Luce's choice).
 
     The winner of a match among the set ``S`` of competitors is ``i`` with
@@ -67,6 +67,10 @@ def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
         The winning competitor id of each match, or -1 for no winner (dropped).
     n_players : int
         Number of competitor ids.
+    weights : ndarray of float, shape (matches,), optional
+        Each row counts as this many matches (rows then stand for groups of
+        identical matches, e.g. per-seating win counts of a summary-only
+        tournament); default 1 each.
 
     Returns
     -------
@@ -78,13 +82,14 @@ def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
     winners = np.asarray(winners, dtype=np.int64)
     keep = winners >= 0
     participants, winners = participants[keep], winners[keep]
-    wins = np.bincount(winners, minlength=n_players).astype(np.float64)
+    w = None if weights is None else np.asarray(weights, dtype=np.float64)[keep]
+    wins = np.bincount(winners, weights=w, minlength=n_players).astype(np.float64)
     member = np.zeros((participants.shape[0], n_players), dtype=np.float64)
     rows = np.repeat(np.arange(participants.shape[0]), participants.shape[1])
     cols = participants.ravel()
     valid = cols >= 0
     member[rows[valid], cols[valid]] = 1.0
-    games = member.sum(axis=0)
+    games = member.sum(axis=0) if w is None else w @ member
     finite = (wins > 0) & (wins < games)
     strength = np.ones(n_players)
     strength[~finite] = 0.0
@@ -93,7 +98,7 @@ def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
         totals = member @ strength
         with np.errstate(divide="ignore"):
             inv = np.where(totals > 0, 1.0 / totals, 0.0)
-        denom = member.T @ inv
+        denom = member.T @ (inv if w is None else w * inv)
         new = np.where(finite & (denom > 0), wins / np.where(denom > 0, denom, 1.0), 0.0)
         new_sum = new[finite].sum()
         if new_sum > 0:
@@ -109,13 +114,19 @@ def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
     totals = member @ strength
     with np.errstate(divide="ignore", invalid="ignore"):
         probs = np.where(totals[:, None] > 0, member * strength / totals[:, None], 0.0)
-    info = np.diag(probs.sum(axis=0)) - probs.T @ probs
+    if w is None:
+        info = np.diag(probs.sum(axis=0)) - probs.T @ probs
+    else:
+        info = np.diag(w @ probs) - probs.T @ (w[:, None] * probs)
     idx = np.flatnonzero(finite)
     se = np.full(n_players, np.nan)
     if idx.size >= 2:
         sub = info[np.ix_(idx, idx)]
         # Sum-to-zero constraint: the pseudo-inverse gives the centred covariance.
-        cov = np.linalg.pinv(sub)
+        # The information is singular along the all-ones direction; rcond must
+        # cut that eigenvalue (numerically ~1e-10, not 0), or pinv returns
+        # entries ~1e9 whose centring cancels only to ~1e-5.
+        cov = np.linalg.pinv(sub, rcond=1e-10, hermitian=True)
         centre = np.eye(idx.size) - 1.0 / idx.size
         cov = centre @ cov @ centre
         se[idx] = np.sqrt(np.clip(np.diag(cov), 0.0, None))

@@ -124,11 +124,11 @@ def validate(config: TournamentConfig) -> None:
 
 @dataclass
 class TournamentResult:
-    """Frames of a finished tournament."""
+    """Frames of a finished tournament (``matches``, ``entities`` None if summary-only)."""
 
     config: TournamentConfig
-    matches: pd.DataFrame
-    entities: pd.DataFrame
+    matches: pd.DataFrame | None
+    entities: pd.DataFrame | None
     summary: pd.DataFrame
     pairwise: pd.DataFrame
     ranking: pd.DataFrame
@@ -139,14 +139,16 @@ class TournamentResult:
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        _atomic(out / "matches.parquet", lambda p: self.matches.to_parquet(p, index=False))
+        if self.matches is not None:
+            _atomic(out / "matches.parquet", lambda p: self.matches.to_parquet(p, index=False))
+            written.append("matches.parquet")
         _atomic(out / "summary.csv", lambda p: self.summary.to_csv(p, index=False,
                                                                     float_format="%.6f"))
         _atomic(out / "pairwise.csv", lambda p: self.pairwise.to_csv(p, float_format="%.6f"))
         _atomic(out / "ranking.csv", lambda p: self.ranking.to_csv(p, index=False,
                                                                     float_format="%.6f"))
         _atomic(out / "summary.md", lambda p: Path(p).write_text(self.markdown()))
-        written += ["matches.parquet", "summary.csv", "summary.md", "pairwise.csv", "ranking.csv"]
+        written += ["summary.csv", "summary.md", "pairwise.csv", "ranking.csv"]
         from experiments.plots import plot_pairwise, plot_ranking
 
         _atomic(out / "pairwise.png", lambda p: plot_pairwise(self.pairwise, p))
@@ -294,7 +296,9 @@ def _diff(old: dict, new: dict) -> str:
 
 def tournament(players: int, strategies: list[str], matches: int, seed: int,
                duplicate: bool = False, threads: int | None = None, max_rounds: int = 1000,
-               out: str | os.PathLike | None = None, progress: bool = False) -> TournamentResult:
+               out: str | os.PathLike | None = None, progress: bool = False,
+               backend="local", shard_size: int | None = None, summary_only: bool = False,
+               keep_shards: bool = False) -> TournamentResult:
     """Run every seating for ``matches`` matches each and aggregate.
 
     Parameters
@@ -311,35 +315,44 @@ def tournament(players: int, strategies: list[str], matches: int, seed: int,
         Replay each deal sequence with the strategies swapped.
     out : path, optional
         Directory for the output files (refused if it holds a different run).
+        Finished shards go to ``out/shards/`` as they finish; calling again
+        with the same arguments after an interruption resumes from them.
+    backend : str or sim.backends.Backend
+        ``"local"`` (default), ``"dask"`` (a LocalCluster for this call) or an
+        open backend (e.g. ``sim.backends.open_backend("dask", scheduler=...)``).
+    shard_size : int, optional
+        Matches per shard (default :data:`sim.shards.DEFAULT_SHARD_SIZE`);
+        the results do not depend on it.
+    summary_only : bool
+        Keep per-shard aggregates only: the result has ``matches`` and
+        ``entities`` None, and no matches.parquet is written.
+    keep_shards : bool
+        Keep ``out/shards/`` after the output files are written.
 
     Returns
     -------
     TournamentResult
     """
-    from sim.engine import simulate
+    from experiments.tournament_shards import run_seatings, tables_from_aggregate
+    from sim.shards import DEFAULT_SHARD_SIZE
 
     config = TournamentConfig(players, list(strategies), matches, seed, duplicate, max_rounds)
     validate(config)
     if out is not None:
         check_out_dir(out, config)
-    seatings = pairings(players, config.strategies)
-    bar = _progress(progress, matches * len(seatings))
-    frames = []
-    for pairing in seatings:
-        key = pairing.group if duplicate else pairing.pairing
-        frame = simulate(players, pairing.seat_strategies(players), matches,
-                         derive_seed(seed, key), threads=threads, max_rounds=max_rounds,
-                         progress=False)
-        frame.insert(0, "pairing", pairing.pairing)
-        frame.insert(1, "group", pairing.group)
-        for e, name in enumerate(pairing.entity_strategies):
-            frame[f"entity_strategy_{e}"] = name
-        frames.append(frame)
-        if bar is not None:
-            bar.update(matches)
-    if bar is not None:
-        bar.close()
-    all_matches = pd.concat(frames, ignore_index=True)
+    run = run_seatings(config, out=out, backend=backend, threads=threads,
+                       shard_size=DEFAULT_SHARD_SIZE if shard_size is None else shard_size,
+                       summary_only=summary_only, progress=progress)
+    if summary_only:
+        summary, grid, ranks = tables_from_aggregate(run.aggregate, config)
+        result = TournamentResult(config=config, matches=None, entities=None, summary=summary,
+                                  pairwise=grid, ranking=ranks)
+        if out is not None:
+            result.save(out)
+            if not keep_shards:
+                run.store.remove()
+        return result
+    all_matches = run.frame()
     entities = entity_frame(all_matches)
     result = TournamentResult(
         config=config,
@@ -351,18 +364,9 @@ def tournament(players: int, strategies: list[str], matches: int, seed: int,
     )
     if out is not None:
         result.save(out)
+        if not keep_shards:
+            run.store.remove()
     return result
-
-
-def _progress(enabled: bool, total: int):
-    if not enabled:
-        return None
-    import sys
-
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="match", unit_scale=True, desc="tournament", file=sys.stderr,
-                smoothing=0.1)
 
 
 def summary_fingerprint(path: str | os.PathLike) -> str:
@@ -405,6 +409,9 @@ def add_tournament_parser(subparsers):
                         help="round limit per match (ruling 15, default 1000)")
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    from sim.backends import add_backend_arguments
+
+    add_backend_arguments(parser)
     parser.set_defaults(func=run_tournament_command)
     return parser
 
@@ -416,10 +423,13 @@ def run_tournament_command(args) -> int:
 
     import numba
 
+    from experiments.tournament_shards import shard_store
+    from sim.backends import backend_options, open_backend
     from sim.engine import MAX_SEED
     from sim.engine_cli import UsageError, _error, _int_option, _players_option
 
     try:
+        scale = backend_options(args)
         players = _players_option(args.players)
         names = [n.strip() for n in args.strategies.split(",") if n.strip()]
         config = TournamentConfig(
@@ -434,20 +444,27 @@ def run_tournament_command(args) -> int:
                    _int_option(args.threads, "--threads", 1, numba.config.NUMBA_NUM_THREADS))
         validate(config)
         check_out_dir(args.out, config)
+        shard_store(args.out, config, scale["shard_size"], scale["summary_only"]).check()
+        backend = open_backend(scale["backend"], scale["scheduler"], scale["workers"],
+                               scale["connect_timeout"])
     except (UsageError, ValueError) as exc:
         return _error(str(exc))
     except OSError as exc:
         return _error(f"cannot use {args.out}: {exc.strerror or exc}")
     started = time.perf_counter()
     try:
-        result = tournament(config.players, config.strategies, config.matches, config.seed,
-                            duplicate=config.duplicate, threads=threads,
-                            max_rounds=config.max_rounds, out=args.out,
-                            progress=not args.quiet)
+        with backend:
+            result = tournament(config.players, config.strategies, config.matches, config.seed,
+                                duplicate=config.duplicate, threads=threads,
+                                max_rounds=config.max_rounds, out=args.out,
+                                progress=not args.quiet, backend=backend,
+                                shard_size=scale["shard_size"],
+                                summary_only=scale["summary_only"],
+                                keep_shards=scale["keep_shards"])
     except OSError as exc:
         return _error(f"cannot write into {args.out}: {exc.strerror or exc}")
     elapsed = time.perf_counter() - started
-    total = len(result.matches)
+    total = config.matches * len(pairings(players, names))
     print(f"{total} matches ({len(pairings(players, names))} seatings x {config.matches}), "
           f"{players} players, seed {config.seed}{', duplicate' if config.duplicate else ''}: "
           f"{elapsed:.1f} s, {total / max(elapsed, 1e-9):,.0f} matches/s", file=sys.stdout)

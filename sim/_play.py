@@ -153,7 +153,7 @@ from sim.rng import (
     stream_key,
     word_at,
 )
-from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
+from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
 from strategies._dispatch import choose_placement
 
 Trace = namedtuple("Trace", ["round_rows", "round_deals", "actions", "events"])
@@ -467,6 +467,16 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
         ws.hands[seat] = hand
         ws.hand_sizes[seat] = HAND_SIZE
         ws.lacking[seat] = 0
+    # An empty layout for the opening decision: the view must not show the
+    # previous round's (or match's) layout, total or played tiles.
+    board = ws.board
+    board[BOARD_NODES] = 0
+    board[BOARD_TOTAL] = 0
+    board[BOARD_OPEN_VALUES] = 0
+    board[BOARD_PLAYED] = 0
+    board[BOARD_OPEN_NODES] = 0
+    for value in range(N_VALUES):
+        ws.open_count[value] = 0
     next_draw = players * HAND_SIZE
     deal_row = ws.cursor[CURSOR_ROUNDS]
     if deal_row < trace.round_deals.shape[0]:

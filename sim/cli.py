@@ -114,8 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     engine_cli.add_simulate_parser(subparsers)
     engine_cli.add_record_parser(subparsers)
     from experiments.tournament import add_tournament_parser
+    from strategies.cli import add_strategies_parser
 
     add_tournament_parser(subparsers)
+    add_strategies_parser(subparsers)
     return parser
 
 

@@ -57,7 +57,7 @@ TILE_NAMES = [tile_name(t) for t in range(N_TILES)]
 # ---------------------------------------------------------------------------
 ENGINE_MODULES = ("sim._jit", "sim.rng", "sim._kernels", "sim._play", "strategies._dispatch")
 """Modules whose compiled code is linked into the engine kernel (plus every
-registered strategy module)."""
+registered strategy module and ``strategies.registry.SUPPORT_MODULES``)."""
 
 _STAMP_NAME = "exact61-engine-sources.sha256"
 
@@ -67,6 +67,7 @@ def _engine_source_files() -> list[Path]:
 
     modules = [sys.modules[name] for name in ENGINE_MODULES]
     modules += [info.module for info in strategies.STRATEGIES.values()]
+    modules += list(strategies.registry.SUPPORT_MODULES)
     return sorted({Path(m.__file__).resolve() for m in modules})
 
 
@@ -75,6 +76,7 @@ def _engine_dispatchers() -> list:
 
     modules = [sys.modules[name] for name in ENGINE_MODULES]
     modules += [info.module for info in strategies.STRATEGIES.values()]
+    modules += list(strategies.registry.SUPPORT_MODULES)
     found = []
     for module in modules:
         for value in vars(module).values():
@@ -184,7 +186,7 @@ def resolve_strategies(players: int, strategies) -> list[str]:
 class _Setup:
     """Validated arguments of one run, as the kernel wants them."""
 
-    def __init__(self, players, strategies, matches, seed, max_rounds, first_match, threads):
+    def __init__(self, players, strategies, matches, seed, max_rounds, first_match, threads, params=None):
         import strategies as registry
 
         self.players = _check_players(players)
@@ -209,13 +211,56 @@ class _Setup:
         self.threads = None if threads is None else int(threads)
         infos = [registry.get(name) for name in self.names]
         self.strategy_ids = np.array([info.strategy_id for info in infos], dtype=np.int64)
-        width = max([1] + [len(info.parameters) for info in infos])
-        self.params = np.zeros((self.players, width), dtype=np.float64)
-        for seat, info in enumerate(infos):
-            defaults = info.default_params()
-            self.params[seat, : defaults.size] = defaults
+        self.params = _seat_params(self.players, infos, params)
         self.n_entities = int(K.N_ENTITIES[self.players])
         self.entities = [int(e) for e in K.ENTITY_OF_SEAT[self.players, : self.players]]
+
+
+def _seat_params(players: int, infos: list, params) -> np.ndarray:
+    """float64[players, P] parameter rows (see ``params`` in :func:`simulate`)."""
+    width = max([1] + [len(info.parameters) for info in infos])
+    rows = np.zeros((players, width), dtype=np.float64)
+    for seat, info in enumerate(infos):
+        defaults = info.default_params()
+        rows[seat, : defaults.size] = defaults
+    if params is None:
+        return rows
+    if isinstance(params, (str, bytes, dict)) or not isinstance(params, (Sequence, np.ndarray)):
+        raise ValueError("params must be a list with one entry per seat (None, a dict or a list of numbers)")
+    entries = list(params)
+    if players == 4 and len(entries) == 2:
+        entries = [entries[0], entries[1], entries[0], entries[1]]
+    if len(entries) != players:
+        expected = "4 (one per seat) or 2 (one per partnership)" if players == 4 else str(players)
+        raise ValueError(f"{players} players need {expected} params entries, got {len(entries)}")
+    for seat, (info, entry) in enumerate(zip(infos, entries)):
+        names = [p.name for p in info.parameters]
+        if entry is None:
+            continue
+        if isinstance(entry, dict):
+            for key, value in entry.items():
+                if key not in names:
+                    known = ", ".join(names) or "none"
+                    raise ValueError(f"seat {seat} ({info.name}): unknown parameter {key!r} (known: {known})")
+                rows[seat, names.index(key)] = _finite(value, info.name, key)
+            continue
+        values = np.asarray(entry, dtype=object).ravel()
+        if values.size != len(names):
+            raise ValueError(
+                f"seat {seat} ({info.name}): expected {len(names)} parameter values "
+                f"({', '.join(names) or 'none'}), got {values.size}"
+            )
+        for index, value in enumerate(values):
+            rows[seat, index] = _finite(value, info.name, names[index])
+    return rows
+
+
+def _finite(value, strategy: str, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{strategy}: parameter {name} must be a number (got {value!r})")
+    if not np.isfinite(value):
+        raise ValueError(f"{strategy}: parameter {name} must be finite (got {value!r})")
+    return float(value)
 
 
 @contextmanager
@@ -321,6 +366,7 @@ def simulate(
     first_match: int = 0,
     progress: bool = False,
     chunk_size: int | None = None,
+    params=None,
 ) -> pd.DataFrame:
     """Simulate complete matches; one frame row per match.
 
@@ -349,6 +395,13 @@ def simulate(
     chunk_size : int, optional
         Matches per kernel call (progress granularity, memory of the call).
         Results do not depend on it.
+    params : sequence, optional
+        Strategy parameters per seat (with 4 players: 4 entries, or 2 for the
+        partnerships). Each entry is ``None`` (the strategy's defaults), a
+        dict ``{parameter name: value}`` overriding some defaults, or a
+        sequence of numbers giving every parameter in order (see ``five-up
+        strategies``). The values reach the compiled kernel as a float64
+        array, so changing them never recompiles.
 
     Returns
     -------
@@ -360,7 +413,7 @@ def simulate(
     ValueError
         Invalid arguments (the message says which and why).
     """
-    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads)
+    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params)
     stats = np.zeros((setup.matches, K.MATCH_FIELDS), dtype=np.int32)
     scores = np.zeros((setup.matches, K.MAX_ENTITIES), dtype=np.int32)
     with _thread_count(setup.threads) as active, _progress_bar(setup.matches, progress) as bar:
@@ -452,6 +505,7 @@ def simulate_rounds(
     first_match: int = 0,
     progress: bool = False,
     chunk_size: int | None = None,
+    params=None,
 ) -> pd.DataFrame:
     """Simulate matches and return one row per round played.
 
@@ -473,7 +527,7 @@ def simulate_rounds(
         ``score_0..score_{k-1}`` (after the round), ``pips_0..pips_{n-1}``
         (pips left per seat at the end of the round).
     """
-    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads)
+    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params)
     frames = []
     with _thread_count(setup.threads) as active, _progress_bar(setup.matches, progress) as bar:
         for start, stop in _chunks(setup, active, chunk_size):
@@ -531,6 +585,7 @@ def record(
     first_match: int = 0,
     threads: int | None = None,
     chunk_size: int | None = None,
+    params=None,
 ) -> list[dict]:
     """Simulate matches and return them as exact61-record/1 match objects.
 
@@ -542,7 +597,7 @@ def record(
     list of dict
         One JSON-ready dict per match, in match order.
     """
-    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads)
+    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params)
     records: list[dict] = []
     with _thread_count(setup.threads) as active:
         size = chunk_size if chunk_size is not None else 1024 * active

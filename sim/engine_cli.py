@@ -131,40 +131,31 @@ def add_simulate_parser(subparsers) -> argparse.ArgumentParser:
             "(winner, final scores, rounds, placements, draws, passes, settlements, discarded "
             "events, first leader and opening) to a Parquet file. A progress bar with "
             "matches/s is shown on stderr and a short summary on stdout. The same seed gives "
-            "the same frame whatever the thread count."
+            "the same frame whatever the thread count, backend or shard size. Finished shards "
+            "are kept in FILE.parts/ until FILE is written: re-running the same command after "
+            "an interruption resumes. With --summary-only, --out is a .json or .csv summary."
         ),
     )
     _common_arguments(parser, "FILE.parquet")
+    from sim.backends import add_backend_arguments
+
+    add_backend_arguments(parser)
     parser.set_defaults(func=run_simulate)
     return parser
 
 
 def run_simulate(args) -> int:
     """Handler of ``five-up simulate``; returns the exit status."""
-    try:
-        options = _Options(args, (".parquet", ".pq"))
-    except UsageError as exc:
-        return _error(str(exc))
-    from sim.engine import simulate
+    from sim.backends import BackendError, backend_options
 
-    started = time.perf_counter()
-    frame = simulate(
-        options.players,
-        options.names,
-        options.matches,
-        options.seed,
-        threads=options.threads,
-        max_rounds=options.max_rounds,
-        first_match=options.first_match,
-        progress=True,
-    )
-    elapsed = time.perf_counter() - started
     try:
-        _write_parquet(frame, options.out)
-    except OSError as exc:
-        return _error(f"cannot write {options.out}: {exc.strerror or exc}")
-    print(_summary(frame, options, elapsed))
-    return EXIT_OK
+        scale = backend_options(args)
+        options = _Options(args, (".json", ".csv") if scale["summary_only"] else (".parquet", ".pq"))
+    except (UsageError, BackendError) as exc:
+        return _error(str(exc))
+    from sim.scale_cli import simulate_command
+
+    return simulate_command(options, scale)
 
 
 def _write_parquet(frame, path: str) -> None:

@@ -12,23 +12,19 @@ from types import ModuleType
 
 import numpy as np
 
-from strategies import greedy, random_placement
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One tunable number of a strategy.
-
-    Attributes
-    ----------
-    name : str
-    default : float
-    description : str
-    """
-
-    name: str
-    default: float
-    description: str
+from strategies import (
+    _linear,
+    _lookahead,
+    defensive,
+    example_user,
+    exact,
+    greedy,
+    heavy,
+    random_placement,
+    rollout,
+    weighted,
+)
+from strategies._params import Parameter
 
 
 @dataclass(frozen=True)
@@ -55,6 +51,9 @@ class StrategyInfo:
         Plies (or rollouts) beyond the current placement; 0 for none.
     parameters : tuple of Parameter
         In the order of ``view.params``.
+    example : bool
+        An example (``EXAMPLE = True`` in its module), left out of
+        :func:`builtin_names`.
     """
 
     name: str
@@ -66,14 +65,28 @@ class StrategyInfo:
     uses_inference: bool
     lookahead: int
     parameters: tuple = field(default=())
+    example: bool = False
 
     def default_params(self) -> np.ndarray:
         """float64[len(parameters)] of the parameter defaults."""
         return np.array([p.default for p in self.parameters], dtype=np.float64)
 
 
-BUILTIN_MODULES: tuple[ModuleType, ...] = (random_placement, greedy)
+BUILTIN_MODULES: tuple[ModuleType, ...] = (
+    random_placement,
+    greedy,
+    exact,
+    heavy,
+    defensive,
+    weighted,
+    rollout,
+    example_user,
+)
 """Every strategy module; ``strategies/_dispatch.py`` has one branch per entry."""
+
+SUPPORT_MODULES: tuple[ModuleType, ...] = (_lookahead, _linear)
+"""Compiled helper modules the strategies link into the engine kernel: the
+engine's cache-freshness digest covers them as well as the strategy modules."""
 
 
 def _info(module: ModuleType) -> StrategyInfo:
@@ -87,6 +100,7 @@ def _info(module: ModuleType) -> StrategyInfo:
         uses_inference=bool(module.USES_INFERENCE),
         lookahead=int(module.LOOKAHEAD),
         parameters=tuple(module.PARAMETERS),
+        example=bool(getattr(module, "EXAMPLE", False)),
     )
 
 
@@ -104,6 +118,11 @@ del _module, _entry
 def names() -> list[str]:
     """Registered strategy names, in id order."""
     return [e.name for e in sorted(STRATEGIES.values(), key=lambda e: e.strategy_id)]
+
+
+def builtin_names() -> list[str]:
+    """Registered strategy names without the examples, in id order (the default tournament field)."""
+    return [name for name in names() if not STRATEGIES[name].example]
 
 
 def get(name: str) -> StrategyInfo:

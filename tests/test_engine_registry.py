@@ -13,7 +13,7 @@ import strategies
 from strategies import registry
 
 STRATEGY_DIR = Path(strategies.__file__).parent
-INFRASTRUCTURE = {"registry"}  # modules that are not strategies
+INFRASTRUCTURE = {"registry", "cli"}  # modules that are not strategies
 
 
 def strategy_modules() -> list[str]:

@@ -1,0 +1,322 @@
+"""Where shards run: ``local`` (this process) or ``dask`` (a dask.distributed cluster).
+
+A backend executes independent calls of one picklable, module-level function
+and yields ``(index, result)`` pairs as they finish, in any order. The shard
+runner (:mod:`sim.shards`) puts results back in shard order, so the output
+never depends on the backend, the worker count or the completion order.
+
+``local`` (default)
+    Runs the shards one after another in this process; each shard uses the
+    engine's Numba threads (``--threads``, default all cores).
+``dask``
+    Submits each shard to a dask.distributed cluster. With ``scheduler`` (an
+    address such as ``tcp://10.0.0.5:8786``) it connects to an existing
+    cluster, waiting at most ``connect_timeout`` seconds; without it a
+    ``LocalCluster`` of ``workers`` processes (default: the core count), one
+    thread each, is started for the run and shut down afterwards. Each shard
+    runs the compiled engine on one Numba thread unless ``threads`` is given:
+    parallelism comes from the workers. At most about twice as many shards as
+    the cluster has worker threads are in flight, so a long run does not queue
+    its whole result set on the workers.
+
+Workers must be able to import the project (``pip install
+'exact61-five-up[cluster]'`` in the workers' environment) and every strategy
+the run uses; the compiled kernels come from each worker's Numba disk cache
+(the first shard on a fresh worker pays the warm start, a cold compile on a
+machine that never ran the engine).
+
+Bad settings raise :class:`BackendError`, a ``ValueError`` whose message is one
+line for the command line.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+
+__all__ = [
+    "BACKENDS",
+    "DEFAULT_CONNECT_TIMEOUT",
+    "Backend",
+    "BackendError",
+    "DaskBackend",
+    "LocalBackend",
+    "add_backend_arguments",
+    "backend_options",
+    "open_backend",
+]
+
+BACKENDS = ("local", "dask")
+DEFAULT_CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for an existing scheduler before giving up."""
+
+
+class BackendError(ValueError):
+    """A backend cannot be used as asked; the message is one line."""
+
+
+class Backend:
+    """Runs calls ``fn(**kwargs)``; see :meth:`run`."""
+
+    name = "?"
+    #: Default Numba threads per shard (``None``: all of this process's threads).
+    shard_threads: int | None = None
+
+    def run(self, fn: Callable, calls: Iterable[tuple[int, dict]]) -> Iterator[tuple[int, object]]:
+        """Yield ``(index, fn(**kwargs))`` for every ``(index, kwargs)``, in completion order.
+
+        An exception in a call is raised here (the remaining calls are cancelled).
+        """
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.name
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class LocalBackend(Backend):
+    """Shards one after another in this process (the engine's threads inside each)."""
+
+    name = "local"
+
+    def run(self, fn, calls):
+        for index, kwargs in calls:
+            yield index, fn(**kwargs)
+
+    def describe(self) -> str:
+        return "local"
+
+
+class DaskBackend(Backend):
+    """Shards as tasks on a dask.distributed cluster (see the module docstring).
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Address of a running scheduler; default: start a LocalCluster.
+    workers : int, optional
+        LocalCluster worker processes (default ``os.cpu_count()``); ignored
+        with ``scheduler``.
+    connect_timeout : float
+        Seconds to wait for the scheduler.
+    """
+
+    name = "dask"
+    shard_threads = 1
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise BackendError(
+                "--backend dask needs dask.distributed: pip install 'exact61-five-up[cluster]'"
+            ) from None
+        self.scheduler = scheduler
+        self.cluster = None
+        if scheduler:
+            try:
+                self.client = Client(scheduler, timeout=connect_timeout, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:  # ValueError: a bad address
+                detail = " ".join(str(exc).split()) or type(exc).__name__
+                raise BackendError(
+                    f"cannot connect to the dask scheduler at {scheduler} "
+                    f"within {connect_timeout:g} s ({detail})"
+                ) from None
+        else:
+            n = workers if workers is not None else (os.cpu_count() or 1)
+            try:
+                self.cluster = LocalCluster(
+                    n_workers=n, threads_per_worker=1, processes=True,
+                    dashboard_address=None, silence_logs=logging.ERROR,
+                )
+                self.client = Client(self.cluster, set_as_default=False)
+            except (OSError, RuntimeError, TimeoutError, ValueError) as exc:
+                self.close()
+                raise BackendError(f"cannot start a local dask cluster: {exc}") from None
+
+    def _slots(self) -> int:
+        try:
+            return max(1, sum(self.client.nthreads().values()))
+        except (OSError, RuntimeError, TimeoutError):
+            return 1
+
+    def describe(self) -> str:
+        where = self.scheduler or "a LocalCluster"
+        return f"dask on {where} ({self._slots()} worker threads)"
+
+    def run(self, fn, calls):
+        from distributed import as_completed
+
+        calls = iter(calls)
+        futures = {}
+        if not self.client.nthreads():
+            print(f"five-up: waiting for dask workers to join {self.client.scheduler.address}",
+                  file=sys.stderr)
+        done = as_completed(loop=self.client.loop)
+
+        def submit() -> bool:
+            try:
+                index, kwargs = next(calls)
+            except StopIteration:
+                return False
+            future = self.client.submit(fn, pure=False, **kwargs)
+            futures[future.key] = (index, future)
+            done.add(future)
+            return True
+
+        try:
+            for _ in range(2 * self._slots()):
+                if not submit():
+                    break
+            for future in done:
+                index, _ = futures.pop(future.key)
+                result = future.result()  # raises the task's exception
+                future.release()
+                yield index, result
+                window = 2 * self._slots()
+                while len(futures) < window and submit():
+                    pass
+        finally:
+            if futures:
+                self.client.cancel([f for _, f in futures.values()])
+
+    def close(self) -> None:
+        client = getattr(self, "client", None)
+        if client is not None:
+            try:
+                client.close()
+            except Exception:  # noqa: BLE001, S110 - best effort on a broken connection
+                pass
+        if self.cluster is not None:
+            try:
+                self.cluster.close()
+            except Exception:  # noqa: BLE001, S110 - best effort on shutdown
+                pass
+            self.cluster = None
+
+
+def open_backend(backend="local", scheduler: str | None = None, workers: int | None = None,
+                 connect_timeout: float = DEFAULT_CONNECT_TIMEOUT) -> Backend:
+    """A :class:`Backend` from a name (``"local"`` or ``"dask"``) or an instance (returned as is).
+
+    Raises
+    ------
+    BackendError
+        Unknown name, ``scheduler``/``workers`` without the dask backend, dask
+        missing, or the scheduler unreachable.
+    """
+    if isinstance(backend, Backend):
+        return backend
+    if backend is None:
+        backend = "local"
+    if backend not in BACKENDS:
+        raise BackendError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    if backend != "dask":
+        if scheduler:
+            raise BackendError("--scheduler needs --backend dask")
+        if workers is not None:
+            raise BackendError("--workers needs --backend dask")
+        return LocalBackend()
+    if scheduler and workers is not None:
+        raise BackendError("--workers starts a local cluster; it cannot be combined with --scheduler")
+    return DaskBackend(scheduler=scheduler, workers=workers, connect_timeout=connect_timeout)
+
+
+# ---------------------------------------------------------------------------
+# Command-line options shared by simulate, tournament and the experiments
+# ---------------------------------------------------------------------------
+def add_backend_arguments(parser, summary_only: bool = True) -> None:
+    """Add ``--backend --scheduler --workers --connect-timeout --shard-size --keep-shards``
+    (and ``--summary-only``) to an argparse parser. Values are validated by
+    :func:`backend_options`, so bad input gives one line, not argparse's usage."""
+    group = parser.add_argument_group("scale-out and resume")
+    group.add_argument("--backend", default="local", metavar="NAME",
+                       help="where shards run: local (default: threads in this process) or dask")
+    group.add_argument("--scheduler", default=None, metavar="ADDR",
+                       help="dask scheduler address (e.g. tcp://host:8786); without it "
+                            "--backend dask starts a local cluster for the run")
+    group.add_argument("--workers", default=None, metavar="N",
+                       help="worker processes of that local dask cluster (default: all cores)")
+    group.add_argument("--connect-timeout", default=str(DEFAULT_CONNECT_TIMEOUT), metavar="SEC",
+                       help=f"seconds to wait for --scheduler (default {DEFAULT_CONNECT_TIMEOUT:g})")
+    group.add_argument("--shard-size", default=None, metavar="K",
+                       help="matches per shard (default 50000); finished shards are kept "
+                            "on disk and a re-run of the same command resumes from them")
+    group.add_argument("--keep-shards", action="store_true",
+                       help="keep the shard files after the final output is written")
+    if summary_only:
+        group.add_argument("--summary-only", action="store_true",
+                           help="keep only per-shard aggregates (win counts, sums, sums of "
+                                "squares, histograms): memory independent of --matches")
+
+
+def backend_options(args) -> dict:
+    """Validate the options of :func:`add_backend_arguments`.
+
+    Returns
+    -------
+    dict
+        ``backend, scheduler, workers, connect_timeout, shard_size, keep_shards,
+        summary_only`` ready for :func:`open_backend` and the shard runner.
+
+    Raises
+    ------
+    BackendError
+        One line naming the option.
+    """
+    from sim.shards import DEFAULT_SHARD_SIZE
+
+    backend = str(args.backend).strip()
+    if backend not in BACKENDS:
+        raise BackendError(f"--backend must be one of {', '.join(BACKENDS)}, found {args.backend!r}")
+    scheduler = args.scheduler.strip() if args.scheduler else None
+    if scheduler is not None and backend != "dask":
+        raise BackendError("--scheduler needs --backend dask")
+    if args.scheduler is not None and not scheduler:
+        raise BackendError("--scheduler needs an address such as tcp://host:8786")
+    workers = None
+    if args.workers is not None:
+        if backend != "dask":
+            raise BackendError("--workers needs --backend dask")
+        if scheduler:
+            raise BackendError("--workers starts a local cluster; it cannot be combined with --scheduler")
+        workers = _positive_int(args.workers, "--workers")
+    try:
+        timeout = float(str(args.connect_timeout).strip())
+    except ValueError:
+        raise BackendError(f"--connect-timeout expects seconds, found {args.connect_timeout!r}") from None
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise BackendError(f"--connect-timeout must be positive, found {args.connect_timeout!r}")
+    shard_size = (DEFAULT_SHARD_SIZE if args.shard_size is None
+                  else _positive_int(args.shard_size, "--shard-size"))
+    return {
+        "backend": backend,
+        "scheduler": scheduler,
+        "workers": workers,
+        "connect_timeout": timeout,
+        "shard_size": shard_size,
+        "keep_shards": bool(getattr(args, "keep_shards", False)),
+        "summary_only": bool(getattr(args, "summary_only", False)),
+    }
+
+
+def _positive_int(text, option: str) -> int:
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise BackendError(f"{option} expects an integer, found {text!r}") from None
+    if value < 1:
+        raise BackendError(f"{option} must be at least 1, found {value}")
+    return value

@@ -1,0 +1,533 @@
+"""Engine views for the research studies: score events in context, forced openings.
+
+Python wrappers over :mod:`sim._study_kernels`, returning pandas frames. Like
+:mod:`sim.engine`, every figure is a pure function of ``(seed, match index)``
+(or ``(seed, hand index, playout)``) and the strategies: nothing depends on the
+thread count or the chunking.
+
+:func:`trace_events`
+    The matches :func:`sim.engine.simulate` plays, with one row per score
+    event (round, turn, entity, kind, parts, accepted, the entity's score
+    before it) and one row per (match, entity) describing its path to 61.
+:func:`opening_counterfactual`
+    For the leader's 5-tile hands, each tile forced as the opening and the
+    round played out many times with one strategy at every seat, the unseen
+    tiles re-dealt for every playout.
+:func:`sample_hands`, :func:`engine_deal`
+    The engine's deals, for choosing hands and for tests.
+:func:`replay_round`
+    One round from a given deal (testing the counterfactual's round loop
+    against the engine).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+import pandas as pd
+
+from sim import _kernels as K
+from sim import _study_kernels as SK
+from sim import engine as _engine
+from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, TILE_INDEX, tile_name
+
+__all__ = [
+    "OpeningCounterfactual",
+    "StudyTrace",
+    "counterfactual_deal",
+    "engine_deal",
+    "hand_mask",
+    "opening_counterfactual",
+    "replay_round",
+    "sample_hands",
+    "trace_events",
+]
+
+TILE_NAMES = [tile_name(t) for t in range(N_TILES)]
+KIND_NAMES = ["placement", "domino", "blocked"]
+END_NAMES = ["domino", "blocked", "target"]
+
+# ---------------------------------------------------------------------------
+# Compiled-cache freshness (as sim.engine does for the engine kernels)
+# ---------------------------------------------------------------------------
+_STAMP_NAME = "exact61-study-sources.sha256"
+
+
+def _ensure_fresh_cache() -> None:
+    """Flush the study kernels' disk cache when they or any engine/strategy source changed.
+
+    Numba checks only a cached function's own file, but these kernels inline
+    the engine's rules and every strategy from other files.
+    """
+    files = sorted(set(_engine._engine_source_files()) | {Path(SK.__file__).resolve()})
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    stamp = digest.hexdigest()
+    try:
+        cache_dir = Path(SK.opening_counterfactual._cache.cache_path)
+    except AttributeError:
+        return
+    stamp_path = cache_dir / _STAMP_NAME
+    try:
+        if stamp_path.read_text().strip() == stamp:
+            return
+    except OSError:
+        pass
+    for value in vars(SK).values():
+        if isinstance(value, numba.core.dispatcher.Dispatcher) and value.__module__ == SK.__name__:
+            cache = getattr(value, "_cache", None)
+            if cache is not None and hasattr(cache, "flush"):
+                try:
+                    cache.flush()
+                except OSError:
+                    pass
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        stamp_path.write_text(stamp + "\n")
+    except OSError:
+        pass
+
+
+_ensure_fresh_cache()
+
+
+# ---------------------------------------------------------------------------
+# Score events in context
+# ---------------------------------------------------------------------------
+@dataclass
+class StudyTrace:
+    """Matches with their score events and per-entity paths.
+
+    Attributes
+    ----------
+    matches : DataFrame
+        The engine's match frame (:func:`sim.engine.simulate`), same rows.
+    events : DataFrame
+        One row per score event, in the order applied: ``match``, ``round``,
+        ``turn`` (turn index within the match: a turn ends with a play or a
+        pass), ``round_turn``, ``entity``, ``seat`` (the seat that played,
+        dominoed or held the blocked hand), ``kind`` (placement / domino /
+        blocked), ``raw``, ``placement``, ``credit``, ``debit`` (event parts;
+        a placement event has ``placement == raw``), ``accepted``,
+        ``score_before`` (the entity's raw score just before the event) and
+        ``displayed_before`` (``score_before / 5``).
+    paths : DataFrame
+        One row per (match, entity): ``match``, ``entity``, ``won``,
+        ``score`` (final raw), ``own_turns``, ``zone10_turns`` /
+        ``zone5_turns`` (own turns begun within 10 / 5 displayed points of 61,
+        i.e. displayed 51..60 / 56..60), ``zone10_table_turns`` (turns of any
+        seat begun with the entity within 10), ``zone10_rounds`` /
+        ``zone5_rounds`` (rounds during which it was in the zone at some
+        moment), ``first_zone10_event`` / ``first_zone5_event`` (index of the
+        match event that first brought it into the zone, -1 never),
+        ``first_zone10_round``, ``events``, ``discarded``, ``raw_discarded``,
+        ``max_score``.
+    """
+
+    matches: pd.DataFrame
+    events: pd.DataFrame
+    paths: pd.DataFrame
+
+
+_PATH_COLUMNS = [
+    ("own_turns", SK.P_OWN_TURNS),
+    ("zone10_turns", SK.P_ZONE10_TURNS),
+    ("zone5_turns", SK.P_ZONE5_TURNS),
+    ("zone10_table_turns", SK.P_ZONE10_TABLE_TURNS),
+    ("zone10_rounds", SK.P_ZONE10_ROUNDS),
+    ("zone5_rounds", SK.P_ZONE5_ROUNDS),
+    ("first_zone10_event", SK.P_FIRST_ZONE10_EVENT),
+    ("first_zone5_event", SK.P_FIRST_ZONE5_EVENT),
+    ("first_zone10_round", SK.P_FIRST_ZONE10_ROUND),
+    ("events", SK.P_EVENTS),
+    ("discarded", SK.P_DISCARDED),
+    ("raw_discarded", SK.P_RAW_DISCARDED),
+    ("max_score", SK.P_MAX_SCORE),
+]
+
+
+def trace_events(
+    players: int,
+    strategies,
+    matches: int,
+    seed: int,
+    threads: int | None = None,
+    max_rounds: int = DEFAULT_MAX_ROUNDS,
+    first_match: int = 0,
+    progress: bool = False,
+    chunk_size: int | None = None,
+    on_chunk=None,
+) -> StudyTrace:
+    """Simulate matches and return them with every score event in context.
+
+    Arguments as :func:`sim.engine.simulate` (the matches are the same ones).
+    ``on_chunk(n)`` is called after each chunk of ``n`` matches (progress).
+
+    Returns
+    -------
+    StudyTrace
+    """
+    setup = _engine._Setup(players=players, strategies=strategies, matches=matches, seed=seed,
+                           max_rounds=max_rounds, first_match=first_match, threads=threads)
+    match_frames, event_frames, path_frames = [], [], []
+    with _engine._thread_count(setup.threads) as active, \
+            _engine._progress_bar(setup.matches, progress) as bar:
+        size = chunk_size if chunk_size is not None else 2048 * active
+        for start in range(0, setup.matches, size):
+            stop = min(setup.matches, start + size)
+            chunk = _engine._Setup(players=setup.players, strategies=setup.names,
+                                   matches=stop - start, seed=setup.seed,
+                                   max_rounds=setup.max_rounds,
+                                   first_match=setup.first_match + start, threads=setup.threads)
+            stats, scores, round_offsets, rows, _, trace = _engine._traced_run(
+                chunk, 0, stop - start, active, want_actions=True)
+            frame = _engine._match_frame(chunk, stats, scores)
+            ev_out = np.zeros((trace["events"].shape[0], SK.EV_FIELDS), dtype=np.int64)
+            path_out = np.zeros((stop - start, K.MAX_ENTITIES, SK.PATH_FIELDS), dtype=np.int64)
+            bad = SK.walk_matches(np.int64(setup.players), round_offsets, rows,
+                                  trace["action_offsets"], trace["actions"],
+                                  trace["event_offsets"], trace["events"], ev_out, path_out)
+            if bad:
+                raise RuntimeError(f"{bad} rounds of the trace have events not matched to plays")
+            match_frames.append(frame)
+            event_frames.append(_event_frame(frame, trace, ev_out))
+            path_frames.append(_path_frame(chunk, frame, path_out))
+            bar.update(stop - start)
+            if on_chunk is not None:
+                on_chunk(stop - start)
+    return StudyTrace(
+        matches=pd.concat(match_frames, ignore_index=True),
+        events=pd.concat(event_frames, ignore_index=True),
+        paths=pd.concat(path_frames, ignore_index=True),
+    )
+
+
+def _event_frame(frame: pd.DataFrame, trace: dict, ev_out: np.ndarray) -> pd.DataFrame:
+    events = trace["events"]
+    counts = np.diff(trace["event_offsets"])
+    return pd.DataFrame({
+        "match": np.repeat(frame["match"].to_numpy(), counts),
+        "round": ev_out[:, SK.EV_ROUND].astype(np.int32),
+        "turn": ev_out[:, SK.EV_TURN].astype(np.int32),
+        "round_turn": ev_out[:, SK.EV_ROUND_TURN].astype(np.int32),
+        "entity": events[:, K.E_ENTITY].astype(np.int8),
+        "seat": events[:, K.E_SEAT].astype(np.int8),
+        "kind": pd.Categorical.from_codes(events[:, K.E_KIND].astype(np.int8), KIND_NAMES),
+        "raw": events[:, K.E_RAW].astype(np.int32),
+        "placement": events[:, K.E_PLACEMENT].astype(np.int32),
+        "credit": events[:, K.E_CREDIT].astype(np.int32),
+        "debit": events[:, K.E_DEBIT].astype(np.int32),
+        "accepted": events[:, K.E_ACCEPTED].astype(bool),
+        "score_before": ev_out[:, SK.EV_SCORE_BEFORE].astype(np.int32),
+        "displayed_before": (ev_out[:, SK.EV_SCORE_BEFORE] // 5).astype(np.int16),
+    })
+
+
+def _path_frame(setup, frame: pd.DataFrame, path_out: np.ndarray) -> pd.DataFrame:
+    n = len(frame)
+    k = setup.n_entities
+    winner = frame["winner"].to_numpy()
+    scores = np.stack([frame[f"score_{e}"].to_numpy() for e in range(k)], axis=1)
+    columns = {
+        "match": np.repeat(frame["match"].to_numpy(), k),
+        "entity": np.tile(np.arange(k, dtype=np.int8), n),
+        "won": (winner[:, None] == np.arange(k)[None, :]).ravel(),
+        "score": scores.ravel().astype(np.int32),
+    }
+    for name, field in _PATH_COLUMNS:
+        columns[name] = path_out[:, :k, field].ravel().astype(np.int32)
+    return pd.DataFrame(columns)
+
+
+# ---------------------------------------------------------------------------
+# Deals and hands
+# ---------------------------------------------------------------------------
+def engine_deal(seed: int, match: int, round_index: int = 0) -> np.ndarray:
+    """The engine's 28 shuffled tile indices of a round: seat ``s`` gets ``[5s:5s+5]``."""
+    out = np.zeros(N_TILES, dtype=np.int64)
+    SK.engine_deal(np.int64(seed), np.int64(match), np.int64(round_index), out)
+    return out
+
+
+def sample_hands(seed: int, n: int, first: int = 0) -> np.ndarray:
+    """Bitmasks of seat 0's round-0 hands in matches ``first .. first+n-1`` of ``seed``.
+
+    Each is a uniformly random 5-tile hand; distinct indices give independent hands.
+    """
+    out = np.zeros(int(n), dtype=np.int64)
+    SK.sample_hands(np.int64(seed), np.int64(first), np.int64(n), out)
+    return out
+
+
+def counterfactual_deal(seed: int, hand_id: int, hand: int, playout: int) -> np.ndarray:
+    """The 28-tile deal of one counterfactual playout: the hand (ascending), then the re-dealt rest.
+
+    Seat 0 holds ``[0:5]``, seat ``s`` holds ``[5s:5s+5]``, the boneyard follows.
+    """
+    from sim.rng import stream_key, word_at
+
+    tiles = hand_tiles(hand)
+    unseen = np.array([t for t in range(N_TILES) if t not in tiles], dtype=np.int64)
+    out = np.zeros(unseen.size, dtype=np.int64)
+    key = np.uint64(word_at(
+        np.uint64(stream_key(np.int64(seed), np.int64(hand_id), np.int64(SK.STREAM_CF_DEAL))),
+        np.int64(playout)))
+    SK.redeal(unseen, np.int64(unseen.size), key, out)
+    return np.concatenate([np.array(tiles, dtype=np.int64), out])
+
+
+def _tile_of(item) -> int:
+    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+        if not 0 <= int(item) < N_TILES:
+            raise ValueError(f"tile index {item} is not in 0..27")
+        return int(item)
+    if isinstance(item, str):
+        parts = item.replace(":", "-").split("-")
+        try:
+            pair = (int(parts[0]), int(parts[1]))
+        except (ValueError, IndexError):
+            raise ValueError(f"cannot read tile {item!r} (write it like '3-5')") from None
+    else:
+        try:
+            pair = (int(item[0]), int(item[1]))
+        except (TypeError, ValueError, IndexError):
+            raise ValueError(f"cannot read tile {item!r}") from None
+    if pair not in TILE_INDEX:
+        raise ValueError(f"no tile {pair[0]}-{pair[1]} in a double-six set")
+    return TILE_INDEX[pair]
+
+
+def hand_mask(tiles) -> int:
+    """Bitmask of a 5-tile hand given as names ("3-5"), (a, b) pairs or tile indices."""
+    indices = [_tile_of(t) for t in tiles]
+    if len(indices) != HAND_SIZE or len(set(indices)) != HAND_SIZE:
+        raise ValueError(f"a hand is {HAND_SIZE} distinct tiles, got {list(tiles)!r}")
+    mask = 0
+    for t in indices:
+        mask |= 1 << t
+    return mask
+
+
+def hand_tiles(mask: int) -> list[int]:
+    """Tile indices of a bitmask, ascending."""
+    return [t for t in range(N_TILES) if (int(mask) >> t) & 1]
+
+
+# ---------------------------------------------------------------------------
+# Counterfactual openings
+# ---------------------------------------------------------------------------
+@dataclass
+class OpeningCounterfactual:
+    """Result of :func:`opening_counterfactual`.
+
+    Attributes
+    ----------
+    players, strategy, baseline, seed, playouts
+        The settings.
+    hands : ndarray int64[H]
+        The leader's hands (bitmasks); ``hand_ids`` their random-stream indices.
+    tiles : ndarray int64[H, 5]
+        Each hand's tiles, ascending: slot ``i`` is the ``i``-th lowest.
+    baseline_tile : ndarray int64[H]
+        The tile the baseline strategy opens with.
+    diff : ndarray float64[H, 5, playouts]
+        The leader's round point differential in displayed points: the
+        leader's entity's accepted raw gain minus the mean gain of the
+        opposing entities, divided by 5.
+    leader_won : ndarray bool[H, 5, playouts]
+        The round was won by the leader's entity.
+    ends : ndarray int8[H, 5, playouts]
+        Round end kind (0 domino, 1 blocked, 2 target).
+    """
+
+    players: int
+    strategy: str
+    baseline: str
+    seed: int
+    playouts: int
+    hands: np.ndarray
+    hand_ids: np.ndarray
+    tiles: np.ndarray
+    baseline_tile: np.ndarray
+    diff: np.ndarray
+    leader_won: np.ndarray
+    ends: np.ndarray
+
+    def per_tile(self) -> pd.DataFrame:
+        """One row per (hand, tile): mean differential over the playouts and its standard error."""
+        h, s, k = self.diff.shape
+        mean = self.diff.mean(axis=2)
+        se = self.diff.std(axis=2, ddof=1) / np.sqrt(k) if k > 1 else np.full((h, s), np.nan)
+        best = mean.argmax(axis=1)
+        return pd.DataFrame({
+            "hand": np.repeat(self.hand_ids, s),
+            "slot": np.tile(np.arange(s), h),
+            "tile": pd.Categorical.from_codes(self.tiles.ravel(), TILE_NAMES),
+            "mean_diff": mean.ravel(),
+            "se": se.ravel(),
+            "round_win_rate": self.leader_won.mean(axis=2).ravel(),
+            "is_best": (np.arange(s)[None, :] == best[:, None]).ravel(),
+            "is_baseline": (self.tiles == self.baseline_tile[:, None]).ravel(),
+        })
+
+    def per_hand(self) -> pd.DataFrame:
+        """One row per hand: the best opening, the baseline's, and the gain of the best.
+
+        ``gain`` is the best tile's mean minus the baseline tile's mean over
+        all playouts (biased upward: the best of five noisy means). The
+        held-out ``gain_heldout`` picks the best tile on the even-numbered
+        playouts and measures it against the baseline on the odd ones (an
+        unbiased estimate of what following the selection is worth).
+        """
+        h, s, k = self.diff.shape
+        mean = self.diff.mean(axis=2)
+        best = mean.argmax(axis=1)
+        rows = np.arange(h)
+        base_slot = (self.tiles == self.baseline_tile[:, None]).argmax(axis=1)
+        frame = pd.DataFrame({
+            "hand": self.hand_ids,
+            "tiles": [" ".join(TILE_NAMES[t] for t in row) for row in self.tiles],
+            "best_tile": pd.Categorical.from_codes(self.tiles[rows, best], TILE_NAMES),
+            "best_mean": mean[rows, best],
+            "baseline_tile": pd.Categorical.from_codes(self.baseline_tile, TILE_NAMES),
+            "baseline_mean": mean[rows, base_slot],
+            "gain": mean[rows, best] - mean[rows, base_slot],
+            "baseline_is_best": best == base_slot,
+        })
+        if k >= 2:
+            even = self.diff[:, :, 0::2].mean(axis=2)
+            odd = self.diff[:, :, 1::2].mean(axis=2)
+            pick = even.argmax(axis=1)
+            frame["gain_heldout"] = odd[rows, pick] - odd[rows, base_slot]
+        else:
+            frame["gain_heldout"] = np.nan
+        return frame
+
+
+def opening_counterfactual(
+    players: int,
+    strategy: str = "greedy",
+    hands=200,
+    playouts: int = 100,
+    seed: int = 0,
+    baseline: str = "greedy",
+    first_hand: int = 0,
+    threads: int | None = None,
+    progress: bool = False,
+    on_chunk=None,
+) -> OpeningCounterfactual:
+    """Force each tile of the leader's hand as the opening and play the round out.
+
+    Parameters
+    ----------
+    players : int
+        2, 3 or 4; seat 0 leads with the hand, every seat plays ``strategy``.
+    strategy : str
+        The fixed strategy of the playouts.
+    hands : int or sequence
+        A number of hands to sample (seat 0's round-0 hands of matches
+        ``first_hand ..`` of ``seed``: uniform random hands), or explicit
+        hands, each 5 tiles as names ("3-5"), pairs or indices.
+    playouts : int
+        Playouts per (hand, tile); the unseen 23 tiles are re-dealt for each,
+        identically for the five tiles of a hand.
+    seed : int
+    baseline : str
+        The strategy whose opening is compared with the best one.
+    first_hand : int
+        Random-stream index of the first hand.
+    threads : int, optional
+    progress : bool
+        tqdm bar over hands.
+
+    Returns
+    -------
+    OpeningCounterfactual
+    """
+    setup = _engine._Setup(players=players, strategies=[strategy] * players, matches=1, seed=seed,
+                           max_rounds=1, first_match=0, threads=threads)
+    base = _engine._Setup(players=players, strategies=[baseline] * players, matches=1, seed=seed,
+                          max_rounds=1, first_match=0, threads=threads)
+    if not _engine._is_int(playouts) or int(playouts) < 1:
+        raise ValueError(f"playouts must be a positive integer (got {playouts!r})")
+    if not _engine._is_int(first_hand) or int(first_hand) < 0:
+        raise ValueError(f"first_hand must be a non-negative integer (got {first_hand!r})")
+    playouts = int(playouts)
+    if _engine._is_int(hands):
+        if int(hands) < 1:
+            raise ValueError(f"hands must be a positive integer (got {hands!r})")
+        masks = sample_hands(setup.seed, int(hands), int(first_hand))
+    else:
+        masks = np.array([hand_mask(h) for h in hands], dtype=np.int64)
+        if masks.size == 0:
+            raise ValueError("no hands given")
+    hand_ids = np.arange(int(first_hand), int(first_hand) + masks.size, dtype=np.int64)
+    n = masks.size
+    width = max(setup.params.shape[1], base.params.shape[1])
+    params = np.zeros((players, width))
+    params[:, : setup.params.shape[1]] = setup.params
+    base_params = np.zeros((players, width))
+    base_params[:, : base.params.shape[1]] = base.params
+    baseline_out = np.zeros(n, dtype=np.int64)
+    gains = np.zeros((n, HAND_SIZE, playouts, K.MAX_ENTITIES), dtype=np.int32)
+    winners = np.zeros((n, HAND_SIZE, playouts), dtype=np.int8)
+    ends = np.zeros((n, HAND_SIZE, playouts), dtype=np.int8)
+    errors = np.zeros(n, dtype=np.int64)
+    with _engine._thread_count(setup.threads) as active, \
+            _engine._progress_bar(n, progress) as bar:
+        size = max(1, min(n, 16 * active))
+        for start in range(0, n, size):
+            stop = min(n, start + size)
+            blocks = max(1, min(stop - start, active * 4))
+            SK.opening_counterfactual(
+                np.int64(setup.seed), np.int64(players), masks[start:stop], hand_ids[start:stop],
+                setup.strategy_ids, params, base.strategy_ids, base_params, np.int64(playouts),
+                np.int64(blocks), baseline_out[start:stop], gains[start:stop],
+                winners[start:stop], ends[start:stop], errors[start:stop])
+            bar.update(stop - start)
+            if on_chunk is not None:
+                on_chunk(stop - start)
+    if errors.any():
+        import strategies as registry
+
+        bad = int(errors[np.flatnonzero(errors)[0]]) - 1
+        name = next((n for n, i in registry.STRATEGIES.items() if i.strategy_id == bad), bad)
+        raise RuntimeError(f"strategy {name!r} returned an invalid candidate index in the "
+                           "opening counterfactual")
+    n_entities = setup.n_entities
+    leader_gain = gains[..., 0].astype(np.float64)
+    opponents = gains[..., 1:n_entities].astype(np.float64).mean(axis=-1)
+    tiles = np.array([hand_tiles(m) for m in masks], dtype=np.int64).reshape(n, HAND_SIZE)
+    return OpeningCounterfactual(
+        players=setup.players, strategy=strategy, baseline=baseline, seed=setup.seed,
+        playouts=playouts, hands=masks, hand_ids=hand_ids, tiles=tiles,
+        baseline_tile=baseline_out, diff=(leader_gain - opponents) / 5.0,
+        leader_won=winners == 0, ends=ends,
+    )
+
+
+# ---------------------------------------------------------------------------
+# One round from a given deal (tests)
+# ---------------------------------------------------------------------------
+def replay_round(players: int, strategies, deal, leader: int, scores=None, forced_tile: int = -1,
+                 rng_key: int = 0) -> np.ndarray:
+    """Play one round from ``deal`` (28 tile indices: hands then boneyard) with the study loop.
+
+    Returns the round's ``round_stats`` (columns ``R_*`` of :mod:`sim._kernels`).
+    ``rng_key`` seeds the decision stream (counter 0).
+    """
+    setup = _engine._Setup(players=players, strategies=strategies, matches=1, seed=0,
+                           max_rounds=1, first_match=0, threads=None)
+    start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
+    if scores is not None:
+        start[: len(scores)] = scores
+    return SK.replay_dealt_round(np.asarray(deal, dtype=np.int64), np.int64(players),
+                                 setup.strategy_ids,
+                   setup.params, np.int64(leader), np.int64(forced_tile), start,
+                   np.uint64(rng_key))

@@ -1,0 +1,61 @@
+"""``five-up strategies``: the listing of registered strategies."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+import strategies
+from strategies.cli import add_strategies_parser, format_text, strategy_table
+
+
+def run(argv, capsys):
+    parser = argparse.ArgumentParser(prog="five-up")
+    add_strategies_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["strategies", *argv])
+    status = args.func(args)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_text_listing_names_every_strategy_with_metadata(capsys):
+    status, out, _ = run([], capsys)
+    assert status == 0
+    for name in strategies.names():
+        assert f"\n{name} (id {strategies.get(name).strategy_id};" in out
+    assert "doubles (example)" in out
+    assert "samples = 16: sampled worlds per decision" in out
+    assert "stochastic: yes, uses inference: yes, lookahead: 1" in out  # rollout
+
+
+def test_json_listing_round_trips(capsys):
+    status, out, _ = run(["--json", "rollout", "greedy"], capsys)
+    assert status == 0
+    rows = json.loads(out)
+    assert [r["name"] for r in rows] == ["rollout", "greedy"]
+    assert rows[0]["stochastic"] and rows[0]["uses_inference"] and rows[0]["lookahead"] == 1
+    assert rows[0]["parameters"][0] == {
+        "name": "samples", "default": 16.0,
+        "description": "sampled worlds per decision (each plays out every candidate)",
+    }
+    assert rows[1]["parameters"] == []
+
+
+def test_unknown_name_is_one_line_and_status_2(capsys):
+    status, out, err = run(["nope"], capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "unknown strategy 'nope'" in err
+
+
+def test_builtin_names_leave_out_the_example():
+    assert "doubles" in strategies.names()
+    assert strategies.builtin_names() == [n for n in strategies.names() if n != "doubles"]
+    assert strategies.builtin_names()[:2] == ["random", "greedy"]
+
+
+@pytest.mark.parametrize("row", strategy_table())
+def test_every_strategy_is_described(row):
+    assert len(row["description"]) > 200
+    assert row["name"] in format_text([row])
