@@ -379,6 +379,27 @@ def run_main(parser: argparse.ArgumentParser, argv, build: Callable) -> int:
     return 0
 
 
+def standard_build(name: str, run: Callable) -> Callable:
+    """The ``build`` of an experiment taking only the common options.
+
+    ``run(players, strategies, matches, seed, threads=, progress=)`` is the
+    experiment's Python entry point; the returned ``build(args)`` validates the
+    options and gives ``(settings, runner)`` for :func:`run_main`.
+    """
+
+    def build(args):
+        settings = common_settings(name, args.players, args.strategies, args.matches, args.seed)
+        threads = check_threads(args.threads)
+
+        def runner(progress):
+            return run(settings["players"], settings["strategies"], settings["matches"],
+                       settings["seed"], threads=threads, progress=progress)
+
+        return settings, runner
+
+    return build
+
+
 def common_settings(name: str, players, strategies, matches, seed) -> dict:
     """Validated common settings (raises UsageError)."""
     return {

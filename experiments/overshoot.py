@@ -287,15 +287,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     return "\n".join(lines)
 
 
-def _build(args):
-    settings = common.common_settings(NAME, args.players, args.strategies, args.matches, args.seed)
-    threads = common.check_threads(args.threads)
-
-    def runner(progress):
-        return run(settings["players"], settings["strategies"], settings["matches"],
-                   settings["seed"], threads=threads, progress=progress)
-
-    return settings, runner
+_build = common.standard_build(NAME, run)
 
 
 def main(argv=None) -> int:
