@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pandas as pd
@@ -33,17 +32,14 @@ def test_fifty_weight_vectors_run_without_recompiling(compiled_engine):
     signatures = len(_play.simulate_batch.signatures)
     generator = np.random.default_rng(50)
     winners = []
-    start = time.perf_counter()
     with event.install_recorder("numba:compile") as compiles:
         for _ in range(50):
             vector = generator.normal(size=13)
             frame = compiled_engine.simulate(2, ["weighted", "greedy"], 20, seed=1, params=[vector, None])
             winners.append(tuple(frame["winner"]))
-    elapsed = time.perf_counter() - start
     assert compiles.buffer == [], "a weight sweep must not compile anything"
     assert len(_play.simulate_batch.signatures) == signatures
     assert len(set(winners)) > 10  # the vectors do change play
-    assert elapsed < 60
 
 
 def test_params_per_seat_dict_list_and_partnerships(compiled_engine):
