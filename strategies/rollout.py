@@ -75,7 +75,8 @@ DESCRIPTION = (
 )
 STOCHASTIC = True
 USES_INFERENCE = True
-LOOKAHEAD = 1
+LOOKAHEAD = 16
+"""Playouts per candidate at the default ``samples`` (each to the end of the round)."""
 PARAMETERS = (
     Parameter("samples", 16.0, "sampled worlds per decision (each plays out every candidate)"),
     Parameter("win_bonus", 0.0, "raw points an exact 61 is worth in the evaluation (+ own, - others)"),

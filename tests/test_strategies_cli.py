@@ -27,7 +27,7 @@ def test_text_listing_names_every_strategy_with_metadata(capsys):
         assert f"\n{name} (id {strategies.get(name).strategy_id};" in out
     assert "doubles (example)" in out
     assert "samples = 16: sampled worlds per decision" in out
-    assert "stochastic: yes, uses inference: yes, lookahead: 1" in out  # rollout
+    assert "rollout (id 6; stochastic: yes, uses inference: yes, lookahead: 16)" in out
 
 
 def test_json_listing_round_trips(capsys):
@@ -35,7 +35,7 @@ def test_json_listing_round_trips(capsys):
     assert status == 0
     rows = json.loads(out)
     assert [r["name"] for r in rows] == ["rollout", "greedy"]
-    assert rows[0]["stochastic"] and rows[0]["uses_inference"] and rows[0]["lookahead"] == 1
+    assert rows[0]["stochastic"] and rows[0]["uses_inference"] and rows[0]["lookahead"] == 16
     assert rows[0]["parameters"][0] == {
         "name": "samples", "default": 16.0,
         "description": "sampled worlds per decision (each plays out every candidate)",
