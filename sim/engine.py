@@ -62,65 +62,63 @@ registered strategy module and ``strategies.registry.SUPPORT_MODULES``)."""
 _STAMP_NAME = "exact61-engine-sources.sha256"
 
 
+def _engine_modules() -> list:
+    """Every module whose compiled code is linked into the engine kernel."""
+    import strategies
+
+    modules = [sys.modules[name] for name in ENGINE_MODULES]
+    modules += [info.module for info in strategies.STRATEGIES.values()]
+    modules += list(strategies.registry.SUPPORT_MODULES)
+    return modules
+
+
 def _engine_source_files() -> list[Path]:
-    import strategies
-
-    modules = [sys.modules[name] for name in ENGINE_MODULES]
-    modules += [info.module for info in strategies.STRATEGIES.values()]
-    modules += list(strategies.registry.SUPPORT_MODULES)
-    return sorted({Path(m.__file__).resolve() for m in modules})
+    return sorted({Path(m.__file__).resolve() for m in _engine_modules()})
 
 
-def _engine_dispatchers() -> list:
-    import strategies
+def refresh_compiled_cache(modules, anchor, stamp_name: str) -> None:
+    """Flush the on-disk cache of ``modules``' kernels when any of their sources changed.
 
-    modules = [sys.modules[name] for name in ENGINE_MODULES]
-    modules += [info.module for info in strategies.STRATEGIES.values()]
-    modules += list(strategies.registry.SUPPORT_MODULES)
-    found = []
-    for module in modules:
-        for value in vars(module).values():
-            if isinstance(value, numba.core.dispatcher.Dispatcher) and value.__module__ == module.__name__:
-                found.append(value)
-    return found
-
-
-def _ensure_fresh_cache() -> None:
-    """Flush the on-disk kernel cache when any engine or strategy source changed.
-
-    Numba checks only the source file of the cached function itself, but the
-    batch kernel's machine code includes the rules and every strategy from
-    other files. A digest of all those files is kept next to the cache; when
-    it differs, every engine dispatcher's cache index is emptied so the next
-    call recompiles.
+    Numba checks only the source file of the cached function itself, but a
+    kernel's machine code includes the rules and every strategy from other
+    files. A digest of all those files (the engine's plus ``modules``') is kept
+    next to ``anchor``'s cache; when it differs, the cache index of every
+    dispatcher defined in ``modules`` is emptied so the next call recompiles.
     """
+    files = sorted(set(_engine_source_files()) | {Path(m.__file__).resolve() for m in modules})
     digest = hashlib.sha256()
-    for path in _engine_source_files():
+    for path in files:
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     stamp = digest.hexdigest()
     try:
-        cache_dir = Path(_play.simulate_batch._cache.cache_path)
+        cache_dir = Path(anchor._cache.cache_path)
     except AttributeError:  # caching disabled
         return
-    stamp_path = cache_dir / _STAMP_NAME
+    stamp_path = cache_dir / stamp_name
     try:
         if stamp_path.read_text().strip() == stamp:
             return
     except OSError:
         pass
-    for dispatcher in _engine_dispatchers():
-        cache = getattr(dispatcher, "_cache", None)
-        if cache is not None and hasattr(cache, "flush"):
-            try:
-                cache.flush()
-            except OSError:
-                pass
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, numba.core.dispatcher.Dispatcher) and value.__module__ == module.__name__:
+                cache = getattr(value, "_cache", None)
+                if cache is not None and hasattr(cache, "flush"):
+                    try:
+                        cache.flush()
+                    except OSError:
+                        pass
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         stamp_path.write_text(stamp + "\n")
     except OSError:
         pass
+
+
+def _ensure_fresh_cache() -> None:
+    refresh_compiled_cache(_engine_modules(), _play.simulate_batch, _STAMP_NAME)
 
 
 _ensure_fresh_cache()

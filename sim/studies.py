@@ -22,11 +22,8 @@ thread count or the chunking.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 
-import numba
 import numpy as np
 import pandas as pd
 
@@ -60,38 +57,9 @@ _STAMP_NAME = "exact61-study-sources.sha256"
 def _ensure_fresh_cache() -> None:
     """Flush the study kernels' disk cache when they or any engine/strategy source changed.
 
-    Numba checks only a cached function's own file, but these kernels inline
-    the engine's rules and every strategy from other files.
+    These kernels inline the engine's rules and every strategy from other files.
     """
-    files = sorted(set(_engine._engine_source_files()) | {Path(SK.__file__).resolve()})
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    stamp = digest.hexdigest()
-    try:
-        cache_dir = Path(SK.opening_counterfactual._cache.cache_path)
-    except AttributeError:
-        return
-    stamp_path = cache_dir / _STAMP_NAME
-    try:
-        if stamp_path.read_text().strip() == stamp:
-            return
-    except OSError:
-        pass
-    for value in vars(SK).values():
-        if isinstance(value, numba.core.dispatcher.Dispatcher) and value.__module__ == SK.__name__:
-            cache = getattr(value, "_cache", None)
-            if cache is not None and hasattr(cache, "flush"):
-                try:
-                    cache.flush()
-                except OSError:
-                    pass
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        stamp_path.write_text(stamp + "\n")
-    except OSError:
-        pass
+    _engine.refresh_compiled_cache([SK], SK.opening_counterfactual, _STAMP_NAME)
 
 
 _ensure_fresh_cache()
