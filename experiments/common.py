@@ -379,6 +379,22 @@ def run_main(parser: argparse.ArgumentParser, argv, build: Callable) -> int:
     return 0
 
 
+def run_traced(name: str, analyse: Callable, players, strategies, matches, seed, *,
+               threads=None, progress=False, out=None, traces=None):
+    """Run a study over :func:`iter_traces` (or given ``traces``) and save it to ``out``.
+
+    ``analyse(traces, settings)`` turns the traces into the study's result.
+    """
+    settings = common_settings(name, players, strategies, matches, seed)
+    if traces is None:
+        traces = iter_traces(settings["players"], settings["strategies"], settings["matches"],
+                             settings["seed"], threads=check_threads(threads), progress=progress)
+    result = analyse(traces, settings)
+    if out is not None:
+        result.save(out)
+    return result
+
+
 def standard_build(name: str, run: Callable) -> Callable:
     """The ``build`` of an experiment taking only the common options.
 

@@ -65,15 +65,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
     ExperimentResult
         Frames ``by_score``, ``paths``, ``zone_turns``.
     """
-    settings = common.common_settings(NAME, players, strategies, matches, seed)
-    if traces is None:
-        traces = common.iter_traces(settings["players"], settings["strategies"],
-                                    settings["matches"], settings["seed"],
-                                    threads=common.check_threads(threads), progress=progress)
-    result = analyse(traces, settings)
-    if out is not None:
-        result.save(out)
-    return result
+    return common.run_traced(NAME, analyse, players, strategies, matches, seed, threads=threads,
+                             progress=progress, out=out, traces=traces)
 
 
 def analyse(traces: dict, settings: dict) -> ExperimentResult:
