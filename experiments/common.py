@@ -342,6 +342,14 @@ def make_parser(prog: str, description: str, matches_default: int) -> argparse.A
     parser.add_argument("--threads", default=None, metavar="T",
                         help="worker threads (default: all cores)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    from experiments.sources import DEFAULT_SHARD_SIZE
+    from sim.backends import add_backend_arguments
+
+    add_backend_arguments(parser, summary_only=False, shard_size=DEFAULT_SHARD_SIZE,
+                          shard_unit="matches (of one configuration)")
+    parser.epilog = ((parser.epilog + "\n\n") if parser.epilog else "") + (
+        "While it runs, finished shards are kept in DIR/shards; after a crash or a kill the\n"
+        "same command resumes from them. They are removed once the output is written.")
     return parser
 
 
@@ -349,29 +357,48 @@ def run_main(parser: argparse.ArgumentParser, argv, build: Callable) -> int:
     """Parse, validate, run and save; one ``error: ...`` line and status 2 on bad input.
 
     ``build(args)`` validates the arguments (raising :class:`UsageError`) and
-    returns ``(settings, runner)``; ``runner(progress)`` returns the
-    :class:`ExperimentResult`.
+    returns ``(settings, runner)``; ``runner(**run_options)`` returns the saved
+    :class:`ExperimentResult`, given ``progress``, ``out``, ``backend`` (open),
+    ``shard_size`` and ``keep_shards``. A failure of the cluster, or an
+    interruption, leaves the finished shards in ``OUT/shards`` and says so:
+    the same command resumes.
     """
+    from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
+    from sim.backends import backend_options, cluster_failure, open_backend
+
     args = parser.parse_args(argv)
     try:
+        scale = backend_options(args, default_shard_size=DEFAULT_SHARD_SIZE)
         settings, runner = build(args)
+        shards = Path(args.out) / SHARDS_DIR
+        DataRun(settings, directory=shards, shard_size=scale["shard_size"]).check()
         prepare_out_dir(args.out, settings)
+        backend = open_backend(scale["backend"], scale["scheduler"], scale["workers"],
+                               scale["connect_timeout"])
     except (UsageError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     started = time.perf_counter()
+    kept = f"finished shards are kept in {shards}: rerun the same command to resume"
     try:
-        result = runner(not args.quiet)
-        result.save(args.out)
+        with backend:
+            result = runner(progress=not args.quiet, out=args.out, backend=backend,
+                            shard_size=scale["shard_size"], keep_shards=scale["keep_shards"])
+    except KeyboardInterrupt:
+        print(f"error: interrupted; {kept}", file=sys.stderr)
+        return 130
     except (UsageError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:
-        print(f"error: cannot write into {args.out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+    except Exception as exc:  # cluster failures become one line; others propagate
+        if not cluster_failure(exc):
+            raise
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, OSError) and exc.filename:
+            print(f"error: cannot write into {args.out}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        print(f"error: run failed ({type(exc).__name__}: {detail}); {kept}", file=sys.stderr)
+        return 1
     elapsed = time.perf_counter() - started
     print(f"{result.name}: {elapsed:.1f} s; wrote {len(result.files)} files to {args.out}")
     for key, value in result.key_numbers.items():
@@ -379,26 +406,53 @@ def run_main(parser: argparse.ArgumentParser, argv, build: Callable) -> int:
     return 0
 
 
-def run_traced(name: str, analyse: Callable, players, strategies, matches, seed, *,
-               threads=None, progress=False, out=None, traces=None):
-    """Run a study over :func:`iter_traces` (or given ``traces``) and save it to ``out``.
+def run_experiment(settings: dict, compute: Callable, *, out=None, backend="local",
+                   shard_size: int | None = None, threads=None, progress: bool = False,
+                   keep_shards: bool = False) -> ExperimentResult:
+    """Compute an experiment from its data and save it: the body of every ``run``.
 
-    ``analyse(traces, settings)`` turns the traces into the study's result.
+    ``compute(data)`` gets a :class:`experiments.sources.DataRun` (its
+    ``traces()``, ``rounds()``, ``counterfactuals()``) and returns the
+    :class:`ExperimentResult`. With ``out`` the output directory is claimed
+    first (refused if it holds another run), the data's shards are kept in
+    ``out/shards`` while the run lasts (an interrupted run resumes from them)
+    and removed once the result is written, unless ``keep_shards``.
+    ``backend``: ``"local"``, ``"dask"`` or an open :class:`sim.backends.Backend`.
     """
-    settings = common_settings(name, players, strategies, matches, seed)
-    if traces is None:
-        traces = iter_traces(settings["players"], settings["strategies"], settings["matches"],
-                             settings["seed"], threads=check_threads(threads), progress=progress)
-    result = analyse(traces, settings)
+    from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
+
+    directory = None
+    if out is not None:
+        directory = Path(out) / SHARDS_DIR
+        DataRun(settings, directory=directory,
+                shard_size=DEFAULT_SHARD_SIZE if shard_size is None else shard_size).check()
+        prepare_out_dir(out, settings)
+    data = DataRun(settings, backend=backend, directory=directory,
+                   shard_size=DEFAULT_SHARD_SIZE if shard_size is None else shard_size,
+                   threads=check_threads(threads), progress=progress, keep_shards=keep_shards)
+    with data:
+        result = compute(data)
     if out is not None:
         result.save(out)
+        data.finish()
     return result
+
+
+def run_traced(name: str, analyse: Callable, players, strategies, matches, seed, *,
+               traces=None, **run_options) -> ExperimentResult:
+    """Run a study over the trace source (or given ``traces``); ``run_options`` as
+    :func:`run_experiment`. ``analyse(traces, settings)`` turns the traces into the result.
+    """
+    settings = common_settings(name, players, strategies, matches, seed)
+    return run_experiment(
+        settings, lambda data: analyse(data.traces() if traces is None else traces, settings),
+        **run_options)
 
 
 def standard_build(name: str, run: Callable) -> Callable:
     """The ``build`` of an experiment taking only the common options.
 
-    ``run(players, strategies, matches, seed, threads=, progress=)`` is the
+    ``run(players, strategies, matches, seed, threads=, **run_options)`` is the
     experiment's Python entry point; the returned ``build(args)`` validates the
     options and gives ``(settings, runner)`` for :func:`run_main`.
     """
@@ -407,9 +461,9 @@ def standard_build(name: str, run: Callable) -> Callable:
         settings = common_settings(name, args.players, args.strategies, args.matches, args.seed)
         threads = check_threads(args.threads)
 
-        def runner(progress):
+        def runner(**run_options):
             return run(settings["players"], settings["strategies"], settings["matches"],
-                       settings["seed"], threads=threads, progress=progress)
+                       settings["seed"], threads=threads, **run_options)
 
         return settings, runner
 
@@ -430,19 +484,15 @@ def common_settings(name: str, players, strategies, matches, seed) -> dict:
 def iter_traces(players, strategies, matches, seed, threads=None, progress=False):
     """Yield ``((strategy, players), sim.studies.StudyTrace)`` per self-play configuration.
 
-    One configuration at a time, so a large study never holds every trace at once.
+    One configuration at a time, so a large study never holds every trace at
+    once; computed in memory on the local backend
+    (:meth:`experiments.sources.DataRun.traces`).
     """
-    from sim.studies import trace_events
+    from experiments.sources import DataRun
 
-    bar = Progress(matches * len(players) * len(strategies), progress, desc="matches")
-    try:
-        for strategy in strategies:
-            for count in players:
-                yield (strategy, count), trace_events(
-                    count, seat_names(count, strategy), matches, seed, threads=threads,
-                    on_chunk=bar.update)
-    finally:
-        bar.close()
+    settings = common_settings("traces", players, strategies, matches, seed)
+    with DataRun(settings, threads=check_threads(threads), progress=progress) as data:
+        yield from data.traces()
 
 
 def collect_traces(players, strategies, matches, seed, threads=None, progress=False) -> dict:
@@ -468,54 +518,26 @@ def fmt_ci(mean, low, high, digits: int = 3, pct: bool = False) -> str:
     return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
-def iter_rounds(players, strategies, matches, seed, threads=None, progress=False,
-                chunk: int = 20_000):
+def iter_rounds(players, strategies, matches, seed, threads=None, progress=False):
     """Yield ``((strategy, players), rounds)`` per self-play configuration, one at a time.
 
-    Each ``rounds`` frame is :func:`sim.engine.simulate_rounds` (run in chunks,
-    identical to one run) reduced to ``match``, ``round``, ``leader``,
-    ``opening``, ``opening_points``, ``end``, ``winner`` (the round's winner),
-    ``raw_*`` and ``score_*``, plus ``match_winner`` (the entity that reached
-    61, -1 if the match stopped unfinished) and ``leader_entity``. See
-    :func:`collect_rounds` for a dict.
+    Each ``rounds`` frame is :func:`experiments.sources.rounds_job` over the
+    configuration's matches: :func:`sim.engine.simulate_rounds` reduced to
+    ``match``, ``round``, ``leader``, ``opening``, ``opening_points``, ``end``,
+    ``winner`` (the round's winner), ``raw_*`` and ``score_*``, plus
+    ``match_winner`` (the entity that reached 61, -1 if the match stopped
+    unfinished) and ``leader_entity``. See :func:`collect_rounds` for a dict.
     """
-    from sim.engine import simulate_rounds
-    from sim.tiles import TARGET_RAW
+    from experiments.sources import DataRun
 
-    bar = Progress(matches * len(players) * len(strategies), progress, desc="matches")
-    try:
-        for strategy in strategies:
-            for count in players:
-                n_entities = 2 if count == 4 else count
-                keep = (["match", "round", "leader", "opening", "opening_points", "end", "winner"]
-                        + [f"raw_{e}" for e in range(n_entities)]
-                        + [f"score_{e}" for e in range(n_entities)])
-                parts = []
-                for start in range(0, matches, chunk):
-                    size = min(chunk, matches - start)
-                    frame = simulate_rounds(count, seat_names(count, strategy), size, seed,
-                                            threads=threads, first_match=start)
-                    parts.append(frame[keep])
-                    bar.update(size)
-                rounds = pd.concat(parts, ignore_index=True)
-                last = rounds.groupby("match", sort=False).tail(1)
-                scores = last[[f"score_{e}" for e in range(n_entities)]].to_numpy()
-                hit = scores == TARGET_RAW
-                winner = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-                lookup = pd.Series(winner, index=last["match"].to_numpy())
-                rounds["match_winner"] = lookup.reindex(
-                    rounds["match"].to_numpy()).to_numpy().astype(np.int8)
-                leader = rounds["leader"].to_numpy()
-                rounds["leader_entity"] = (leader % 2 if count == 4 else leader).astype(np.int8)
-                yield (strategy, count), rounds
-    finally:
-        bar.close()
+    settings = common_settings("rounds", players, strategies, matches, seed)
+    with DataRun(settings, threads=check_threads(threads), progress=progress) as data:
+        yield from data.rounds()
 
 
-def collect_rounds(players, strategies, matches, seed, threads=None, progress=False,
-                   chunk: int = 20_000) -> dict:
+def collect_rounds(players, strategies, matches, seed, threads=None, progress=False) -> dict:
     """:func:`iter_rounds` as a dict ``(strategy, players) -> DataFrame``."""
-    return dict(iter_rounds(players, strategies, matches, seed, threads, progress, chunk))
+    return dict(iter_rounds(players, strategies, matches, seed, threads, progress))
 
 
 def leader_differential(rounds: pd.DataFrame, players: int) -> np.ndarray:

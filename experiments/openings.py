@@ -35,7 +35,6 @@ import pandas as pd
 from experiments import common
 from experiments.common import (
     ExperimentResult,
-    Progress,
     UsageError,
     fmt_ci,
     grouped_mean_ci,
@@ -52,13 +51,16 @@ TILE_NAMES = [tile_name(t) for t in range(N_TILES)]
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_000,
         seed: int = 0, hands: int = 300, playouts: int = 100, playout_strategy: str = "greedy",
         baseline: str = "greedy", threads: int | None = None, progress: bool = False,
-        out=None) -> ExperimentResult:
+        out=None, backend="local", shard_size: int | None = None,
+        keep_shards: bool = False) -> ExperimentResult:
     """Run the openings study.
 
     Parameters
     ----------
-    players, strategies, matches, seed, threads, progress, out
-        As :func:`experiments.overshoot.run` (``matches`` for the observed view).
+    players, strategies, matches, seed, threads, progress, out, backend, shard_size, keep_shards
+        As :func:`experiments.overshoot.run` (``matches`` for the observed view;
+        the counterfactual is sharded by
+        :data:`experiments.sources.CF_HANDS_PER_SHARD` hands).
     hands : int
         Sampled leader hands per player count for the counterfactual (0 skips it).
     playouts : int
@@ -76,18 +78,16 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
     """
     settings = settings_for(players, strategies, matches, seed, hands, playouts,
                             playout_strategy, baseline)
-    threads = common.check_threads(threads)
-    # the observed tables are built one configuration at a time (memory)
-    tiles = [_observed(frame, strategy, count) for (strategy, count), frame in common.iter_rounds(
-        settings["players"], settings["strategies"], settings["matches"], settings["seed"],
-        threads=threads, progress=progress)]
-    cf = {}
-    if settings["hands"] > 0:
-        cf = counterfactuals(settings, threads=threads, progress=progress)
-    result = analyse(tiles, cf, settings)
-    if out is not None:
-        result.save(out)
-    return result
+
+    def compute(data):
+        # the observed tables are built one configuration at a time (memory)
+        tiles = [_observed(frame, strategy, count) for (strategy, count), frame in data.rounds()]
+        cf = data.counterfactuals() if settings["hands"] > 0 else {}
+        return analyse(tiles, cf, settings)
+
+    return common.run_experiment(settings, compute, out=out, backend=backend,
+                                 shard_size=shard_size, threads=threads, progress=progress,
+                                 keep_shards=keep_shards)
 
 
 def settings_for(players, strategies, matches, seed, hands, playouts, playout_strategy,
@@ -113,21 +113,12 @@ def _one_strategy(name, option: str) -> str:
 
 
 def counterfactuals(settings: dict, threads=None, progress: bool = False) -> dict:
-    """:func:`sim.studies.opening_counterfactual` per player count of ``settings``."""
-    from sim.studies import opening_counterfactual
+    """:func:`sim.studies.opening_counterfactual` per player count of ``settings`` (in memory,
+    local backend: :meth:`experiments.sources.DataRun.counterfactuals`)."""
+    from experiments.sources import DataRun
 
-    bar = Progress(settings["hands"] * len(settings["players"]), progress, unit="hand",
-                   desc="forced openings")
-    out = {}
-    try:
-        for count in settings["players"]:
-            out[count] = opening_counterfactual(
-                count, settings["playout_strategy"], hands=settings["hands"],
-                playouts=settings["playouts"], seed=settings["seed"],
-                baseline=settings["baseline"], threads=threads, on_chunk=bar.update)
-    finally:
-        bar.close()
-    return out
+    with DataRun(settings, threads=common.check_threads(threads), progress=progress) as data:
+        return data.counterfactuals()
 
 
 def analyse(rounds, cf: dict, settings: dict) -> ExperimentResult:
@@ -341,11 +332,11 @@ def _build(args):
                             args.playouts, args.playout_strategy, args.baseline)
     threads = common.check_threads(args.threads)
 
-    def runner(progress):
+    def runner(**run_options):
         return run(settings["players"], settings["strategies"], settings["matches"],
                    settings["seed"], hands=settings["hands"], playouts=settings["playouts"],
                    playout_strategy=settings["playout_strategy"], baseline=settings["baseline"],
-                   threads=threads, progress=progress)
+                   threads=threads, **run_options)
 
     return settings, runner
 

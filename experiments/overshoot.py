@@ -39,7 +39,8 @@ SAFE_BELOW_DISPLAYED = (305 - MAX_EVENT_RAW) // 5 + 1
 
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
-        traces: dict | None = None) -> ExperimentResult:
+        traces: dict | None = None, backend="local", shard_size: int | None = None,
+        keep_shards: bool = False) -> ExperimentResult:
     """Run the overshoot study.
 
     Parameters
@@ -59,14 +60,23 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
     traces : dict, optional
         Precomputed :func:`experiments.common.collect_traces` output for the
         same settings (the notebook shares one set with the settlement study).
+    backend : str or sim.backends.Backend
+        ``"local"`` (default: this process's threads), ``"dask"`` (a LocalCluster
+        for this call) or an open backend; the frames are the same on each.
+    shard_size : int, optional
+        Matches per shard (default :data:`experiments.sources.DEFAULT_SHARD_SIZE`).
+    keep_shards : bool
+        With ``out``: keep ``out/shards`` after the result is written (it is
+        always kept after a failure, so that the same call resumes).
 
     Returns
     -------
     ExperimentResult
         Frames ``by_score``, ``paths``, ``zone_turns``.
     """
-    return common.run_traced(NAME, analyse, players, strategies, matches, seed, threads=threads,
-                             progress=progress, out=out, traces=traces)
+    return common.run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
+                             threads=threads, progress=progress, out=out, backend=backend,
+                             shard_size=shard_size, keep_shards=keep_shards)
 
 
 def analyse(traces: dict, settings: dict) -> ExperimentResult:

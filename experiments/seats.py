@@ -34,11 +34,13 @@ NAME = "seats"
 
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
-        rounds: dict | None = None) -> ExperimentResult:
+        rounds: dict | None = None, backend="local", shard_size: int | None = None,
+        keep_shards: bool = False) -> ExperimentResult:
     """Run the seats study (arguments as :func:`experiments.overshoot.run`).
 
     ``rounds`` may hold precomputed :func:`experiments.common.collect_rounds`
-    output for the same settings.
+    output for the same settings; ``backend``, ``shard_size`` and
+    ``keep_shards`` as :func:`experiments.overshoot.run`.
 
     Returns
     -------
@@ -46,14 +48,10 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         Frames ``first_lot``, ``positions``, ``absolute_seats``, ``round_positions``.
     """
     settings = common.common_settings(NAME, players, strategies, matches, seed)
-    if rounds is None:
-        rounds = common.iter_rounds(settings["players"], settings["strategies"],
-                                    settings["matches"], settings["seed"],
-                                    threads=common.check_threads(threads), progress=progress)
-    result = analyse(rounds, settings)
-    if out is not None:
-        result.save(out)
-    return result
+    return common.run_experiment(
+        settings, lambda data: analyse(data.rounds() if rounds is None else rounds, settings),
+        out=out, backend=backend, shard_size=shard_size, threads=threads, progress=progress,
+        keep_shards=keep_shards)
 
 
 def analyse(rounds: dict, settings: dict) -> ExperimentResult:

@@ -45,7 +45,8 @@ PARTS = ("placement", "credit", "debit", "net")
 
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
-        traces: dict | None = None) -> ExperimentResult:
+        traces: dict | None = None, backend="local", shard_size: int | None = None,
+        keep_shards: bool = False) -> ExperimentResult:
     """Run the settlement study (arguments as :func:`experiments.overshoot.run`).
 
     Returns
@@ -54,8 +55,9 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         Frames ``domino_parts``, ``parts_hist``, ``blocked``, ``points`` and,
         when 4 players are studied, ``partner_debit``.
     """
-    return common.run_traced(NAME, analyse, players, strategies, matches, seed, threads=threads,
-                             progress=progress, out=out, traces=traces)
+    return common.run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
+                             threads=threads, progress=progress, out=out, backend=backend,
+                             shard_size=shard_size, keep_shards=keep_shards)
 
 
 def analyse(traces: dict, settings: dict) -> ExperimentResult:

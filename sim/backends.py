@@ -46,6 +46,7 @@ __all__ = [
     "LocalBackend",
     "add_backend_arguments",
     "backend_options",
+    "cluster_failure",
     "open_backend",
 ]
 
@@ -237,10 +238,14 @@ def open_backend(backend="local", scheduler: str | None = None, workers: int | N
 # ---------------------------------------------------------------------------
 # Command-line options shared by simulate, tournament and the experiments
 # ---------------------------------------------------------------------------
-def add_backend_arguments(parser, summary_only: bool = True) -> None:
+def add_backend_arguments(parser, summary_only: bool = True, shard_size: int | None = None,
+                          shard_unit: str = "matches") -> None:
     """Add ``--backend --scheduler --workers --connect-timeout --shard-size --keep-shards``
     (and ``--summary-only``) to an argparse parser. Values are validated by
-    :func:`backend_options`, so bad input gives one line, not argparse's usage."""
+    :func:`backend_options`, so bad input gives one line, not argparse's usage.
+    ``shard_size`` is the default shown in ``--help`` (default: the engine's)."""
+    if shard_size is None:
+        from sim.shards import DEFAULT_SHARD_SIZE as shard_size
     group = parser.add_argument_group("scale-out and resume")
     group.add_argument("--backend", default="local", metavar="NAME",
                        help="where shards run: local (default: threads in this process) or dask")
@@ -252,8 +257,8 @@ def add_backend_arguments(parser, summary_only: bool = True) -> None:
     group.add_argument("--connect-timeout", default=str(DEFAULT_CONNECT_TIMEOUT), metavar="SEC",
                        help=f"seconds to wait for --scheduler (default {DEFAULT_CONNECT_TIMEOUT:g})")
     group.add_argument("--shard-size", default=None, metavar="K",
-                       help="matches per shard (default 50000); finished shards are kept "
-                            "on disk and a re-run of the same command resumes from them")
+                       help=f"{shard_unit} per shard (default {shard_size}); finished shards "
+                            "are kept on disk and a re-run of the same command resumes from them")
     group.add_argument("--keep-shards", action="store_true",
                        help="keep the shard files after the final output is written")
     if summary_only:
@@ -262,8 +267,9 @@ def add_backend_arguments(parser, summary_only: bool = True) -> None:
                                 "squares, histograms): memory independent of --matches")
 
 
-def backend_options(args) -> dict:
-    """Validate the options of :func:`add_backend_arguments`.
+def backend_options(args, default_shard_size: int | None = None) -> dict:
+    """Validate the options of :func:`add_backend_arguments` (``--shard-size`` defaults to
+    ``default_shard_size``, else the engine's :data:`sim.shards.DEFAULT_SHARD_SIZE`).
 
     Returns
     -------
@@ -299,7 +305,9 @@ def backend_options(args) -> dict:
         raise BackendError(f"--connect-timeout expects seconds, found {args.connect_timeout!r}") from None
     if not (math.isfinite(timeout) and timeout > 0):
         raise BackendError(f"--connect-timeout must be positive, found {args.connect_timeout!r}")
-    shard_size = (DEFAULT_SHARD_SIZE if args.shard_size is None
+    if default_shard_size is None:
+        default_shard_size = DEFAULT_SHARD_SIZE
+    shard_size = (default_shard_size if args.shard_size is None
                   else _positive_int(args.shard_size, "--shard-size"))
     return {
         "backend": backend,
@@ -310,6 +318,16 @@ def backend_options(args) -> dict:
         "keep_shards": bool(getattr(args, "keep_shards", False)),
         "summary_only": bool(getattr(args, "summary_only", False)),
     }
+
+
+def cluster_failure(exc: BaseException) -> bool:
+    """An error of the machinery (lost scheduler or workers, I/O) rather than of our code.
+
+    Such errors are reported in one line, with the note that the finished
+    shards are kept; anything else is a bug and keeps its traceback.
+    """
+    module = type(exc).__module__ or ""
+    return isinstance(exc, (OSError, TimeoutError)) or module.startswith(("distributed", "tornado"))
 
 
 def _positive_int(text, option: str) -> int:

@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from sim.backends import BackendError, open_backend
+from sim.backends import BackendError, cluster_failure, open_backend
 from sim.engine_cli import EXIT_OK, _error, _summary, _write_parquet
 from sim.shards import (
     ShardError,
@@ -43,12 +43,6 @@ EXIT_FAILED = 1
 def parts_directory(out: str) -> Path:
     """The shard store of ``--out FILE``: ``FILE.parts``."""
     return Path(str(out) + ".parts")
-
-
-def cluster_failure(exc: BaseException) -> bool:
-    """An error of the cluster (lost scheduler or workers) rather than of our code."""
-    module = type(exc).__module__ or ""
-    return isinstance(exc, (OSError, TimeoutError)) or module.startswith(("distributed", "tornado"))
 
 
 def simulate_command(options, scale: dict) -> int:

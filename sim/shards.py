@@ -62,8 +62,10 @@ How an experiment plugs in
        totals = run.aggregate       # summary mode: the merged aggregate
        store.close()                # store.remove() once the final output is written
 
-   :func:`simulate_job` (below) and ``experiments.tournament_shards`` are
-   worked examples; :mod:`sim.backends` adds the ``--backend ...`` options.
+   :func:`simulate_job` (below), ``experiments.tournament_shards`` and
+   ``experiments.sources`` (jobs returning several tables: a store with
+   ``tables=``) are worked examples; :mod:`sim.backends` adds the
+   ``--backend ...`` options.
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ DEFAULT_SHARD_SIZE = 50_000
 MANIFEST_NAME = "manifest.json"
 LOCK_NAME = ".lock"
 MODES = ("frames", "summary")
-_SHARD_FILE = re.compile(r"^shard-p\d+-s\d+-m\d+-n\d+\.(parquet|json)$")
+_SHARD_FILE = re.compile(r"^shard-p\d+-s\d+-m\d+-n\d+(\.[a-z][a-z0-9_]*)?\.(parquet|json)$")
+_TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _TEMP_FILE = re.compile(r"^\.shard-.*\.tmp$|^\.manifest\.json\..*\.tmp$")
 
 
@@ -227,14 +230,28 @@ class ShardStore:
         JSON-ready configuration of the run: everything the results depend on.
     mode : {"frames", "summary"}
         Shards hold frames (Parquet) or aggregates (JSON).
+    tables : sequence of str, optional
+        Frames mode for a job returning several tables (a dict ``name ->
+        DataFrame``, e.g. matches, events, paths): each shard is one file per
+        table, ``<shard>.<table>.parquet``, and counts as finished once every
+        table's file is there (each is written atomically, so a kill between
+        two leaves an unfinished shard that is simply recomputed).
     """
 
-    def __init__(self, directory, manifest: dict, mode: str = "frames"):
+    def __init__(self, directory, manifest: dict, mode: str = "frames",
+                 tables: Sequence[str] | None = None):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
+        if tables is not None:
+            tables = tuple(tables)
+            if mode != "frames" or not tables or len(set(tables)) != len(tables) or \
+                    not all(isinstance(t, str) and _TABLE_NAME.match(t) for t in tables):
+                raise ValueError("tables must be distinct lower-case names, in frames mode")
         self.directory = Path(directory)
         self.mode = mode
-        self.manifest = canonical({"format": FORMAT, "mode": mode, **manifest})
+        self.tables = tables
+        extra = {"tables": list(tables)} if tables is not None else {}
+        self.manifest = canonical({"format": FORMAT, "mode": mode, **extra, **manifest})
         self.suffix = ".parquet" if mode == "frames" else ".json"
         self._lock = None
 
@@ -242,7 +259,8 @@ class ShardStore:
     def check(self) -> int:
         """Refuse a directory holding another run (:class:`ShardError`); no side effects.
 
-        Returns the number of finished shard files already there.
+        Returns the number of shard files already there (one per table in a store
+        of several tables).
         """
         d = self.directory
         if not d.exists():
@@ -333,21 +351,38 @@ class ShardStore:
         self.close()
 
     # -- shards --------------------------------------------------------------
-    def path(self, shard: Shard) -> Path:
-        return self.directory / (shard.name + self.suffix)
+    def path(self, shard: Shard, table: str | None = None) -> Path:
+        """The shard's file (of ``table``, for a store of several tables)."""
+        if (table is None) != (self.tables is None):
+            raise ValueError("a table name is needed exactly when the store has tables")
+        middle = "" if table is None else f".{table}"
+        return self.directory / (shard.name + middle + self.suffix)
 
     def has(self, shard: Shard) -> bool:
-        return self.path(shard).is_file()
+        if self.tables is None:
+            return self.path(shard).is_file()
+        return all(self.path(shard, t).is_file() for t in self.tables)
 
     def write(self, shard: Shard, result) -> None:
-        path = self.path(shard)
-        if self.mode == "frames":
-            atomic_write(path, lambda p: result.to_parquet(p, engine="pyarrow", index=False))
+        if self.tables is not None:
+            if not isinstance(result, dict) or set(result) != set(self.tables):
+                found = sorted(result) if isinstance(result, dict) else type(result).__name__
+                raise ValueError(f"the job must return the tables {list(self.tables)}, "
+                                 f"found {found}")
+            for table in self.tables:  # the last file written completes the shard
+                frame = result[table]
+                atomic_write(self.path(shard, table),
+                             lambda p, f=frame: f.to_parquet(p, engine="pyarrow", index=False))
+        elif self.mode == "frames":
+            atomic_write(self.path(shard),
+                         lambda p: result.to_parquet(p, engine="pyarrow", index=False))
         else:
             text = json.dumps(result, sort_keys=True, default=_json_default)
-            atomic_write(path, lambda p: p.write_text(text))
+            atomic_write(self.path(shard), lambda p: p.write_text(text))
 
     def read(self, shard: Shard):
+        if self.tables is not None:
+            return {t: pd.read_parquet(self.path(shard, t), engine="pyarrow") for t in self.tables}
         path = self.path(shard)
         if self.mode == "frames":
             return pd.read_parquet(path, engine="pyarrow")
@@ -494,21 +529,29 @@ class ShardRun:
             else:
                 yield self.store.read(task.shard)
 
-    def frame(self) -> pd.DataFrame:
-        """All shard frames concatenated in plan order."""
+    def frame(self):
+        """All shard frames concatenated in plan order (a dict of such frames, table by table,
+        for a job returning several tables)."""
         frames = list(self.iter_frames())
-        return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+        if frames and isinstance(frames[0], dict):
+            return {name: _concat([f[name] for f in frames]) for name in frames[0]}
+        return _concat(frames)
+
+
+def _concat(frames: list) -> pd.DataFrame:
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
 
 
 def run_shards(job: Callable, tasks: Sequence[Task], *, backend=None, store: ShardStore | None = None,
                aggregate: Callable | None = None, threads: int | None = None,
-               progress: bool = False, desc: str | None = None) -> ShardRun:
+               progress: bool = False, desc: str | None = None, bar=None) -> ShardRun:
     """Run every task's shard not already in ``store`` on ``backend``; see the module docstring.
 
     Parameters
     ----------
     job : callable
-        Module-level ``job(first_match, count, *, threads=None, **config) -> DataFrame``.
+        Module-level ``job(first_match, count, *, threads=None, **config)`` returning a
+        DataFrame (or a dict of them for a store with ``tables``).
     tasks : sequence of Task
         In plan order (the order of the final frame).
     backend : Backend or str, optional
@@ -522,6 +565,11 @@ def run_shards(job: Callable, tasks: Sequence[Task], *, backend=None, store: Sha
         Numba threads per shard; default the backend's choice.
     progress : bool
         tqdm bar over matches on stderr; resumed shards count as done.
+    desc : str, optional
+        The bar's label.
+    bar : optional
+        An existing bar (anything with ``update(n)``) to advance instead, e.g. one
+        bar over several calls; resumed shards are added to it at once.
     """
     from sim.backends import open_backend
 
@@ -546,10 +594,15 @@ def run_shards(job: Callable, tasks: Sequence[Task], *, backend=None, store: Sha
     backend = open_backend(backend)
     if threads is None:
         threads = backend.shard_threads
-    from tqdm import tqdm
+    own_bar = bar is None
+    if own_bar:
+        from tqdm import tqdm
 
-    bar = tqdm(total=total, initial=run.resumed_matches, unit="match", unit_scale=True, desc=desc,
-               file=sys.stderr, disable=not progress, smoothing=0.1, dynamic_ncols=True)
+        bar = tqdm(total=total, initial=run.resumed_matches, unit="match", unit_scale=True,
+                   desc=desc, file=sys.stderr, disable=not progress, smoothing=0.1,
+                   dynamic_ncols=True)
+    elif run.resumed_matches:
+        bar.update(run.resumed_matches)
     calls = ((index, {"job": job, "first_match": tasks[index].shard.first_match,
                       "count": tasks[index].shard.count, "config": tasks[index].config,
                       "threads": threads, "aggregate": aggregate})
@@ -567,7 +620,8 @@ def run_shards(job: Callable, tasks: Sequence[Task], *, backend=None, store: Sha
             run.computed += 1
             bar.update(shard.count)
     finally:
-        bar.close()
+        if own_bar:
+            bar.close()
         if owned:
             backend.close()
     return run

@@ -327,6 +327,52 @@ class OpeningCounterfactual:
     leader_won: np.ndarray
     ends: np.ndarray
 
+    def to_frame(self) -> pd.DataFrame:
+        """Every playout as one row (the lossless long form; :meth:`from_frame` inverts it).
+
+        Columns: ``hand`` (random-stream id), ``mask`` (the hand's bitmask),
+        ``slot`` (0-4, the tile's rank in the hand), ``playout``, ``tile``
+        (index), ``baseline_tile``, ``diff``, ``leader_won``, ``end``; rows in
+        (hand, slot, playout) order. The settings are not columns: the caller
+        keeps them (e.g. in a shard manifest).
+        """
+        h, s, k = self.diff.shape
+        per_hand = s * k
+        return pd.DataFrame({
+            "hand": np.repeat(self.hand_ids, per_hand),
+            "mask": np.repeat(self.hands, per_hand),
+            "slot": np.tile(np.repeat(np.arange(s, dtype=np.int8), k), h),
+            "playout": np.tile(np.arange(k, dtype=np.int32), h * s),
+            "tile": np.repeat(self.tiles.ravel(), k).astype(np.int8),
+            "baseline_tile": np.repeat(self.baseline_tile, per_hand).astype(np.int8),
+            "diff": self.diff.ravel(),
+            "leader_won": self.leader_won.ravel(),
+            "end": self.ends.ravel(),
+        })
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, players: int, strategy: str, baseline: str,
+                   seed: int) -> OpeningCounterfactual:
+        """Rebuild the result from :meth:`to_frame` rows (e.g. shards concatenated in order)."""
+        first = frame[(frame["slot"] == 0) & (frame["playout"] == 0)]
+        h = len(first)
+        playouts = int(frame["playout"].max()) + 1 if len(frame) else 0
+        if h == 0 or len(frame) != h * HAND_SIZE * playouts:
+            raise ValueError(f"a counterfactual frame needs {HAND_SIZE} x playouts rows per hand "
+                             f"(found {len(frame)} rows for {h} hands)")
+        shape = (h, HAND_SIZE, playouts)
+        return cls(
+            players=int(players), strategy=strategy, baseline=baseline, seed=int(seed),
+            playouts=playouts,
+            hands=first["mask"].to_numpy(np.int64),
+            hand_ids=first["hand"].to_numpy(np.int64),
+            tiles=frame["tile"].to_numpy(np.int64)[::playouts].reshape(h, HAND_SIZE),
+            baseline_tile=first["baseline_tile"].to_numpy(np.int64),
+            diff=frame["diff"].to_numpy(np.float64).reshape(shape),
+            leader_won=frame["leader_won"].to_numpy(bool).reshape(shape),
+            ends=frame["end"].to_numpy(np.int8).reshape(shape),
+        )
+
     def per_tile(self) -> pd.DataFrame:
         """One row per (hand, tile): mean differential over the playouts and its standard error."""
         h, s, k = self.diff.shape

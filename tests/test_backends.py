@@ -64,6 +64,24 @@ def test_dask_tournament_summary_is_byte_identical(dask_backend, tmp_path):
                                   check_exact=True)
 
 
+@pytest.mark.parametrize("experiment", ["overshoot", "openings"])
+def test_dask_experiment_equals_local(dask_backend, tmp_path, experiment):
+    """Traces (three tables per shard) and forced-opening playouts on 2 workers equal local."""
+    import importlib
+
+    module = importlib.import_module(f"experiments.{experiment}")
+    extra = {"hands": 45, "playouts": 3} if experiment == "openings" else {}
+    local = module.run([2, 3], ["greedy"], 400, 9, **extra)
+    remote = module.run([2, 3], ["greedy"], 400, 9, backend=dask_backend, shard_size=90,
+                        out=tmp_path / "dask", keep_shards=True, **extra)
+    stores = sorted(p.name for p in (tmp_path / "dask" / "shards").iterdir())
+    assert stores == (["counterfactual", "rounds"] if experiment == "openings" else ["traces"])
+    assert set(local.frames) == set(remote.frames)
+    for name, frame in local.frames.items():
+        pd.testing.assert_frame_equal(remote.frames[name], frame, check_exact=True)
+    assert remote.markdown == local.markdown
+
+
 def test_open_backend_errors():
     assert isinstance(open_backend("local"), LocalBackend)
     with pytest.raises(BackendError, match="unknown backend 'spark'"):
@@ -126,3 +144,43 @@ def test_cli_dask_local_cluster_equals_local(compiled_engine, tmp_path):
     local = compiled_engine.simulate(2, "greedy,random", 600, seed=4)
     pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "dask.parquet"), local,
                                   check_exact=True)
+
+
+@pytest.mark.parametrize("error", ["killed", "comm"])
+def test_cluster_failure_mid_run_is_one_line_and_keeps_the_shards(compiled_engine, tmp_path,
+                                                                  monkeypatch, capsys, error):
+    """A lost worker or scheduler ends a tournament or experiment with one line (status 1)
+    saying where the finished shards are, never a traceback."""
+    from distributed import KilledWorker
+    from distributed.comm.core import CommClosedError
+
+    import experiments.sources
+    import experiments.tournament_shards
+    from experiments import seats
+    from sim.cli import main
+
+    def lost(*args, **kwargs):
+        if error == "killed":
+            from types import SimpleNamespace
+
+            raise KilledWorker("shard-7", SimpleNamespace(address="tcp://10.0.0.9:4000"), 3)
+        raise CommClosedError("in <TCP (closed)>: Stream is closed")
+
+    monkeypatch.setattr(experiments.tournament_shards, "run_shards", lost)
+    status = main(["tournament", "--strategies", "random,greedy", "--matches", "10", "--quiet",
+                   "--out", str(tmp_path / "t")])
+    err = capsys.readouterr().err.strip()
+    assert status == 1 and len(err.splitlines()) == 1, err
+    kind = "KilledWorker" if error == "killed" else "CommClosedError"
+    assert err.startswith(f"five-up: error: run failed ({kind}")
+    assert err.endswith(f"finished shards are kept in {tmp_path / 't' / 'shards'}: rerun the "
+                        "same command to resume")
+
+    monkeypatch.setattr(experiments.sources.DataRun, "rounds", lost)
+    status = seats.main(["--players", "2", "--matches", "10", "--quiet",
+                         "--out", str(tmp_path / "s")])
+    err = capsys.readouterr().err.strip()
+    assert status == 1 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"error: run failed ({kind}")
+    assert err.endswith(f"finished shards are kept in {tmp_path / 's' / 'shards'}: rerun the "
+                        "same command to resume")

@@ -25,7 +25,7 @@ def traces(compiled_engine):
 
 @pytest.fixture(scope="module")
 def rounds(compiled_engine):
-    return common.collect_rounds(PLAYERS, STRATEGIES, MATCHES, SEED, chunk=64)
+    return common.collect_rounds(PLAYERS, STRATEGIES, MATCHES, SEED)
 
 
 @pytest.fixture(scope="module")

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pandas as pd
 import pytest
+from processes import kill_after_first_shard
 
 from sim.shards import (
     ShardError,
@@ -152,18 +150,8 @@ SIM = ["simulate", "--players", "2", "--strategies", "greedy,greedy", "--matches
 def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(compiled_engine, tmp_path):
     out = tmp_path / "k.parquet"
     parts = tmp_path / "k.parquet.parts"
-    command = [sys.executable, "-m", "sim.cli", *SIM, "--out", str(out)]
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 180
-    try:
-        while not (parts.is_dir() and any(parts.glob("shard-*.parquet"))):
-            assert proc.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no shard written in time"
-            time.sleep(0.005)
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    kill_after_first_shard([sys.executable, "-m", "sim.cli", *SIM, "--out", str(out)], parts,
+                           "shard-*.parquet")
     assert not out.exists()
     done = {p.name: p.stat().st_mtime_ns for p in parts.glob("shard-*.parquet")}
     assert 1 <= len(done) < 20
@@ -253,9 +241,8 @@ def test_tournament_shards_resume_and_summary_only(compiled_engine, tmp_path):
 
 
 def test_tournament_three_players_summary_only_matches_full(compiled_engine):
-    from experiments.tournament import tournament
-
     import strategies
+    from experiments.tournament import tournament
 
     others = sorted(set(strategies.STRATEGIES) - {"random", "greedy"})
     if not others:

@@ -1,0 +1,269 @@
+"""The experiments' data, cut into shards: the same frames on any backend, resumable on disk.
+
+Three sources feed the four studies; each is a module-level shard job
+(:mod:`sim.shards`) so that it runs unchanged on the local backend or on dask
+workers (:mod:`sim.backends`):
+
+``traces`` (overshoot, settlement)
+    :func:`sim.studies.trace_events` of one self-play configuration
+    ``(strategy, players)``; a shard holds three tables (``matches``,
+    ``events``, ``paths``).
+``rounds`` (seats, openings observed)
+    :func:`sim.engine.simulate_rounds` reduced to the columns the studies read,
+    plus ``match_winner`` and ``leader_entity`` (:func:`rounds_job`).
+``counterfactual`` (openings)
+    :func:`sim.studies.opening_counterfactual` of one player count, sharded by
+    hand (hands ``first .. first + count - 1`` of the seed's hand stream), as
+    the long frame of :meth:`sim.studies.OpeningCounterfactual.to_frame`.
+
+Every match (and hand) is a pure function of ``(seed, index)`` and the
+settings, so a source's shards concatenated in plan order equal the unsharded
+run, row for row, whatever the backend, worker count, shard size or
+completion order; tests/test_experiment_sources.py checks exactly that.
+
+With a directory (the command line uses ``OUT/shards``) each source keeps its
+finished shards in ``DIR/<source>/`` with a manifest of the experiment's
+settings: re-running the same command after a crash resumes, and the store of
+another run is refused. :meth:`DataRun.finish` removes the shard files once the
+experiment's output is written (unless ``keep_shards``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.shards import ShardStore, Task, plan, run_shards
+
+DEFAULT_SHARD_SIZE = 10_000
+"""Matches per shard of a trace or rounds source (a few seconds of one core;
+the progress bar moves once per shard)."""
+CF_HANDS_PER_SHARD = 20
+"""Leader hands per shard of the counterfactual (each hand is 5 x playouts rounds)."""
+SHARDS_DIR = "shards"
+"""The sources' stores inside an experiment's output directory."""
+
+TRACE_TABLES = ("matches", "events", "paths")
+
+
+# ---------------------------------------------------------------------------
+# Shard jobs (module level: importable on dask workers)
+# ---------------------------------------------------------------------------
+def trace_job(first_match: int, count: int, *, players: int, strategies, seed: int,
+              threads: int | None = None) -> dict[str, pd.DataFrame]:
+    """Matches ``first_match ..`` of :func:`sim.studies.trace_events` as three tables."""
+    from sim.studies import trace_events
+
+    trace = trace_events(players, list(strategies), count, seed, threads=threads,
+                         first_match=first_match)
+    return {"matches": trace.matches, "events": trace.events, "paths": trace.paths}
+
+
+ROUND_COLUMNS = ("match", "round", "leader", "opening", "opening_points", "end", "winner")
+
+
+def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: int,
+               threads: int | None = None) -> pd.DataFrame:
+    """Round rows of matches ``first_match ..``: the studies' columns of
+    :func:`sim.engine.simulate_rounds` (``match``, ``round``, ``leader``,
+    ``opening``, ``opening_points``, ``end``, ``winner`` (the round's), ``raw_*``,
+    ``score_*``) plus ``match_winner`` (the entity that reached 61, -1 if the
+    match stopped unfinished) and ``leader_entity``.
+
+    Every column is a function of the match's own rows, so shards concatenate.
+    """
+    from sim.engine import simulate_rounds
+    from sim.tiles import TARGET_RAW
+
+    n_entities = 2 if players == 4 else players
+    keep = (list(ROUND_COLUMNS) + [f"raw_{e}" for e in range(n_entities)]
+            + [f"score_{e}" for e in range(n_entities)])
+    rounds = simulate_rounds(players, list(strategies), count, seed, threads=threads,
+                             first_match=first_match)[keep].reset_index(drop=True)
+    last = rounds.groupby("match", sort=False).tail(1)
+    scores = last[[f"score_{e}" for e in range(n_entities)]].to_numpy()
+    hit = scores == TARGET_RAW
+    winner = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
+    lookup = pd.Series(winner, index=last["match"].to_numpy())
+    rounds["match_winner"] = lookup.reindex(rounds["match"].to_numpy()).to_numpy().astype(np.int8)
+    leader = rounds["leader"].to_numpy()
+    rounds["leader_entity"] = (leader % 2 if players == 4 else leader).astype(np.int8)
+    return rounds
+
+
+def counterfactual_job(first_hand: int, count: int, *, players: int, strategy: str,
+                       baseline: str, playouts: int, seed: int,
+                       threads: int | None = None) -> pd.DataFrame:
+    """Hands ``first_hand ..`` of :func:`sim.studies.opening_counterfactual`, one row per playout."""
+    from sim.studies import opening_counterfactual
+
+    return opening_counterfactual(players, strategy, hands=count, playouts=playouts, seed=seed,
+                                  baseline=baseline, first_hand=first_hand,
+                                  threads=threads).to_frame()
+
+
+# ---------------------------------------------------------------------------
+# A run's data: backend, shard stores, progress
+# ---------------------------------------------------------------------------
+@dataclass
+class DataRun:
+    """Where and how an experiment computes its data.
+
+    Parameters
+    ----------
+    settings : dict
+        The experiment's validated settings (written into every store's
+        manifest: the shards of another run are refused).
+    backend : str or sim.backends.Backend
+        ``"local"`` (default), ``"dask"`` (a LocalCluster for this run) or an
+        open backend (left open).
+    directory : path, optional
+        Shard stores go to ``directory/<source>/``; without it nothing is
+        written and nothing resumes.
+    shard_size : int
+        Matches per shard (traces, rounds).
+    threads : int, optional
+        Numba threads per shard (default: the backend's choice).
+    progress : bool
+        One tqdm bar per source.
+    keep_shards : bool
+        :meth:`finish` leaves the shard files.
+
+    Use as a context manager (it opens and closes a backend given by name).
+    """
+
+    settings: dict
+    backend: object = "local"
+    directory: Path | None = None
+    shard_size: int = DEFAULT_SHARD_SIZE
+    threads: int | None = None
+    progress: bool = False
+    keep_shards: bool = False
+    stores: dict = field(default_factory=dict, repr=False)
+    _owned: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if isinstance(self.shard_size, bool) or not isinstance(self.shard_size, (int, np.integer)) \
+                or self.shard_size < 1:
+            raise ValueError(f"shard_size must be a positive integer (got {self.shard_size!r})")
+        self.shard_size = int(self.shard_size)
+        if self.directory is not None:
+            self.directory = Path(self.directory)
+
+    def __enter__(self) -> DataRun:
+        from sim.backends import open_backend
+
+        if isinstance(self.backend, str) or self.backend is None:
+            self._owned = self.backend = open_backend(self.backend or "local")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._owned is not None:
+            self._owned.close()
+            self._owned = None
+
+    def check(self) -> None:
+        """Refuse (``sim.shards.ShardError``) stores of another run, before any work."""
+        if self.directory is None or not self.directory.is_dir():
+            return
+        for entry in sorted(self.directory.iterdir()):
+            if entry.is_dir():
+                ShardStore(entry, self._manifest(entry.name), tables=self._tables(entry.name)).check()
+
+    def _manifest(self, source: str) -> dict:
+        size = CF_HANDS_PER_SHARD if source == "counterfactual" else self.shard_size
+        return {"kind": f"experiment-{source}", "settings": self.settings, "shard_size": size}
+
+    @staticmethod
+    def _tables(source: str):
+        return TRACE_TABLES if source == "traces" else None
+
+    def _run(self, source: str, job, tasks: list[Task], bar):
+        store = None
+        if self.directory is not None:
+            store = ShardStore(self.directory / source, self._manifest(source),
+                               tables=self._tables(source)).open()
+            self.stores[source] = store
+        try:
+            return run_shards(job, tasks, backend=self.backend, store=store,
+                              threads=self.threads, progress=self.progress, bar=bar).frame()
+        finally:
+            if store is not None:
+                store.close()
+
+    def _bar(self, total: int, unit: str, desc: str):
+        from experiments.common import Progress
+
+        return Progress(total, self.progress, unit=unit, desc=desc)
+
+    # -- the sources ---------------------------------------------------------
+    def _configurations(self):
+        for k, (strategy, count) in enumerate((s, c) for s in self.settings["strategies"]
+                                              for c in self.settings["players"]):
+            yield k, strategy, count
+
+    def _match_tasks(self, part: int, strategy: str, count: int) -> list[Task]:
+        config = {"players": count, "strategies": [strategy] * count, "seed": self.settings["seed"]}
+        return [Task(shard, config) for shard in plan(self.settings["matches"], self.shard_size,
+                                                       self.settings["seed"], part=part)]
+
+    def traces(self) -> Iterator[tuple[tuple[str, int], object]]:
+        """Yield ``((strategy, players), StudyTrace)`` per self-play configuration, in order."""
+        from sim.studies import StudyTrace
+
+        configurations = list(self._configurations())
+        bar = self._bar(self.settings["matches"] * len(configurations), "match", "matches")
+        try:
+            for part, strategy, count in configurations:
+                tables = self._run("traces", trace_job, self._match_tasks(part, strategy, count),
+                                   bar)
+                yield (strategy, count), StudyTrace(**tables)
+        finally:
+            bar.close()
+
+    def rounds(self) -> Iterator[tuple[tuple[str, int], pd.DataFrame]]:
+        """Yield ``((strategy, players), rounds)`` per self-play configuration (:func:`rounds_job`)."""
+        configurations = list(self._configurations())
+        bar = self._bar(self.settings["matches"] * len(configurations), "match", "matches")
+        try:
+            for part, strategy, count in configurations:
+                yield (strategy, count), self._run("rounds", rounds_job,
+                                                   self._match_tasks(part, strategy, count), bar)
+        finally:
+            bar.close()
+
+    def counterfactuals(self) -> dict:
+        """``players -> OpeningCounterfactual`` for the openings study's settings."""
+        from sim.studies import OpeningCounterfactual
+
+        s = self.settings
+        bar = self._bar(s["hands"] * len(s["players"]), "hand", "forced openings")
+        out = {}
+        try:
+            for part, count in enumerate(s["players"]):
+                config = {"players": count, "strategy": s["playout_strategy"],
+                          "baseline": s["baseline"], "playouts": s["playouts"], "seed": s["seed"]}
+                tasks = [Task(shard, config)
+                         for shard in plan(s["hands"], CF_HANDS_PER_SHARD, s["seed"], part=part)]
+                frame = self._run("counterfactual", counterfactual_job, tasks, bar)
+                out[count] = OpeningCounterfactual.from_frame(
+                    frame, players=count, strategy=s["playout_strategy"], baseline=s["baseline"],
+                    seed=s["seed"])
+        finally:
+            bar.close()
+        return out
+
+    def finish(self) -> None:
+        """After the output is written: remove the shard stores (unless ``keep_shards``)."""
+        if self.keep_shards or self.directory is None:
+            return
+        for store in self.stores.values():
+            store.remove()
+        try:
+            self.directory.rmdir()
+        except OSError:
+            pass
