@@ -9,7 +9,10 @@ seed; :func:`entity_frame` reshapes the match frame into one row per
 Seating rules
 -------------
 - 2 players: every ordered pair of distinct strategies.
-- 3 players: every combination of three, in each of its three seat rotations.
+- 3 players: every combination of three, in each of its six seat orders. (The
+  three rotations alone are not enough: who sits after whom matters -- the
+  seat after a weak player gains -- so rotations of one cyclic order would
+  make the result depend on the order of the strategy list.)
 - 4 players: every ordered pair of partnerships (seats 0, 2 against 1, 3).
 
 With ``duplicate=True`` the seatings of one group (the same strategies in
@@ -72,8 +75,7 @@ def pairings(players: int, names: list[str]) -> list[Pairing]:
                 result.append(Pairing(len(result), group, seating))
     else:
         for group, trio in enumerate(itertools.combinations(names, 3)):
-            for shift in range(3):
-                seating = trio[shift:] + trio[:shift]
+            for seating in itertools.permutations(trio):
                 result.append(Pairing(len(result), group, tuple(seating)))
     return result
 
@@ -386,7 +388,7 @@ def add_tournament_parser(subparsers):
         help="round-robin strategy tournament with summaries, ranking and plots",
         description=(
             "Play every seating of the strategies (2 players: every ordered pair; 3 players: "
-            "every combination in each seat rotation; 4 players: every ordered pair of "
+            "every combination in each of its 6 seat orders; 4 players: every ordered pair of "
             "partnerships) for --matches matches each, then write into --out: matches.parquet, "
             "summary.csv and summary.md (win rate with 95%% Wilson interval, mean final margin, "
             "discarded events and settlement points per match), pairwise.csv, ranking.csv "
@@ -423,8 +425,8 @@ def run_tournament_command(args) -> int:
 
     import numba
 
-    from experiments.tournament_shards import shard_store
-    from sim.backends import backend_options, open_backend
+    from experiments.tournament_shards import SHARDS_DIR, shard_store
+    from sim.backends import backend_options, cluster_failure, open_backend
     from sim.engine import MAX_SEED
     from sim.engine_cli import UsageError, _error, _int_option, _players_option
 
@@ -452,6 +454,7 @@ def run_tournament_command(args) -> int:
     except OSError as exc:
         return _error(f"cannot use {args.out}: {exc.strerror or exc}")
     started = time.perf_counter()
+    shards = Path(args.out) / SHARDS_DIR
     try:
         with backend:
             result = tournament(config.players, config.strategies, config.matches, config.seed,
@@ -461,8 +464,19 @@ def run_tournament_command(args) -> int:
                                 shard_size=scale["shard_size"],
                                 summary_only=scale["summary_only"],
                                 keep_shards=scale["keep_shards"])
-    except OSError as exc:
-        return _error(f"cannot write into {args.out}: {exc.strerror or exc}")
+    except KeyboardInterrupt:
+        print(f"five-up: error: interrupted; finished shards are kept in {shards}: rerun the "
+              "same command to resume", file=sys.stderr)
+        return 130
+    except Exception as exc:  # cluster failures become one line; others propagate
+        if not cluster_failure(exc):
+            raise
+        if isinstance(exc, OSError) and exc.filename:
+            return _error(f"cannot write into {args.out}: {exc.strerror or exc}")
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"five-up: error: run failed ({type(exc).__name__}: {detail}); finished shards "
+              f"are kept in {shards}: rerun the same command to resume", file=sys.stderr)
+        return 1
     elapsed = time.perf_counter() - started
     total = config.matches * len(pairings(players, names))
     print(f"{total} matches ({len(pairings(players, names))} seatings x {config.matches}), "

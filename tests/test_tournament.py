@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -24,11 +25,33 @@ def test_pairings_cover_every_seating():
         ("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
     assert [p.group for p in two] == [0, 0, 1, 1, 2, 2]
     three = pairings(3, ["a", "b", "c", "d"])
-    assert len(three) == 4 * 3  # C(4,3) combinations x 3 rotations
-    assert [p.entity_strategies for p in three[:3]] == [("a", "b", "c"), ("b", "c", "a"),
-                                                        ("c", "a", "b")]
+    assert len(three) == 4 * 6  # C(4,3) combinations x 3! seat orders
+    assert [p.entity_strategies for p in three[:6]] == [
+        ("a", "b", "c"), ("a", "c", "b"), ("b", "a", "c"), ("b", "c", "a"), ("c", "a", "b"),
+        ("c", "b", "a")]
+    assert [p.group for p in three] == [g for g in range(4) for _ in range(6)]
+    # Every strategy sits in every seat, and directly after each other one, equally often.
+    for name in "abcd":
+        seats = [p.entity_strategies.index(name) for p in three if name in p.entity_strategies]
+        assert sorted(seats) == [0] * 6 + [1] * 6 + [2] * 6
+    follows = Counter((p.entity_strategies[i - 1], p.entity_strategies[i])
+                      for p in three for i in range(3))
+    assert set(follows.values()) == {6}
     four = pairings(4, ["a", "b"])
     assert [p.seat_strategies(4) for p in four] == [["a", "b", "a", "b"], ["b", "a", "b", "a"]]
+
+
+def test_three_player_result_does_not_depend_on_the_order_of_the_strategies(compiled_engine):
+    """With duplicate deals, every order of --strategies plays the same six seatings on the
+    same deal sequence, so each strategy's totals are identical (not merely close)."""
+    runs = [tournament(3, names, 150, seed=8, duplicate=True).summary.set_index("strategy")
+            for names in (["random", "greedy", "heavy"], ["heavy", "greedy", "random"])]
+    columns = ["matches", "wins", "unfinished", "mean_margin", "discarded_per_match",
+               "settlement_per_match"]
+    pd.testing.assert_frame_equal(runs[0].loc[["random", "greedy", "heavy"], columns],
+                                  runs[1].loc[["random", "greedy", "heavy"], columns],
+                                  check_exact=True)
+    assert runs[0]["matches"].tolist() == [900, 900, 900]
 
 
 def test_summary_by_hand():
