@@ -78,6 +78,7 @@ from sim._kernels import (
     M_ACTIONS,
     M_BLOCKED_CREDIT,
     M_BLOCKED_ROUNDS,
+    M_DISCARDED_BY,
     M_DOMINO_CREDIT,
     M_DOMINO_DEBIT,
     M_DOMINO_ROUNDS,
@@ -93,6 +94,7 @@ from sim._kernels import (
     M_PLACEMENTS,
     M_RAW_DISCARDED,
     M_ROUNDS,
+    M_SETTLED_BY,
     M_WINNER,
     MATCH_FIELDS,
     MAX_ENTITIES,
@@ -104,6 +106,7 @@ from sim._kernels import (
     R_ACTIONS,
     R_BLOCKED_CREDIT,
     R_BLOCKED_EVENTS,
+    R_DISCARDED_BY,
     R_DOMINO_ACCEPTED,
     R_DOMINO_CREDIT,
     R_DOMINO_DEBIT,
@@ -115,10 +118,6 @@ from sim._kernels import (
     R_EVENTS_ACCEPTED,
     R_EVENTS_DISCARDED,
     R_GAIN,
-    R_DISCARDED_BY,
-    R_SETTLED_BY,
-    M_DISCARDED_BY,
-    M_SETTLED_BY,
     R_LEADER,
     R_OPENING_POINTS,
     R_OPENING_TILE,
@@ -128,6 +127,7 @@ from sim._kernels import (
     R_PLACEMENTS,
     R_RAW_DISCARDED,
     R_SCORE,
+    R_SETTLED_BY,
     R_WINNER,
     ROUND_FIELDS,
     SCRATCH_ORDER,
@@ -440,15 +440,6 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
     int64
         End kind: ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET``.
     """
-    stats = ws.round_stats
-    stats[:] = 0
-    stats[R_LEADER] = leader
-    stats[R_END] = END_NONE
-    stats[R_WINNER] = NO_ENTITY
-    stats[R_DOMINOER] = NO_SEAT
-    stats[R_DOMINO_ACCEPTED] = -1
-    stats[R_OPENING_TILE] = NO_TILE
-
     # Deal: Fisher-Yates over the round's own block of deal-stream words.
     deal = ws.deal
     for tile in range(N_TILES):
@@ -460,6 +451,63 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
         swap = deal[top]
         deal[top] = deal[pick]
         deal[pick] = swap
+    deal_row = ws.cursor[CURSOR_ROUNDS]
+    if deal_row < trace.round_deals.shape[0]:
+        for k in range(N_TILES):
+            trace.round_deals[deal_row, k] = deal[k]
+    end = play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
+                           NO_TILE)
+    row = ws.cursor[CURSOR_ROUNDS]
+    if row < trace.round_rows.shape[0]:
+        stats = ws.round_stats
+        for field in range(ROUND_FIELDS):
+            trace.round_rows[row, field] = stats[field]
+        ws.cursor[CURSOR_ROUNDS] = row + 1
+    return end
+
+
+@kernel
+def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
+                     forced_tile):
+    """Play one round from the deal in ``ws.deal`` (seat ``s``'s hand at ``[5s:5s+5]``, then
+    the boneyard in draw order) to its end: the one turn loop of the engine.
+
+    :func:`play_round` shuffles and calls it; the study kernels
+    (:mod:`sim._study_kernels`) call it with deals of their own and, for
+    forced openings, ``forced_tile``. ``ws.scores`` and the decision stream
+    ``ws.rng`` are used as they are.
+
+    Parameters
+    ----------
+    ws : Workspace
+    trace : Trace
+        Actions and events are appended while it has room.
+    players : int64
+    entity_of_seat : int64[players]
+    seat_strategy : int64[players]
+    seat_params : float64[players, P]
+    leader : int64
+        Seat that opens.
+    forced_tile : int64
+        ``NO_TILE`` (-1): the leader's strategy chooses the opening; a tile of
+        the leader's hand: the leader opens with it.
+
+    Returns
+    -------
+    int64
+        End kind; ``ws.round_stats`` holds the round's figures (scores after
+        it, hand pips left).
+    """
+    stats = ws.round_stats
+    stats[:] = 0
+    stats[R_LEADER] = leader
+    stats[R_END] = END_NONE
+    stats[R_WINNER] = NO_ENTITY
+    stats[R_DOMINOER] = NO_SEAT
+    stats[R_DOMINO_ACCEPTED] = -1
+    stats[R_OPENING_TILE] = NO_TILE
+
+    deal = ws.deal
     for seat in range(players):
         hand = 0
         for k in range(HAND_SIZE):
@@ -478,10 +526,6 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
     for value in range(N_VALUES):
         ws.open_count[value] = 0
     next_draw = players * HAND_SIZE
-    deal_row = ws.cursor[CURSOR_ROUNDS]
-    if deal_row < trace.round_deals.shape[0]:
-        for k in range(N_TILES):
-            trace.round_deals[deal_row, k] = deal[k]
 
     # One turn per iteration; every placement (opening, play, drawn tile) goes
     # through the single decision site below, which keeps the compiled round
@@ -524,9 +568,17 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
                     stats[R_PASSES] += 1
                     _trace_action(ws, trace, seat, ACTION_PASS, NO_TILE, 0, NO_PARENT, SIDE_NONE, 0)
         if count > 0:
-            choice = _decide(
-                ws, seat, players, entity_of_seat, seat_strategy, seat_params, count, N_TILES - next_draw
-            )
+            if opening and forced_tile >= 0:
+                # A study forces the opening tile (list_openings gives one row per tile).
+                choice = 0
+                for c in range(count):
+                    if ws.cands[c, CAND_TILE] == forced_tile:
+                        choice = c
+            else:
+                choice = _decide(
+                    ws, seat, players, entity_of_seat, seat_strategy, seat_params, count,
+                    N_TILES - next_draw,
+                )
             end = _play_candidate(ws, trace, players, entity_of_seat, seat, choice)
             if opening:
                 stats[R_OPENING_TILE] = ws.cands[choice, CAND_TILE]
@@ -542,14 +594,8 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
 
     for entity in range(N_ENTITIES[players]):
         stats[R_SCORE + entity] = ws.scores[entity]
-    row = ws.cursor[CURSOR_ROUNDS]
-    if row < trace.round_rows.shape[0]:
-        # Hands left at the end are needed only by the per-round trace.
-        for seat in range(players):
-            stats[R_PIPS + seat] = hand_pips(ws.hands[seat])
-        for field in range(ROUND_FIELDS):
-            trace.round_rows[row, field] = stats[field]
-        ws.cursor[CURSOR_ROUNDS] = row + 1
+    for seat in range(players):
+        stats[R_PIPS + seat] = hand_pips(ws.hands[seat])
     return end
 
 

@@ -38,62 +38,34 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from sim._jit import kernel
 from sim._kernels import (
     A_KIND,
     A_SEAT,
     ACTION_DRAW,
     ACTION_FIELDS,
-    ACTION_PASS,
     ACTION_PLAY,
     BOARD_ERROR,
-    BOARD_NODES,
-    BOARD_OPEN_NODES,
-    BOARD_OPEN_VALUES,
-    BOARD_PLAYED,
-    BOARD_TOTAL,
-    CAND_TILE,
     E_ACCEPTED,
     E_ACTION,
     E_ENTITY,
     E_KIND,
     E_RAW,
-    END_NONE,
     ENTITY_OF_SEAT,
     EVENT_FIELDS,
     EVENT_PLACEMENT,
     MAX_ENTITIES,
     N_ENTITIES,
-    NO_ENTITY,
-    NO_PARENT,
-    NO_SEAT,
-    NO_TILE,
     R_ACTIONS,
-    R_DOMINO_ACCEPTED,
-    R_DOMINOER,
-    R_DRAWS,
-    R_END,
     R_EVENTS,
     R_GAIN,
-    R_LEADER,
-    R_OPENING_POINTS,
     R_OPENING_TILE,
-    R_PASSES,
-    R_PIPS,
-    R_SCORE,
     R_WINNER,
     ROUND_FIELDS,
-    SIDE_NONE,
-    hand_pips,
-    list_openings,
-    list_placements,
     new_workspace,
-    placement_points,
-    playable_tiles,
 )
-from sim._play import Trace, _decide, _is_blocked, _play_candidate, _settle_blocked, _trace_action
+from sim._play import Trace, play_dealt_round
 from sim.rng import DEAL_WORDS_PER_ROUND, STREAM_DEAL, below, stream_key, word_at
-from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
+from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
 
 ZONE10_LOW = TARGET_RAW - 50
 """Lowest raw score within 10 displayed points of 61 (displayed 51)."""
@@ -276,110 +248,6 @@ def walk_matches(players, round_offsets, round_rows, action_offsets, actions, ev
 # ---------------------------------------------------------------------------
 # Counterfactual openings
 # ---------------------------------------------------------------------------
-@kernel
-def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
-                     forced_tile):
-    """Play one round from the deal already in ``ws.deal`` (hands then boneyard).
-
-    The turn loop of :func:`sim._play.play_round` without its shuffle, calling
-    the engine's own primitives (decisions, placements, events, settlements).
-    With ``forced_tile >= 0`` the leader opens with that tile (it must be in
-    the leader's hand) instead of asking its strategy; with ``-1`` the
-    strategy chooses, and the round is the one the engine would play.
-    ``ws.scores`` and ``ws.rng`` are used as they are: set them before.
-
-    Returns
-    -------
-    int64
-        End kind (``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET``); the
-        round's figures are in ``ws.round_stats``.
-    """
-    stats = ws.round_stats
-    stats[:] = 0
-    stats[R_LEADER] = leader
-    stats[R_END] = END_NONE
-    stats[R_WINNER] = NO_ENTITY
-    stats[R_DOMINOER] = NO_SEAT
-    stats[R_DOMINO_ACCEPTED] = -1
-    stats[R_OPENING_TILE] = NO_TILE
-    board = ws.board
-    board[BOARD_NODES] = 0  # the opening decision sees an empty layout
-    board[BOARD_TOTAL] = 0
-    board[BOARD_OPEN_VALUES] = 0
-    board[BOARD_PLAYED] = 0
-    board[BOARD_OPEN_NODES] = 0
-    for value in range(N_VALUES):
-        ws.open_count[value] = 0
-    deal = ws.deal
-    for seat in range(players):
-        hand = 0
-        for k in range(HAND_SIZE):
-            hand |= 1 << deal[seat * HAND_SIZE + k]
-        ws.hands[seat] = hand
-        ws.hand_sizes[seat] = HAND_SIZE
-        ws.lacking[seat] = 0
-    next_draw = players * HAND_SIZE
-
-    seat = leader
-    end = END_NONE
-    opening = True
-    while True:
-        if opening:
-            count = list_openings(ws, ws.hands[seat])
-        else:
-            playable = ws.hands[seat] & playable_tiles(ws)
-            if playable != 0:
-                count = list_placements(ws, playable)
-            else:
-                count = 0
-                open_values = ws.board[BOARD_OPEN_VALUES]
-                if next_draw < N_TILES:
-                    ws.lacking[seat] = open_values
-                else:
-                    ws.lacking[seat] |= open_values
-                while next_draw < N_TILES:
-                    tile = deal[next_draw]
-                    next_draw += 1
-                    ws.hands[seat] |= 1 << tile
-                    ws.hand_sizes[seat] += 1
-                    stats[R_DRAWS] += 1
-                    _trace_action(ws, trace, seat, ACTION_DRAW, tile, 0, NO_PARENT, SIDE_NONE, 0)
-                    if (1 << tile) & playable_tiles(ws):
-                        count = list_placements(ws, 1 << tile)
-                        break
-                if count == 0:
-                    stats[R_PASSES] += 1
-                    _trace_action(ws, trace, seat, ACTION_PASS, NO_TILE, 0, NO_PARENT, SIDE_NONE, 0)
-        if count > 0:
-            if opening and forced_tile >= 0:
-                choice = 0
-                for c in range(count):
-                    if ws.cands[c, CAND_TILE] == forced_tile:
-                        choice = c
-            else:
-                choice = _decide(
-                    ws, seat, players, entity_of_seat, seat_strategy, seat_params, count,
-                    N_TILES - next_draw,
-                )
-            end = _play_candidate(ws, trace, players, entity_of_seat, seat, choice)
-            if opening:
-                stats[R_OPENING_TILE] = ws.cands[choice, CAND_TILE]
-                stats[R_OPENING_POINTS] = placement_points(ws.board[BOARD_TOTAL])
-                opening = False
-        if end != END_NONE:
-            break
-        if next_draw == N_TILES and _is_blocked(ws, players):
-            end = _settle_blocked(ws, trace, players, entity_of_seat, leader)
-            break
-        seat = (seat + 1) % players
-
-    for entity in range(N_ENTITIES[players]):
-        stats[R_SCORE + entity] = ws.scores[entity]
-    for seat in range(players):
-        stats[R_PIPS + seat] = hand_pips(ws.hands[seat])
-    return end
-
-
 @njit(cache=True)
 def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced_tile, scores,
                        rng_key):
