@@ -51,6 +51,16 @@ This VM exposes no hardware counters, and single-thread figures vary by about
   40 % longer.
 * Thread scaling must be measured on an otherwise idle machine: with another
   process on one of the two cores, "2 threads" runs no faster than one.
+* Cold compile with every built-in strategy (measured per function with a
+  ``numba:compile`` event listener on an empty cache, idle machine): 75 s,
+  of which ~12 s were the ``prange`` batch kernel's own share -- Numba's
+  parallel lowering compiles the loop body as a separate gufunc and links and
+  re-optimises the whole engine (every strategy inlined) into it once more.
+  The batch kernel is now serial and ``nogil``, and ``sim.engine.run_blocks``
+  runs disjoint row blocks on a thread pool: the same matches/s on 1 and 2
+  threads (dynamic block hand-out even balanced long matches a little
+  better), cold compile 61 s. Inlining the round loop into its caller instead
+  made it worse (149 s): Numba-IR inlining re-types the whole loop body.
 
 Status on the 2-core AMD EPYC VM (Numba 0.68.1): 2p greedy ~55-64k/s and 4p
 greedy ~55k/s per core (targets 30k and 20k met with margin); 2p random

@@ -36,7 +36,7 @@ displayed); 305 is the target itself.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from sim._kernels import (
     A_KIND,
@@ -324,14 +324,47 @@ def redeal(unseen, n_unseen, key, out):
         out[pick] = swap
 
 
-@njit(cache=True)
-def _counterfactual_hands(seed, players, hands, hand_ids, seat_strategy, seat_params,
+@njit(nogil=True, cache=True)
+def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_params,
                           baseline_strategy, baseline_params, playouts, start, stop,
                           baseline_out, gains, winners, ends, errors):
-    """Hands ``start .. stop-1`` of :func:`opening_counterfactual` on one workspace.
+    """Force each tile of each hand as the opening; play the round out ``playouts`` times.
 
-    (Kept out of the ``prange`` body: written inline there, the loop nest
-    wrote nothing to the outputs under Numba's parallel lowering.)
+    Serial and GIL-free over hands ``start .. stop - 1``, one workspace per
+    call: :func:`sim.engine.run_blocks` runs disjoint hand ranges on several
+    threads (see :func:`sim._play.simulate_batch` for why not ``prange``).
+
+    Parameters
+    ----------
+    seed : int64
+    players : int64
+    hands : int64[H]
+        The leader's (seat 0's) 5-tile hands, as tile bitmasks.
+    hand_ids : int64[H]
+        Random-stream index of each hand: playout ``k`` of hand ``h`` re-deals
+        the 23 unseen tiles from ``word_at(stream_key(seed, hand_ids[h],
+        STREAM_CF_DEAL), k)`` and seeds the decisions from
+        ``word_at(stream_key(seed, hand_ids[h], STREAM_CF_DECISION), k)``, the
+        same for every tile of the hand.
+    seat_strategy : int64[players]; seat_params : float64[players, P]
+        The strategy playing every seat in the playouts.
+    baseline_strategy : int64[players]; baseline_params : float64[players, P]
+        The strategy whose opening choice is reported in ``baseline_out``
+        (asked once per hand, at scores 0 with an empty layout).
+    playouts : int64
+    start, stop : int64
+        The hands to play, ``start .. stop - 1`` (results do not depend on how
+        the hands are split).
+    baseline_out : int64[H]
+        Filled: the tile the baseline strategy opens with.
+    gains : int32[H, 5, playouts, MAX_ENTITIES]
+        Filled: raw points each entity gained in the round, for the hand's
+        ``i``-th lowest tile forced as the opening (index ``i``).
+    winners, ends : int8[H, 5, playouts]
+        Filled: the round's winner entity (-1 none) and end kind.
+    errors : int64[H]
+        Set to ``strategy id + 1`` when a strategy returned an invalid choice
+        for that hand (as the engine's ``BOARD_ERROR``), else left 0.
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     ws = new_workspace()
@@ -395,48 +428,3 @@ def _counterfactual_hands(seed, players, hands, hand_ids, seat_strategy, seat_pa
                 ends[h, slot, k] = end
                 if ws.board[BOARD_ERROR] != 0:
                     errors[h] = ws.board[BOARD_ERROR]
-
-
-@njit(parallel=True, cache=True)
-def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_params,
-                           baseline_strategy, baseline_params, playouts, n_blocks,
-                           baseline_out, gains, winners, ends, errors):
-    """Force each tile of each hand as the opening; play the round out ``playouts`` times.
-
-    Parameters
-    ----------
-    seed : int64
-    players : int64
-    hands : int64[H]
-        The leader's (seat 0's) 5-tile hands, as tile bitmasks.
-    hand_ids : int64[H]
-        Random-stream index of each hand: playout ``k`` of hand ``h`` re-deals
-        the 23 unseen tiles from ``word_at(stream_key(seed, hand_ids[h],
-        STREAM_CF_DEAL), k)`` and seeds the decisions from
-        ``word_at(stream_key(seed, hand_ids[h], STREAM_CF_DECISION), k)``, the
-        same for every tile of the hand.
-    seat_strategy : int64[players]; seat_params : float64[players, P]
-        The strategy playing every seat in the playouts.
-    baseline_strategy : int64[players]; baseline_params : float64[players, P]
-        The strategy whose opening choice is reported in ``baseline_out``
-        (asked once per hand, at scores 0 with an empty layout).
-    playouts : int64
-    n_blocks : int64
-        prange blocks (results do not depend on it).
-    baseline_out : int64[H]
-        Filled: the tile the baseline strategy opens with.
-    gains : int32[H, 5, playouts, MAX_ENTITIES]
-        Filled: raw points each entity gained in the round, for the hand's
-        ``i``-th lowest tile forced as the opening (index ``i``).
-    winners, ends : int8[H, 5, playouts]
-        Filled: the round's winner entity (-1 none) and end kind.
-    errors : int64[H]
-        Set to ``strategy id + 1`` when a strategy returned an invalid choice
-        for that hand (as the engine's ``BOARD_ERROR``), else left 0.
-    """
-    n_hands = hands.shape[0]
-    for block in prange(n_blocks):
-        _counterfactual_hands(seed, players, hands, hand_ids, seat_strategy, seat_params,
-                              baseline_strategy, baseline_params, playouts,
-                              block * n_hands // n_blocks, (block + 1) * n_hands // n_blocks,
-                              baseline_out, gains, winners, ends, errors)

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -46,7 +47,7 @@ DEFAULT_CHUNK_PER_THREAD = 16384
 """Matches per thread per kernel call: the progress bar updates between calls."""
 
 BLOCKS_PER_THREAD = 8
-"""prange blocks per thread and chunk, for load balance (results do not depend on it)."""
+"""Row blocks per thread and kernel call, for load balance (results do not depend on it)."""
 
 END_NAMES = {K.END_DOMINO: "domino", K.END_BLOCKED: "blocked", K.END_TARGET: "target"}
 SIDE_NAMES = {K.SIDE_NONE: None, K.SIDE_LINE: "line", K.SIDE_ARM: "arm"}
@@ -261,6 +262,31 @@ def _finite(value, strategy: str, name: str) -> float:
     return float(value)
 
 
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def run_blocks(play: Callable[[int, int], None], count: int, threads: int) -> None:
+    """Call ``play(start, stop)`` over contiguous blocks covering ``0 .. count - 1``, on
+    ``threads`` threads.
+
+    ``play`` is a GIL-free kernel writing only its own rows, so the blocks run
+    truly in parallel and the result does not depend on the split or the
+    order; several blocks per thread balance uneven matches. An exception in
+    a block is raised here.
+    """
+    blocks = max(1, min(count, threads * BLOCKS_PER_THREAD))
+    bounds = [(b * count // blocks, (b + 1) * count // blocks) for b in range(blocks)]
+    if threads <= 1 or blocks == 1:
+        for start, stop in bounds:
+            play(start, stop)
+        return
+    pool = _POOLS.get(threads)
+    if pool is None:
+        pool = _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="five-up")
+    for future in [pool.submit(play, start, stop) for start, stop in bounds]:
+        future.result()
+
+
 @contextmanager
 def _thread_count(threads: int | None):
     """Run with ``threads`` Numba threads, restoring the previous count after."""
@@ -298,16 +324,7 @@ def _run_kernel(
     events=None,
 ) -> None:
     """One call of the batch kernel for matches ``first .. first + len(stats) - 1``."""
-    count = stats.shape[0]
-    blocks = max(1, min(count, threads * BLOCKS_PER_THREAD))
-    _play.simulate_batch(
-        np.int64(setup.seed),
-        np.int64(first),
-        np.int64(setup.players),
-        setup.strategy_ids,
-        setup.params,
-        np.int64(setup.max_rounds),
-        np.int64(blocks),
+    arrays = (
         stats,
         scores,
         round_offsets,
@@ -318,6 +335,11 @@ def _run_kernel(
         event_offsets,
         _empty(K.EVENT_FIELDS, np.int32) if events is None else events,
     )
+    fixed = (np.int64(setup.seed), np.int64(first), np.int64(setup.players), setup.strategy_ids,
+             setup.params, np.int64(setup.max_rounds))
+    run_blocks(lambda start, stop: _play.simulate_batch(*fixed, np.int64(start), np.int64(stop),
+                                                        *arrays),
+               stats.shape[0], threads)
     errors = stats[:, K.M_ERROR]
     if errors.any():
         import strategies as registry

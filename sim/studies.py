@@ -498,12 +498,15 @@ def opening_counterfactual(
         size = max(1, min(n, 16 * active))
         for start in range(0, n, size):
             stop = min(n, start + size)
-            blocks = max(1, min(stop - start, active * 4))
-            SK.opening_counterfactual(
-                np.int64(setup.seed), np.int64(players), masks[start:stop], hand_ids[start:stop],
-                setup.strategy_ids, params, base.strategy_ids, base_params, np.int64(playouts),
-                np.int64(blocks), baseline_out[start:stop], gains[start:stop],
-                winners[start:stop], ends[start:stop], errors[start:stop])
+            chunk = (masks[start:stop], hand_ids[start:stop], setup.strategy_ids, params,
+                     base.strategy_ids, base_params, np.int64(playouts))
+            outputs = (baseline_out[start:stop], gains[start:stop], winners[start:stop],
+                       ends[start:stop], errors[start:stop])
+            _engine.run_blocks(
+                lambda a, b, chunk=chunk, outputs=outputs: SK.opening_counterfactual(
+                    np.int64(setup.seed), np.int64(players), *chunk, np.int64(a), np.int64(b),
+                    *outputs),
+                stop - start, active)
             bar.update(stop - start)
             if on_chunk is not None:
                 on_chunk(stop - start)
