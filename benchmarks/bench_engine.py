@@ -65,8 +65,10 @@ This VM exposes no hardware counters, and single-thread figures vary by about
 Status on the 2-core AMD EPYC VM (Numba 0.68.1): 2p greedy ~55-64k/s and 4p
 greedy ~55k/s per core (targets 30k and 20k met with margin); 2p random
 42-51k/s per core depending on the run (target 50k: borderline, missed in
-most full benchmark runs); 1.7-2.2x on 2 threads (noisy); warm start ~1.4 s;
-cold compile ~28-33 s. Remaining ideas for 2p random, not yet tried: two
+most full benchmark runs); 1.6-2.3x on 2 threads (noisy); warm start ~1.4 s
+with random/greedy only, 1.8-2.9 s with every strategy; cold compile 28-33 s
+with random/greedy only, 61-64 s with every built-in strategy (target 60 s:
+just missed). Remaining ideas for 2p random, not yet tried: two
 shuffle swaps per 64-bit word (saves ~13 mixes per round, ~2 %), flattening
 ``nodes``/``cands`` to 1-D rows of constant width (removes runtime stride
 multiplies and spills in the candidate loop).
