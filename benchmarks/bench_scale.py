@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import resource
@@ -41,17 +42,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} logical cores, {platform.system()} {platform.machine()}"
+from bench_engine import (
+    machine,  # the benchmarks folder is on sys.path (script or import)
+)
 
 
 def load() -> str:
@@ -159,7 +152,7 @@ def main() -> None:
         print("| backend | matches/s | vs 1 dask worker | start-up + warm-up (s) |")
         print("|---|---:|---:|---:|")
         for name, rate, ready in rows:
-            ready_text = "" if ready != ready else f"{ready:.1f}"
+            ready_text = "" if math.isnan(ready) else f"{ready:.1f}"
             print(f"| {name} | {rate:,.0f} | {rate / base:.2f}x | {ready_text} |")
         print(f"\n({load()})\n")
 
