@@ -135,6 +135,8 @@ class TournamentResult:
     pairwise: pd.DataFrame
     ranking: pd.DataFrame
     files: list[str] = field(default_factory=list)
+    paired: pd.DataFrame | None = None
+    """Duplicate tournaments with match rows: :func:`paired_win_rates` (in summary.md)."""
 
     def save(self, out_dir: str | os.PathLike) -> list[str]:
         """Write matches.parquet, summary.csv/.md, pairwise.csv, ranking.csv and plots."""
@@ -163,8 +165,16 @@ class TournamentResult:
         c = self.config
         head = (f"# Tournament: {c.players} players, {c.matches} matches per seating, "
                 f"seed {c.seed}{', duplicate deals' if c.duplicate else ''}\n\n")
-        return (head + "## Summary\n\n" + _md_table(self.summary) + "\n\n## Ranking\n\n"
-                + _md_table(self.ranking) + "\n\n## Pairwise win rate (row vs column)\n\n"
+        paired = ""
+        if self.paired is not None:
+            paired = ("\n\n## Win rate with the duplicate deals paired\n\n"
+                      "Every deal is played in each seating of its group, so the deal is the "
+                      "unit: a 95% interval with deals as clusters (delta method). Narrower "
+                      "than the Wilson interval above when the deal's luck, not the strategy, "
+                      "decides who wins.\n\n" + _md_table(self.paired))
+        return (head + "## Summary\n\n" + _md_table(self.summary) + paired
+                + "\n\n## Ranking\n\n" + _md_table(self.ranking)
+                + "\n\n## Pairwise win rate (row vs column)\n\n"
                 + _md_table(self.pairwise.reset_index()) + "\n")
 
 
@@ -197,6 +207,7 @@ def entity_frame(matches: pd.DataFrame) -> pd.DataFrame:
         others = np.delete(scores, e, axis=1).max(axis=1)
         parts.append(pd.DataFrame({
             "pairing": matches["pairing"].to_numpy(),
+            **({"group": matches["group"].to_numpy()} if "group" in matches.columns else {}),
             "match": matches["match"].to_numpy(),
             "entity": e,
             "strategy": matches[f"entity_strategy_{e}"].to_numpy(),
@@ -227,6 +238,39 @@ def summarise(entities: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     table.insert(4, "win_high", high)
     table = table.reset_index().rename(columns={"index": "strategy"})
     return table.astype({"matches": "int64", "wins": "int64", "unfinished": "int64"})
+
+
+def paired_win_rates(entities: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """Win rates with deals as clusters: the interval of a duplicate tournament.
+
+    In a duplicate tournament match ``i`` of every seating of a group is the
+    same deal, so the outcomes of one deal are not independent. For each
+    strategy, ``y`` = its wins on one deal (over the group's seatings it
+    plays) and ``x`` = the seatings it plays; the rate is ``sum(y) / sum(x)``
+    and the 95% interval the delta-method ratio interval with deals as
+    clusters (:func:`experiments.common.ratio_ci`).
+
+    Parameters
+    ----------
+    entities : DataFrame
+        :func:`entity_frame` of a duplicate tournament (needs ``group``).
+    names : list of str
+
+    Returns
+    -------
+    DataFrame
+        ``strategy``, ``deals``, ``win_rate``, ``paired_low``, ``paired_high``.
+    """
+    from experiments.common import ratio_ci
+
+    rows = []
+    for name in names:
+        own = entities[entities["strategy"] == name]
+        per_deal = own.groupby(["group", "match"], sort=True)["won"].agg(["sum", "size"])
+        rate, low, high = ratio_ci(per_deal["sum"].to_numpy(), per_deal["size"].to_numpy())
+        rows.append({"strategy": name, "deals": len(per_deal), "win_rate": rate,
+                     "paired_low": low, "paired_high": high})
+    return pd.DataFrame(rows).astype({"deals": "int64"})
 
 
 def pairwise_matrix(matches: pd.DataFrame, names: list[str]) -> pd.DataFrame:
@@ -363,6 +407,7 @@ def tournament(players: int, strategies: list[str], matches: int, seed: int,
         summary=summarise(entities, config.strategies),
         pairwise=pairwise_matrix(all_matches, config.strategies),
         ranking=ranking(all_matches, config.strategies),
+        paired=paired_win_rates(entities, config.strategies) if config.duplicate else None,
     )
     if out is not None:
         result.save(out)

@@ -54,6 +54,57 @@ def test_three_player_result_does_not_depend_on_the_order_of_the_strategies(comp
     assert runs[0]["matches"].tolist() == [900, 900, 900]
 
 
+def _duplicate_matches(winners_per_seating):
+    """Two seatings of group 0 ((a, b) then (b, a)), one row per deal and seating."""
+    rows = []
+    for pairing, winners in enumerate(winners_per_seating):
+        first, second = ("a", "b") if pairing == 0 else ("b", "a")
+        for match, winner in enumerate(winners):
+            rows.append({"pairing": pairing, "group": 0, "match": match, "winner": winner,
+                         "score_0": 305 if winner == 0 else 100,
+                         "score_1": 305 if winner == 1 else 100,
+                         "entity_strategy_0": first, "entity_strategy_1": second,
+                         "events_discarded_0": 0, "events_discarded_1": 0,
+                         "settlement_raw_0": 0, "settlement_raw_1": 0})
+    return pd.DataFrame(rows)
+
+
+def test_paired_interval_by_hand():
+    from experiments.tournament import paired_win_rates
+
+    # The seat decides every deal (entity 0 always wins): a and b win each deal once in two
+    # seatings, y = 1 of x = 2 on all 3 deals -> rate 0.5 with zero spread.
+    seat_luck = entity_frame(_duplicate_matches([[0, 0, 0], [0, 0, 0]]))
+    table = paired_win_rates(seat_luck, ["a", "b"]).set_index("strategy")
+    assert table.loc["a", "deals"] == 3 and table.loc["a", "win_rate"] == 0.5
+    assert table.loc["a", "paired_low"] == 0.5 and table.loc["a", "paired_high"] == 0.5
+    # Wilson on 3 wins of 6 ignores the pairing: about [0.188, 0.812].
+    summary = summarise(seat_luck, ["a", "b"]).set_index("strategy")
+    assert summary.loc["a", "win_low"] == pytest.approx(0.1876, abs=1e-3)
+
+    # The deal decides (a wins deal 0 in both seatings, b wins deal 1 in both):
+    # y = [2, 0], x = [2, 2], r = 0.5, residuals [1, -1], variance (ddof 1) 2,
+    # se = sqrt(2 * 2) / 4 = 0.5, interval 0.5 +- 1.959964 * 0.5.
+    deal_luck = entity_frame(_duplicate_matches([[0, 1], [1, 0]]))
+    table = paired_win_rates(deal_luck, ["a", "b"]).set_index("strategy")
+    assert table.loc["a", "win_rate"] == 0.5
+    assert table.loc["a", "paired_low"] == pytest.approx(0.5 - 1.959964 * 0.5, abs=1e-6)
+    assert table.loc["a", "paired_high"] == pytest.approx(0.5 + 1.959964 * 0.5, abs=1e-6)
+
+
+def test_duplicate_tournament_reports_the_paired_interval(compiled_engine, tmp_path):
+    result = tournament(2, ["random", "greedy"], 400, seed=3, duplicate=True, out=tmp_path / "d")
+    paired = result.paired.set_index("strategy")
+    summary = result.summary.set_index("strategy")
+    assert (paired["deals"] == 400).all()
+    assert paired["win_rate"].to_numpy() == pytest.approx(summary["win_rate"].to_numpy())
+    text = (tmp_path / "d" / "summary.md").read_text()
+    assert "## Win rate with the duplicate deals paired" in text
+    independent = tournament(2, ["random", "greedy"], 400, seed=3)
+    assert independent.paired is None
+    assert "paired" not in independent.markdown()
+
+
 def test_summary_by_hand():
     matches = pd.DataFrame({
         "pairing": [0, 0, 1, 1], "match": [0, 1, 0, 1], "winner": [0, 1, 0, -1],
