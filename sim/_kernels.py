@@ -731,6 +731,44 @@ def playable_tiles(ws):
     return TILES_MATCHING[ws.board[BOARD_OPEN_VALUES]]
 
 
+@hot_kernel
+def no_hand_can_play(ws, players):
+    """True when no hand holds a legal placement (ruling 6: with an empty boneyard, blocked)."""
+    playable = playable_tiles(ws)
+    for seat in range(players):
+        if ws.hands[seat] & playable:
+            return False
+    return True
+
+
+@hot_kernel
+def rank_blocked_hands(ws, players, first_seat, pips, order):
+    """Blocked settlement's order (rulings 11, 13): ``pips[seat]`` = the hand's pip total,
+    ``order`` = the seats by ascending total, ties clockwise from ``first_seat``
+    (a stable insertion sort of the seats taken clockwise)."""
+    for seat in range(players):
+        pips[seat] = hand_pips(ws.hands[seat])
+    for step in range(players):
+        seat = (first_seat + step) % players
+        position = step
+        while position > 0 and pips[order[position - 1]] > pips[seat]:
+            order[position] = order[position - 1]
+            position -= 1
+        order[position] = seat
+
+
+@hot_kernel
+def blocked_credit(players, entity_of_seat, pips, seat):
+    """Ruling 11: round5 of the differences between ``seat``'s hand and every heavier
+    opposing hand."""
+    entity = entity_of_seat[seat]
+    difference = 0
+    for other in range(players):
+        if entity_of_seat[other] != entity and pips[other] > pips[seat]:
+            difference += pips[other] - pips[seat]
+    return round5(difference)
+
+
 __all__ = [name for name in dir() if name.isupper()] + [
     "Workspace",
     "PlayerView",
@@ -746,6 +784,9 @@ __all__ = [name for name in dir() if name.isupper()] + [
     "list_placements",
     "list_openings",
     "playable_tiles",
+    "no_hand_can_play",
+    "rank_blocked_hands",
+    "blocked_credit",
     "lowest_bit_index",
     "bit_count",
 ]

@@ -134,14 +134,17 @@ from sim._kernels import (
     SCRATCH_PIPS,
     SIDE_NONE,
     PlayerView,
+    blocked_credit,
     hand_pips,
     list_openings,
     list_placements,
     new_workspace,
+    no_hand_can_play,
     open_layout,
     place_tile,
     placement_points,
     playable_tiles,
+    rank_blocked_hands,
     round5,
 )
 from sim.rng import (
@@ -150,6 +153,7 @@ from sim.rng import (
     STREAM_DEAL,
     STREAM_DECISION,
     below,
+    shuffle_round_deal,
     stream_key,
     word_at,
 )
@@ -323,25 +327,12 @@ def _settle_blocked(ws, trace, players, entity_of_seat, leader):
     """
     pips = ws.seat_scratch[SCRATCH_PIPS]
     order = ws.seat_scratch[SCRATCH_ORDER]
-    for seat in range(players):
-        pips[seat] = hand_pips(ws.hands[seat])
-    # Stable insertion sort of the seats taken clockwise from the leader.
-    for step in range(players):
-        seat = (leader + step) % players
-        position = step
-        while position > 0 and pips[order[position - 1]] > pips[seat]:
-            order[position] = order[position - 1]
-            position -= 1
-        order[position] = seat
+    rank_blocked_hands(ws, players, leader, pips, order)
     stats = ws.round_stats
     for rank in range(players):
         seat = order[rank]
         entity = entity_of_seat[seat]
-        difference = 0
-        for other in range(players):
-            if entity_of_seat[other] != entity and pips[other] > pips[seat]:
-                difference += pips[other] - pips[seat]
-        credit = round5(difference)
+        credit = blocked_credit(players, entity_of_seat, pips, seat)
         if credit == 0:
             continue
         outcome = _apply_event(ws, trace, entity, EVENT_BLOCKED, -1, seat, 0, credit, 0, credit)
@@ -358,16 +349,6 @@ def _settle_blocked(ws, trace, players, entity_of_seat, leader):
     stats[R_END] = END_BLOCKED
     stats[R_WINNER] = winner
     return END_BLOCKED
-
-
-@hot_kernel
-def _is_blocked(ws, players):
-    """True when no hand holds a legal placement (call only with an empty boneyard)."""
-    playable = playable_tiles(ws)
-    for seat in range(players):
-        if ws.hands[seat] & playable:
-            return False
-    return True
 
 
 # ---------------------------------------------------------------------------
@@ -440,17 +421,8 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
     int64
         End kind: ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET``.
     """
-    # Deal: Fisher-Yates over the round's own block of deal-stream words.
     deal = ws.deal
-    for tile in range(N_TILES):
-        deal[tile] = tile
-    first_word = round_index * DEAL_WORDS_PER_ROUND
-    for step in range(N_TILES - 1):
-        top = N_TILES - 1 - step
-        pick = below(word_at(deal_key, first_word + step), top + 1)
-        swap = deal[top]
-        deal[top] = deal[pick]
-        deal[pick] = swap
+    shuffle_round_deal(deal_key, round_index, deal)
     deal_row = ws.cursor[CURSOR_ROUNDS]
     if deal_row < trace.round_deals.shape[0]:
         for k in range(N_TILES):
@@ -587,7 +559,7 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
         if end != END_NONE:
             break
         # Ruling 6: with the boneyard empty and nobody able to play, block at once.
-        if next_draw == N_TILES and _is_blocked(ws, players):
+        if next_draw == N_TILES and no_hand_can_play(ws, players):
             end = _settle_blocked(ws, trace, players, entity_of_seat, leader)
             break
         seat = (seat + 1) % players

@@ -64,7 +64,7 @@ from sim._kernels import (
     new_workspace,
 )
 from sim._play import Trace, play_dealt_round
-from sim.rng import DEAL_WORDS_PER_ROUND, STREAM_DEAL, below, stream_key, word_at
+from sim.rng import STREAM_DEAL, below, shuffle_round_deal, stream_key, word_at
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
 
 ZONE10_LOW = TARGET_RAW - 50
@@ -280,19 +280,10 @@ def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced
 def engine_deal(seed, match, round_index, out):
     """Write the engine's shuffled tiles of a round of ``match`` into ``out`` (int64[28]).
 
-    The same Fisher-Yates over the deal stream as :func:`sim._play.play_round`
+    :func:`sim.rng.shuffle_round_deal`, as :func:`sim._play.play_round` deals
     (tests check the two agree): seat ``s`` holds ``out[5s:5s+5]``.
     """
-    key = stream_key(seed, match, STREAM_DEAL)
-    for tile in range(N_TILES):
-        out[tile] = tile
-    first_word = round_index * DEAL_WORDS_PER_ROUND
-    for step in range(N_TILES - 1):
-        top = N_TILES - 1 - step
-        pick = below(word_at(key, first_word + step), top + 1)
-        swap = out[top]
-        out[top] = out[pick]
-        out[pick] = swap
+    shuffle_round_deal(stream_key(seed, match, STREAM_DEAL), round_index, out)
 
 
 @njit(cache=True)

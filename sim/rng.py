@@ -38,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim._jit import kernel
+from sim._jit import hot_kernel, kernel
+from sim.tiles import N_TILES
 
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 """SplitMix64 increment: 2**64 divided by the golden ratio, made odd."""
@@ -168,3 +169,19 @@ def next_below(state, n):
 def next_unit(state):
     """Next uniform float64 in ``[0, 1)`` (53 random bits) of a stream state."""
     return np.float64(next_word(state) >> _UNIT_SHIFT) * _UNIT_SCALE
+
+
+@hot_kernel
+def shuffle_round_deal(deal_key, round_index, deal):
+    """The round's deal: Fisher-Yates of the 28 tiles over round ``round_index``'s own block
+    of deal-stream words (``deal`` int[28] is overwritten; seat ``s`` gets ``[5s:5s+5]``,
+    the rest is the boneyard in draw order)."""
+    for tile in range(N_TILES):
+        deal[tile] = tile
+    first_word = round_index * DEAL_WORDS_PER_ROUND
+    for step in range(N_TILES - 1):
+        top = N_TILES - 1 - step
+        pick = below(word_at(deal_key, first_word + step), top + 1)
+        swap = deal[top]
+        deal[top] = deal[pick]
+        deal[pick] = swap

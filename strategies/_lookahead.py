@@ -75,19 +75,24 @@ from sim._kernels import (
     ENTITY_OF_SEAT,
     NO_PARENT,
     NODE_FIELDS,
+    SCRATCH_ORDER,
+    SCRATCH_PIPS,
     TILE_PIPS,
     TILES_MATCHING,
     PlayerView,
     bit_count,
+    blocked_credit,
     hand_pips,
     list_openings,
     list_placements,
     lowest_bit_index,
     new_workspace,
+    no_hand_can_play,
     open_layout,
     place_tile,
     placement_points,
     playable_tiles,
+    rank_blocked_hands,
     round5,
 )
 from sim.rng import next_below
@@ -336,26 +341,13 @@ def settle_blocked(ws, players, entity_of_seat, first_seat):
     matters when two equal hands both earn a credit and the first reaches 305.
     Returns END_BLOCKED or END_TARGET.
     """
-    pips = ws.seat_scratch[0]
-    order = ws.seat_scratch[1]
-    for seat in range(players):
-        pips[seat] = hand_pips(ws.hands[seat])
-    for step in range(players):
-        seat = (first_seat + step) % players
-        position = step
-        while position > 0 and pips[order[position - 1]] > pips[seat]:
-            order[position] = order[position - 1]
-            position -= 1
-        order[position] = seat
+    pips = ws.seat_scratch[SCRATCH_PIPS]
+    order = ws.seat_scratch[SCRATCH_ORDER]
+    rank_blocked_hands(ws, players, first_seat, pips, order)
     for rank in range(players):
         seat = order[rank]
-        entity = entity_of_seat[seat]
-        difference = 0
-        for other in range(players):
-            if entity_of_seat[other] != entity and pips[other] > pips[seat]:
-                difference += pips[other] - pips[seat]
-        credit = round5(difference)
-        if credit != 0 and apply_event(ws.scores, entity, credit) == EVENT_HIT_TARGET:
+        credit = blocked_credit(players, entity_of_seat, pips, seat)
+        if credit != 0 and apply_event(ws.scores, entity_of_seat[seat], credit) == EVENT_HIT_TARGET:
             return END_TARGET
     return END_BLOCKED
 
@@ -376,16 +368,6 @@ def play_scratch(ws, players, entity_of_seat, seat, tile, parent, side, joined):
     if points > 0 and apply_event(ws.scores, entity_of_seat[seat], points) == EVENT_HIT_TARGET:
         return END_TARGET
     return END_NONE
-
-
-@hot_kernel
-def is_blocked(ws, players):
-    """No hand holds a legal placement (call with an empty boneyard)."""
-    playable = playable_tiles(ws)
-    for seat in range(players):
-        if ws.hands[seat] & playable:
-            return False
-    return True
 
 
 @hot_kernel
@@ -487,7 +469,7 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row):
             )
             if end != END_NONE:
                 return end
-        if next_draw == N_TILES and is_blocked(ws, players):
+        if next_draw == N_TILES and no_hand_can_play(ws, players):
             return settle_blocked(ws, players, entity_of_seat, tie_seat)
         seat = (seat + 1) % players
 
@@ -546,7 +528,6 @@ __all__ = [
     "settle_domino",
     "settle_blocked",
     "play_scratch",
-    "is_blocked",
     "greedy_row",
     "continue_round",
     "replay_round_greedy",
