@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.stats import Z95, wilson_interval
+from experiments.stats import Z95, mean_interval, wilson_interval
 
 MANIFEST = "run.json"
 """The run's settings, written into the output directory."""
@@ -160,14 +160,7 @@ def proportion(successes, trials) -> dict:
 
 def mean_ci(values) -> tuple[float, float, float]:
     """Mean and its normal 95% interval (nan bounds with fewer than 2 values)."""
-    x = np.asarray(values, dtype=np.float64)
-    if x.size == 0:
-        return float("nan"), float("nan"), float("nan")
-    mean = float(x.mean())
-    if x.size < 2:
-        return mean, float("nan"), float("nan")
-    half = Z95 * float(x.std(ddof=1)) / np.sqrt(x.size)
-    return mean, mean - half, mean + half
+    return mean_interval(values, Z95)
 
 
 def grouped_mean_ci(frame: pd.DataFrame, keys: list[str], value: str, prefix: str) -> pd.DataFrame:
@@ -421,15 +414,13 @@ def run_experiment(settings: dict, compute: Callable, *, out=None, backend="loca
     """
     from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
 
-    directory = None
-    if out is not None:
-        directory = Path(out) / SHARDS_DIR
-        DataRun(settings, directory=directory,
-                shard_size=DEFAULT_SHARD_SIZE if shard_size is None else shard_size).check()
-        prepare_out_dir(out, settings)
-    data = DataRun(settings, backend=backend, directory=directory,
+    data = DataRun(settings, backend=backend,
+                   directory=None if out is None else Path(out) / SHARDS_DIR,
                    shard_size=DEFAULT_SHARD_SIZE if shard_size is None else shard_size,
                    threads=check_threads(threads), progress=progress, keep_shards=keep_shards)
+    if out is not None:
+        data.check()  # before claiming the directory: refuse another run's shards
+        prepare_out_dir(out, settings)
     with data:
         result = compute(data)
     if out is not None:

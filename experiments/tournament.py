@@ -185,16 +185,10 @@ def _atomic(path: Path, write) -> None:
 
 
 def _md_table(frame: pd.DataFrame) -> str:
-    def cell(v):
-        if isinstance(v, float):
-            return "" if np.isnan(v) else f"{v:.3f}"
-        return str(v)
+    """A markdown table with 3 decimals (:func:`experiments.common.md_table`)."""
+    from experiments.common import md_table
 
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
-             "|" + "---|" * len(frame.columns)]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
-    return "\n".join(lines)
+    return md_table(frame, 3)
 
 
 def entity_frame(matches: pd.DataFrame) -> pd.DataFrame:
