@@ -29,3 +29,14 @@ kernel = njit(**KERNEL_OPTIONS)
 
 hot_kernel = njit(inline="always", **KERNEL_OPTIONS)
 """Decorator: ``kernel`` inlined into its callers (the per-turn path)."""
+
+
+def strategy_kernel(py_func):
+    """Compile a strategy function as ``hot_kernel`` does, without the on-disk cache.
+
+    A strategy is only ever inlined into the engine kernel of its set (which is
+    cached, :mod:`sim.kernel_sets`), and a function defined in a notebook cell
+    has no source file for a cache to live beside.
+    """
+    options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
+    return njit(inline="always", **options)(py_func)

@@ -74,24 +74,31 @@ A :class:`Workspace` named tuple holds every mutable array of a match in play.
     Layout scalars: ``BOARD_NODES`` placements so far, ``BOARD_TOTAL`` the
     scoring total (kept incrementally, ruling 3), ``BOARD_OPEN_VALUES`` value
     set with ``open_count > 0``, ``BOARD_PLAYED`` tile bitmask of the layout,
-    ``BOARD_ERROR`` nonzero if a strategy returned an invalid choice,
-    ``BOARD_OPEN_NODES`` length of ``open_nodes``.
+    ``BOARD_ERROR`` nonzero if a strategy returned an invalid choice (its
+    slot + 1), ``BOARD_OPEN_NODES`` length of ``open_nodes``; the decision
+    in hand: ``BOARD_DECISION_SEAT``, ``BOARD_DECISION_COUNT`` (candidates),
+    ``BOARD_DECISION_BONEYARD`` (tiles left to draw); ``BOARD_SUSPENDED`` 1
+    when the match stopped at a Python seat's decision with no recorded
+    answer (:mod:`sim.python_seats`).
 ``cands`` : int64[MAX_CANDIDATES, CAND_FIELDS]
     The distinct legal placements of the decision in hand (ruling 4), rows
     ``0..n-1``: ``CAND_TILE``, ``CAND_PARENT`` (node row, ``NO_PARENT`` for an
     opening), ``CAND_SIDE`` (``SIDE_NONE`` / ``SIDE_LINE`` / ``SIDE_ARM``),
     ``CAND_JOINED`` (value joined; the low half for an opening),
     ``CAND_POINTS`` (raw points the placement would score, ruling 3).
-``rng`` : uint64[2]
-    Decision stream ``[key, counter]`` (:mod:`sim.rng`).
+``rng`` : uint64[MAX_PLAYERS, 2]
+    Row ``s``: seat ``s``'s own decision stream ``[key, counter]``
+    (:func:`sim.rng.decision_key`; one-way from the match key, so a strategy
+    can compute neither the deal stream nor another seat's draws from it).
 ``round_stats`` : int64[ROUND_FIELDS]
     Figures of the round in play (``R_*`` indices below).
 ``match_totals`` : int64[MATCH_FIELDS]
     Figures of the match in play (``M_*`` indices below).
 ``seat_scratch`` : int64[2, 4]
     Settlement scratch: pip totals and ranking order of the hands.
-``cursor`` : int64[3]
-    Rows written so far to the trace arrays: rounds, actions, events.
+``cursor`` : int64[4]
+    Rows written so far to the trace arrays: rounds, actions, events; and
+    the answers of Python seats read so far (``CURSOR_ANSWERS``).
 
 Scoring total (ruling 3), kept incrementally
 --------------------------------------------
@@ -177,6 +184,8 @@ END_NONE = -1
 END_DOMINO = 0
 END_BLOCKED = 1
 END_TARGET = 2
+END_SUSPENDED = 3
+"""Not an end: the match stopped at a Python seat's decision (:mod:`sim.python_seats`)."""
 
 # Event kinds
 EVENT_PLACEMENT = 0
@@ -201,7 +210,11 @@ BOARD_OPEN_VALUES = 2
 BOARD_PLAYED = 3
 BOARD_ERROR = 4
 BOARD_OPEN_NODES = 5
-BOARD_FIELDS = 6
+BOARD_DECISION_SEAT = 6
+BOARD_DECISION_COUNT = 7
+BOARD_DECISION_BONEYARD = 8
+BOARD_SUSPENDED = 9
+BOARD_FIELDS = 10
 
 # cands[c, ...]
 CAND_TILE = 0
@@ -219,6 +232,21 @@ SCRATCH_ORDER = 1
 CURSOR_ROUNDS = 0
 CURSOR_ACTIONS = 1
 CURSOR_EVENTS = 2
+CURSOR_ANSWERS = 3
+CURSOR_FIELDS = 4
+
+# answers[k, ...]: the choices of Python seats fed into a match (sim.python_seats)
+ANSWER_CHOICE = 0
+"""Row of ``cands`` the Python seat chose."""
+ANSWER_RNG_COUNTER = 1
+"""The seat's decision-stream counter after its choice (a Python strategy may draw)."""
+ANSWER_FIELDS = 2
+
+EXTERNAL_SEAT = -1
+"""``seat_strategy`` code of a seat whose choices come from Python (the answers array)."""
+
+INVALID_CHOICE = -1
+"""What the strategy dispatch returns for a slot it does not know."""
 
 # round_stats[...] (also the columns of the per-round trace rows)
 R_LEADER = 0
@@ -385,6 +413,11 @@ PlayerView = namedtuple(
 )
 PlayerView.__doc__ = """What a strategy may know when it chooses a placement.
 
+Sealed: every array is cut to the rows that are in play (no stale rows of an
+earlier decision, round or match), and the decision stream is the seat's own,
+derived one-way from the match key. Reading every word of every field reveals
+nothing beyond what the seat's player may know.
+
 Fields
 ------
 seat, players : int64
@@ -393,11 +426,11 @@ hand : int64
     Tile bitmask of the deciding seat's own hand (the only hand it sees).
 entity_of_seat : int64[players]
     Scoring entity of each seat.
-scores : int64[4]
+scores : int64[n_entities]
     Raw score of each entity (index by entity).
-hand_sizes : int64[4]
+hand_sizes : int64[players]
     Tiles in each seat's hand.
-lacking : int64[4]
+lacking : int64[players]
     Per seat, the value set it is known to lack: the values open when it last
     drew, plus those open at its passes since.
 boneyard_size : int64
@@ -410,26 +443,27 @@ open_values : int64
     Value set of the open connections.
 n_nodes : int64
     Placements so far this round (0 when choosing the opening).
-nodes : int64[28, NODE_FIELDS]
-    The layout (rows ``0..n_nodes-1``), see the module docstring.
+nodes : int64[n_nodes, NODE_FIELDS]
+    The layout in play order, see the module docstring.
 open_count : int64[7]
     Open connections per value.
 n_open_nodes : int64
     Nodes with an open line side or arm.
-open_nodes : int64[28]
-    Those nodes (rows ``0..n_open_nodes-1``), in increasing order.
+open_nodes : int64[n_open_nodes]
+    Those nodes, in increasing order.
 n_candidates : int64
     Number of distinct legal placements to choose from (always >= 2: a
     single legal placement is played without asking).
-cands : int64[MAX_CANDIDATES, CAND_FIELDS]
-    The candidates (rows ``0..n_candidates-1``).
+cands : int64[n_candidates, CAND_FIELDS]
+    The candidates, in node order then tile order (:func:`list_placements`).
 params : float64[P]
-    This seat's strategy parameters (registry order, padded).
+    This seat's strategy parameters (the strategy's order, zero-padded).
 rng : uint64[2]
-    Decision stream; draw with :func:`sim.rng.next_below` / ``next_unit``.
+    The seat's own decision stream; draw with :func:`sim.rng.next_below` /
+    ``next_unit``.
 
 A strategy returns the row index of its choice in ``cands``. It must treat
-every array as read-only except ``rng``.
+every array as read-only except ``rng`` (the arrays are the engine's own).
 """
 
 
@@ -477,11 +511,11 @@ def new_workspace():
         np.zeros(MAX_NODES, dtype=np.int64),
         np.zeros(BOARD_FIELDS, dtype=np.int64),
         np.zeros((MAX_CANDIDATES, CAND_FIELDS), dtype=np.int64),
-        np.zeros(2, dtype=np.uint64),
+        np.zeros((MAX_PLAYERS, 2), dtype=np.uint64),
         np.zeros(ROUND_FIELDS, dtype=np.int64),
         np.zeros(MATCH_FIELDS, dtype=np.int64),
         np.zeros((2, MAX_PLAYERS), dtype=np.int64),
-        np.zeros(3, dtype=np.int64),
+        np.zeros(CURSOR_FIELDS, dtype=np.int64),
     )
 
 

@@ -2,9 +2,19 @@
 
 The state these loops mutate is described in :mod:`sim._kernels` (the state
 contract); this module applies the turn, settlement and event rules to it and
-fills the caller's preallocated result arrays. Strategies are reached only
-through :func:`strategies._dispatch.choose_placement` with a
-:class:`sim._kernels.PlayerView`, never with the workspace itself.
+fills the caller's preallocated result arrays.
+
+Strategies are handed in, never imported
+----------------------------------------
+This module is a *template*: its kernels reach strategies only through
+:func:`choose_placement` (``slot``, :class:`sim._kernels.PlayerView`), a
+placeholder here. :mod:`sim.kernel_sets` compiles a copy of the kernels for
+each set of strategy functions, with ``choose_placement`` calling those
+functions by slot (``seat_strategy[seat]`` is the seat's slot), and caches it
+on disk. A seat whose slot is ``EXTERNAL_SEAT`` is a Python seat: its choices
+are read from the match's ``answers`` rows, and when they run out the match
+stops at that decision (``BOARD_SUSPENDED``) so that Python can make it
+(:mod:`sim.python_seats`).
 
 Result arrays (filled by :func:`simulate_batch`)
 ------------------------------------------------
@@ -22,6 +32,9 @@ Result arrays (filled by :func:`simulate_batch`)
 ``action_offsets``, ``actions`` : int64[n + 1], int16[A, ACTION_FIELDS]
 ``event_offsets``, ``events`` : int64[n + 1], int32[E, EVENT_FIELDS]
     Likewise for the record trace (counts ``M_ACTIONS`` / ``M_EVENTS``).
+``answer_offsets``, ``answers`` : int64[n + 1] or int64[0], int64[D, ANSWER_FIELDS]
+    The recorded choices of Python seats, match ``i``'s in rows
+    ``answer_offsets[i]:answer_offsets[i+1]`` (empty offsets: no Python seat).
 
 Tracing never changes play: the same code runs with empty trace arrays, and
 writes are skipped when a trace array has no room left.
@@ -31,10 +44,23 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
 from numba import njit
 
 from sim._jit import hot_kernel, kernel
 from sim._kernels import (
+    ACTION_FIELDS,
+    EVENT_FIELDS,
+    ANSWER_CHOICE,
+    ANSWER_RNG_COUNTER,
+    BOARD_DECISION_BONEYARD,
+    BOARD_DECISION_COUNT,
+    BOARD_DECISION_SEAT,
+    BOARD_SUSPENDED,
+    CURSOR_ANSWERS,
+    END_SUSPENDED,
+    EXTERNAL_SEAT,
+    INVALID_CHOICE,
     A_JOINED,
     A_KIND,
     A_PARENT,
@@ -151,21 +177,37 @@ from sim.rng import (
     DEAL_WORDS_PER_ROUND,
     LOT_WORD,
     STREAM_DEAL,
-    STREAM_DECISION,
+    SEAT_SALT,
     below,
+    decision_key,
+    one_way,
     shuffle_round_deal,
     stream_key,
     word_at,
 )
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
-from strategies._dispatch import choose_placement
-
-Trace = namedtuple("Trace", ["round_rows", "round_deals", "actions", "events"])
+Trace = namedtuple("Trace", ["round_rows", "round_deals", "actions", "events", "answers"])
 Trace.__doc__ = """One match's trace arrays (possibly empty: nothing is written).
 
 round_rows : int32[R, ROUND_FIELDS]; round_deals : int8[R, 28];
-actions : int16[A, ACTION_FIELDS]; events : int32[E, EVENT_FIELDS].
+actions : int16[A, ACTION_FIELDS]; events : int32[E, EVENT_FIELDS];
+answers : int64[D, ANSWER_FIELDS], the Python seats' recorded choices (input).
 """
+
+UNANSWERED_ERROR = -1
+"""``M_ERROR`` of a match that needed a Python seat's choice it was not given."""
+
+STRATEGY_DEPENDENT = (
+    "choose_placement",
+    "_decide",
+    "play_dealt_round",
+    "play_round",
+    "play_match",
+    "simulate_batch",
+    "resume_match",
+)
+"""The kernels that reach a strategy: :mod:`sim.kernel_sets` compiles a copy of
+them per set of strategies."""
 
 OUTCOME_DISCARDED = 0
 """The event would have passed 305: score unchanged."""
@@ -179,44 +221,88 @@ OUTCOME_HIT_TARGET = 2
 # Decisions
 # ---------------------------------------------------------------------------
 @hot_kernel
-def _decide(ws, seat, players, entity_of_seat, seat_strategy, seat_params, n_candidates, boneyard_size):
+def choose_placement(slot, view):
+    """Placeholder of the strategy dispatch (see the module docstring).
+
+    :mod:`sim.kernel_sets` replaces it, in each compiled copy of these
+    kernels, by a function that calls the strategy of ``slot`` with ``view``.
+    """
+    return INVALID_CHOICE
+
+
+@hot_kernel
+def _external_choice(ws, trace, seat, n_candidates):
+    """A Python seat's choice: its next recorded answer, or suspend the match.
+
+    Replaying an answer also restores the seat's decision-stream counter to
+    where the Python strategy left it.
+    """
+    row = ws.cursor[CURSOR_ANSWERS]
+    if row < trace.answers.shape[0]:
+        ws.cursor[CURSOR_ANSWERS] = row + 1
+        ws.rng[seat, 1] = np.uint64(trace.answers[row, ANSWER_RNG_COUNTER])
+        return trace.answers[row, ANSWER_CHOICE]
+    ws.board[BOARD_SUSPENDED] = 1
+    return 0
+
+
+@hot_kernel
+def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params, n_candidates,
+            boneyard_size):
     """Row of ``ws.cands`` chosen by the seat's strategy (0 if only one).
 
-    Builds the :class:`PlayerView` from public state plus the seat's own hand.
-    An out-of-range answer is flagged in ``BOARD_ERROR`` (strategy id + 1) and
-    replaced by 0 so the batch can finish and report it.
+    Builds the sealed :class:`PlayerView` (public state plus the seat's own
+    hand, every array cut to its rows in play). An out-of-range answer is
+    flagged in ``BOARD_ERROR`` (slot + 1) and replaced by 0 so the batch can
+    finish and report it.
     """
     if n_candidates == 1:
         return 0
     board = ws.board
-    view = PlayerView(
-        seat,
-        players,
-        ws.hands[seat],
-        entity_of_seat,
-        ws.scores,
-        ws.hand_sizes,
-        ws.lacking,
-        boneyard_size,
-        board[BOARD_PLAYED],
-        board[BOARD_TOTAL],
-        board[BOARD_OPEN_VALUES],
-        board[BOARD_NODES],
-        ws.nodes,
-        ws.open_count,
-        board[BOARD_OPEN_NODES],
-        ws.open_nodes,
-        n_candidates,
-        ws.cands,
-        seat_params[seat],
-        ws.rng,
-    )
+    board[BOARD_DECISION_SEAT] = seat
+    board[BOARD_DECISION_COUNT] = n_candidates
+    board[BOARD_DECISION_BONEYARD] = boneyard_size
     strategy = seat_strategy[seat]
-    choice = choose_placement(strategy, view)
+    if strategy == EXTERNAL_SEAT:
+        choice = _external_choice(ws, trace, seat, n_candidates)
+    else:
+        view = PlayerView(
+            seat,
+            players,
+            ws.hands[seat],
+            entity_of_seat,
+            ws.scores[: N_ENTITIES[players]],
+            ws.hand_sizes[:players],
+            ws.lacking[:players],
+            boneyard_size,
+            board[BOARD_PLAYED],
+            board[BOARD_TOTAL],
+            board[BOARD_OPEN_VALUES],
+            board[BOARD_NODES],
+            ws.nodes[: board[BOARD_NODES]],
+            ws.open_count,
+            board[BOARD_OPEN_NODES],
+            ws.open_nodes[: board[BOARD_OPEN_NODES]],
+            n_candidates,
+            ws.cands[:n_candidates],
+            seat_params[seat],
+            ws.rng[seat],
+        )
+        choice = choose_placement(strategy, view)
     if choice < 0 or choice >= n_candidates:
-        board[BOARD_ERROR] = strategy + 1
+        if strategy >= 0:  # a Python seat's answers were checked in Python
+            board[BOARD_ERROR] = strategy + 1
         return 0
     return choice
+
+
+@hot_kernel
+def start_seat_streams(ws, players, key):
+    """Give every seat its own decision stream derived one-way from ``key`` (study kernels,
+    whose streams are not a match's; :func:`play_match` uses :func:`sim.rng.decision_key`)."""
+    for seat in range(players):
+        ws.rng[seat, 0] = one_way(key, np.uint64(seat + 1) * SEAT_SALT)
+        ws.rng[seat, 1] = 0
 
 
 # ---------------------------------------------------------------------------
@@ -406,7 +492,7 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
     players : int64
     entity_of_seat : int64[players]
     seat_strategy : int64[players]
-        Strategy id per seat.
+        Strategy slot per seat (``EXTERNAL_SEAT`` for a Python seat).
     seat_params : float64[players, P]
         Strategy parameters per seat.
     deal_key : uint64
@@ -419,7 +505,8 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
     Returns
     -------
     int64
-        End kind: ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET``.
+        End kind: ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET``
+        (``END_SUSPENDED``: stopped at a Python seat's unanswered decision).
     """
     deal = ws.deal
     shuffle_round_deal(deal_key, round_index, deal)
@@ -429,6 +516,8 @@ def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, d
             trace.round_deals[deal_row, k] = deal[k]
     end = play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
                            NO_TILE)
+    if end == END_SUSPENDED:
+        return end
     row = ws.cursor[CURSOR_ROUNDS]
     if row < trace.round_rows.shape[0]:
         stats = ws.round_stats
@@ -548,9 +637,11 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
                         choice = c
             else:
                 choice = _decide(
-                    ws, seat, players, entity_of_seat, seat_strategy, seat_params, count,
+                    ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params, count,
                     N_TILES - next_draw,
                 )
+                if ws.board[BOARD_SUSPENDED] != 0:
+                    return END_SUSPENDED  # a Python seat must choose: Python takes over
             end = _play_candidate(ws, trace, players, entity_of_seat, seat, choice)
             if opening:
                 stats[R_OPENING_TILE] = ws.cands[choice, CAND_TILE]
@@ -577,7 +668,9 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
 
     The match depends only on ``(seed, match)`` and the strategies: the deal
     and lot of round ``r`` come from deal-stream words reserved for ``r``, and
-    decisions from the match's own decision stream.
+    decisions from each seat's own decision stream. Stops early, with
+    ``BOARD_SUSPENDED`` set, at a Python seat's decision that ``trace.answers``
+    does not answer.
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     totals = ws.match_totals
@@ -586,9 +679,11 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
     ws.scores[:] = 0
     ws.cursor[:] = 0
     ws.board[BOARD_ERROR] = 0
+    ws.board[BOARD_SUSPENDED] = 0
     deal_key = stream_key(seed, match, STREAM_DEAL)
-    ws.rng[0] = stream_key(seed, match, STREAM_DECISION)
-    ws.rng[1] = 0
+    for seat in range(players):
+        ws.rng[seat, 0] = decision_key(seed, match, seat)
+        ws.rng[seat, 1] = 0
     stats = ws.round_stats
     end = END_BLOCKED
     leader = 0
@@ -601,6 +696,8 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
         end = play_round(
             ws, trace, players, entity_of_seat, seat_strategy, seat_params, deal_key, round_index, leader
         )
+        if end == END_SUSPENDED:
+            return
         if round_index == 0:
             totals[M_FIRST_LEADER] = leader
             totals[M_FIRST_OPENING] = stats[R_OPENING_TILE]
@@ -653,6 +750,8 @@ def simulate_batch(
     actions,
     event_offsets,
     events,
+    answer_offsets,
+    answers,
 ):
     """Play rows ``row_start .. row_stop - 1`` (match ``first_match + row``) into the arrays.
 
@@ -677,6 +776,10 @@ def simulate_batch(
     match_stats, match_scores, round_offsets, round_rows, round_deals,
     action_offsets, actions, event_offsets, events
         See the module docstring; pass ``int64[0]`` offsets to skip a trace.
+    answer_offsets, answers
+        The Python seats' choices (``int64[0]`` offsets when there is none).
+        A match that needs a choice they do not hold gets ``M_ERROR`` =
+        ``UNANSWERED_ERROR``.
     """
     ws = new_workspace()
     for row in range(row_start, row_stop):
@@ -694,9 +797,45 @@ def simulate_batch(
             events_of_match = events[event_offsets[row] : event_offsets[row + 1]]
         else:
             events_of_match = events[0:0]
-        trace = Trace(rounds_of_match, deals_of_match, actions_of_match, events_of_match)
+        if answer_offsets.shape[0] > 0:
+            answers_of_match = answers[answer_offsets[row] : answer_offsets[row + 1]]
+        else:
+            answers_of_match = answers[0:0]
+        trace = Trace(rounds_of_match, deals_of_match, actions_of_match, events_of_match,
+                      answers_of_match)
         play_match(ws, trace, seed, first_match + row, players, seat_strategy, seat_params, max_rounds)
         for field in range(MATCH_FIELDS):
             match_stats[row, field] = ws.match_totals[field]
+        if ws.board[BOARD_SUSPENDED] != 0:
+            match_stats[row, M_ERROR] = UNANSWERED_ERROR
         for entity in range(match_scores.shape[1]):
             match_scores[row, entity] = ws.scores[entity]
+
+
+@njit(cache=True)
+def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, max_rounds):
+    """Replay match ``match`` with the Python seats' ``answers`` until it ends or needs another.
+
+    Parameters
+    ----------
+    ws : Workspace
+        Allocated by the caller (:func:`sim._kernels.new_workspace`); read
+        after the call: the match's figures, or the decision in hand.
+    answers : int64[D, ANSWER_FIELDS]
+        The Python seats' choices so far, in the order they were asked.
+    seed, match, players, seat_strategy, seat_params, max_rounds
+        As :func:`play_match`.
+
+    Returns
+    -------
+    bool
+        True when the match stopped at a Python seat's decision: ``ws``
+        holds that decision (``BOARD_DECISION_*``, ``cands``, the layout and
+        the seat's stream).
+    """
+    empty_rounds = np.zeros((0, ROUND_FIELDS), dtype=np.int32)
+    trace = Trace(empty_rounds, np.zeros((0, N_TILES), dtype=np.int8),
+                  np.zeros((0, ACTION_FIELDS), dtype=np.int16),
+                  np.zeros((0, EVENT_FIELDS), dtype=np.int32), answers)
+    play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_rounds)
+    return ws.board[BOARD_SUSPENDED] != 0

@@ -39,6 +39,7 @@ import numpy as np
 from numba import njit
 
 from sim._kernels import (
+    ANSWER_FIELDS,
     A_KIND,
     A_SEAT,
     ACTION_DRAW,
@@ -63,9 +64,13 @@ from sim._kernels import (
     ROUND_FIELDS,
     new_workspace,
 )
-from sim._play import Trace, play_dealt_round
+from sim._play import Trace, play_dealt_round, start_seat_streams
 from sim.rng import STREAM_DEAL, below, shuffle_round_deal, stream_key, word_at
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
+
+STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual")
+"""Kernels that play rounds with strategies: :mod:`sim.kernel_sets` compiles a
+copy of them for each set of strategies (like :data:`sim._play.STRATEGY_DEPENDENT`)."""
 
 ZONE10_LOW = TARGET_RAW - 50
 """Lowest raw score within 10 displayed points of 61 (displayed 51)."""
@@ -254,7 +259,7 @@ def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced
     """Play one round from ``deal`` on a fresh workspace; return a copy of its round stats.
 
     ``scores`` (int64[MAX_ENTITIES]) are the entities' scores before the round;
-    the decision stream starts at ``[rng_key, 0]``. For tests and spot checks
+    every seat's decision stream starts from ``rng_key`` (:func:`sim._play.start_seat_streams`). For tests and spot checks
     (:func:`sim.studies.replay_round`).
     """
     ws = new_workspace()
@@ -262,13 +267,13 @@ def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced
         ws.deal[t] = deal[t]
     for e in range(MAX_ENTITIES):
         ws.scores[e] = scores[e]
-    ws.rng[0] = rng_key
-    ws.rng[1] = 0
+    start_seat_streams(ws, players, rng_key)
     trace = Trace(
         np.zeros((0, ROUND_FIELDS), dtype=np.int32),
         np.zeros((0, N_TILES), dtype=np.int8),
         np.zeros((0, ACTION_FIELDS), dtype=np.int16),
         np.zeros((0, EVENT_FIELDS), dtype=np.int32),
+        np.zeros((0, ANSWER_FIELDS), dtype=np.int64),
     )
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
@@ -364,6 +369,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
         np.zeros((0, N_TILES), dtype=np.int8),
         np.zeros((0, ACTION_FIELDS), dtype=np.int16),
         np.zeros((0, EVENT_FIELDS), dtype=np.int32),
+        np.zeros((0, ANSWER_FIELDS), dtype=np.int64),
     )
     unseen = np.zeros(N_TILES, dtype=np.int64)
     hidden = np.zeros(N_TILES, dtype=np.int64)
@@ -387,8 +393,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
         for k in range(n_hidden):
             ws.deal[HAND_SIZE + k] = unseen[k]
         ws.scores[:] = 0
-        ws.rng[0] = stream_key(seed, hand_ids[h], STREAM_CF_DECISION)
-        ws.rng[1] = 0
+        start_seat_streams(ws, players, stream_key(seed, hand_ids[h], STREAM_CF_DECISION))
         ws.cursor[:] = 0
         ws.board[BOARD_ERROR] = 0
         play_dealt_round(ws, trace, players, entity_of_seat, baseline_strategy, baseline_params,
@@ -407,8 +412,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
                 for t in range(n_hidden):
                     ws.deal[HAND_SIZE + t] = hidden[t]
                 ws.scores[:] = 0
-                ws.rng[0] = word_at(decision_key, k)
-                ws.rng[1] = 0
+                start_seat_streams(ws, players, word_at(decision_key, k))
                 ws.cursor[:] = 0
                 ws.board[:] = 0
                 end = play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy,

@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from sim import _kernels as K
-from sim import _play
+from sim import kernel_sets
+from sim._play import UNANSWERED_ERROR
 from sim.records import FORMAT
 from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, TILES, tile_name
 
@@ -56,39 +57,23 @@ TILE_NAMES = [tile_name(t) for t in range(N_TILES)]
 # ---------------------------------------------------------------------------
 # Compiled-cache freshness
 # ---------------------------------------------------------------------------
-ENGINE_MODULES = ("sim._jit", "sim.rng", "sim._kernels", "sim._play", "strategies._dispatch")
-"""Modules whose compiled code is linked into the engine kernel (plus every
-registered strategy module and ``strategies.registry.SUPPORT_MODULES``)."""
-
-_STAMP_NAME = "exact61-engine-sources.sha256"
+ENGINE_MODULES = ("sim._jit", "sim.tiles", "sim.rng", "sim._kernels", "sim._play")
+"""Modules whose compiled code is linked into every engine kernel."""
 
 
-def _engine_modules() -> list:
-    """Every module whose compiled code is linked into the engine kernel."""
-    import strategies
-
-    modules = [sys.modules[name] for name in ENGINE_MODULES]
-    modules += [info.module for info in strategies.STRATEGIES.values()]
-    modules += list(strategies.registry.SUPPORT_MODULES)
-    return modules
-
-
-def _engine_source_files() -> list[Path]:
-    return sorted({Path(m.__file__).resolve() for m in _engine_modules()})
-
-
-def refresh_compiled_cache(modules, anchor, stamp_name: str) -> None:
-    """Flush the on-disk cache of ``modules``' kernels when any of their sources changed.
+def refresh_compiled_cache(modules, anchor, stamp_name: str, extra_files=()) -> None:
+    """Flush the on-disk cache of ``modules``' kernels when any source they depend on changed.
 
     Numba checks only the source file of the cached function itself, but a
-    kernel's machine code includes the rules and every strategy from other
-    files. A digest of all those files (the engine's plus ``modules``') is kept
-    next to ``anchor``'s cache; when it differs, the cache index of every
-    dispatcher defined in ``modules`` is emptied so the next call recompiles.
+    kernel's machine code includes functions from other files. A digest of
+    the engine's files, ``modules``' and ``extra_files`` is kept next to
+    ``anchor``'s cache; when it differs, the cache index of every dispatcher
+    defined in ``modules`` is emptied so the next call recompiles.
     """
-    files = sorted(set(_engine_source_files()) | {Path(m.__file__).resolve() for m in modules})
+    files = {Path(sys.modules[name].__file__).resolve() for name in ENGINE_MODULES}
+    files |= {Path(m.__file__).resolve() for m in modules} | {Path(f).resolve() for f in extra_files}
     digest = hashlib.sha256()
-    for path in files:
+    for path in sorted(files):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     stamp = digest.hexdigest()
@@ -118,11 +103,38 @@ def refresh_compiled_cache(modules, anchor, stamp_name: str) -> None:
         pass
 
 
-def _ensure_fresh_cache() -> None:
-    refresh_compiled_cache(_engine_modules(), _play.simulate_batch, _STAMP_NAME)
+def refresh_strategy_caches(strategies) -> None:
+    """Flush stale disk caches of the compiled helpers a run's strategies call.
 
+    A strategy's helpers compiled on their own (e.g. ``rollout``'s playouts,
+    cached beside their module) are linked into the engine kernel; when a file
+    they depend on changes, Numba would still load them from the cache. Each
+    module met in a strategy's code closure gets a stamp of the files that
+    closure reaches.
+    """
+    from strategies import definition
 
-_ensure_fresh_cache()
+    modules = {}
+    by_file = {Path(m.__file__).resolve(): m for m in list(sys.modules.values())
+               if isinstance(getattr(m, "__file__", None), str)}
+    for strategy in strategies:
+        files, _ = definition.code_closure(strategy.function)
+        for path in files:
+            module = by_file.get(path.resolve())
+            if module is not None and module.__name__ not in ENGINE_MODULES:
+                modules[module.__name__] = module
+    for module in modules.values():
+        dispatchers = [value for value in vars(module).values()
+                       if isinstance(value, numba.core.dispatcher.Dispatcher)
+                       and value.__module__ == module.__name__]
+        anchor = next((d for d in dispatchers if getattr(d, "_cache", None) is not None
+                       and hasattr(d._cache, "cache_path")), None)
+        if anchor is None:
+            continue
+        closure = set()
+        for dispatcher in dispatchers:  # the module's own closure: one stamp whoever asks
+            closure.update(definition.code_closure(dispatcher.py_func)[0])
+        refresh_compiled_cache([module], anchor, f"exact61-{module.__name__}.sha256", sorted(closure))
 
 
 # ---------------------------------------------------------------------------
@@ -138,58 +150,88 @@ def _check_players(players) -> int:
     return int(players)
 
 
-def resolve_strategies(players: int, strategies) -> list[str]:
-    """Strategy name per seat.
+def resolve_strategies(players: int, strategies) -> list:
+    """The :class:`strategies.Strategy` of each seat.
 
     Parameters
     ----------
     players : int
         2, 3 or 4.
-    strategies : str or sequence of str
-        One name per seat (comma-separated string or sequence); with 4 players
-        two names give the partnerships: seats 0,2 and seats 1,3.
+    strategies : str or sequence
+        One entry per seat: a comma-separated string of specs, or a sequence
+        of specs and :class:`strategies.Strategy` objects (a spec is a
+        built-in name, ``MODULE:NAME``, ``FILE.py:NAME``, optionally with
+        ``[param=value,...]``; see :mod:`strategies.catalogue`). With 4
+        players two entries give the partnerships: seats 0,2 and seats 1,3.
 
     Returns
     -------
-    list of str
-        ``players`` names.
+    list of Strategy
+        ``players`` entries.
 
     Raises
     ------
     ValueError
-        Wrong number of names, or an unknown name (the known ones are listed).
+        Wrong number of entries, an unknown or unloadable strategy, or two
+        different strategies under one name.
     """
-    import strategies as registry
+    from strategies import Strategy, resolve
 
     players = _check_players(players)
     if isinstance(strategies, str):
-        names = [part.strip() for part in strategies.split(",")]
-    elif isinstance(strategies, Sequence) and all(isinstance(s, str) for s in strategies):
-        names = [s.strip() for s in strategies]
+        entries = _split_specs(strategies)
+    elif isinstance(strategies, Strategy):
+        entries = [strategies]
+    elif isinstance(strategies, Sequence) and all(isinstance(s, (str, Strategy)) for s in strategies):
+        entries = [s.strip() if isinstance(s, str) else s for s in strategies]
     else:
-        raise ValueError("strategies must be a comma-separated string or a list of names")
-    if any(not name for name in names):
+        raise ValueError("strategies must be a comma-separated string or a list of names and Strategy objects")
+    if any(isinstance(entry, str) and not entry for entry in entries):
         raise ValueError(f"empty strategy name in {strategies!r}")
-    if players == 4 and len(names) == 2:
-        names = [names[0], names[1], names[0], names[1]]
-    if len(names) != players:
+    if players == 4 and len(entries) == 2:
+        entries = [entries[0], entries[1], entries[0], entries[1]]
+    if len(entries) != players:
         expected = "4 (one per seat) or 2 (one per partnership)" if players == 4 else str(players)
-        raise ValueError(
-            f"{players} players need {expected} strategy names, got {len(names)}: {','.join(names)}"
-        )
-    for name in names:
-        registry.get(name)  # raises ValueError listing the known names
-    return names
+        raise ValueError(f"{players} players need {expected} strategies, got {len(entries)}")
+    resolved = [resolve(entry) for entry in entries]  # StrategyError is a ValueError
+    check_distinct_names(resolved)
+    return resolved
+
+
+def _split_specs(text: str) -> list[str]:
+    """Split a comma-separated list of specs, keeping commas inside ``[...]``."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current).strip())
+    return parts
+
+
+def check_distinct_names(strategies) -> None:
+    """Raise ValueError when two different strategies (code or parameters) share a name."""
+    seen = {}
+    for strategy in strategies:
+        signature = (strategy.function, strategy.compiled, tuple(strategy.default_params().tolist()))
+        previous = seen.setdefault(strategy.name, signature)
+        if previous != signature:
+            raise ValueError(f"two different strategies are named {strategy.name!r}: give one another name")
 
 
 class _Setup:
     """Validated arguments of one run, as the kernel wants them."""
 
     def __init__(self, players, strategies, matches, seed, max_rounds, first_match, threads, params=None):
-        import strategies as registry
-
         self.players = _check_players(players)
-        self.names = resolve_strategies(self.players, strategies)
+        self.strategies = resolve_strategies(self.players, strategies)
+        self.names = [strategy.name for strategy in self.strategies]
         if not _is_int(matches) or int(matches) < 1:
             raise ValueError(f"matches must be a positive integer (got {matches!r})")
         self.matches = int(matches)
@@ -208,11 +250,41 @@ class _Setup:
         if threads is not None and (not _is_int(threads) or not 1 <= int(threads) <= limit):
             raise ValueError(f"threads must be an integer in 1..{limit} (got {threads!r})")
         self.threads = None if threads is None else int(threads)
-        infos = [registry.get(name) for name in self.names]
-        self.strategy_ids = np.array([info.strategy_id for info in infos], dtype=np.int64)
-        self.params = _seat_params(self.players, infos, params)
+        self.params = _seat_params(self.players, self.strategies, params)
+        compiled = [s for s in self.strategies if s.compiled]
+        keys = [s.code_key for s in compiled]
+        order = kernel_sets.set_order(keys)
+        self.slot_strategies = [compiled[i] for i in order]
+        slot_of_key = {keys[i]: slot for slot, i in enumerate(order)}
+        self.strategy_ids = np.array(
+            [slot_of_key[s.code_key] if s.compiled else K.EXTERNAL_SEAT for s in self.strategies],
+            dtype=np.int64,
+        )
+        self.python_seats = [seat for seat, s in enumerate(self.strategies) if not s.compiled]
         self.n_entities = int(K.N_ENTITIES[self.players])
         self.entities = [int(e) for e in K.ENTITY_OF_SEAT[self.players, : self.players]]
+        self._engine = None
+
+    @property
+    def engine(self) -> kernel_sets.EngineSet:
+        """The compiled engine of this run's set of compiled strategies."""
+        if self._engine is None:
+            refresh_strategy_caches(self.slot_strategies)
+            self._engine = kernel_sets.engine_for(
+                [s.choose for s in self.slot_strategies],
+                [s.code_key for s in self.slot_strategies],
+                [s.name for s in self.slot_strategies],
+            )
+            announce_compile(self._engine)
+        return self._engine
+
+
+def announce_compile(engine: kernel_sets.EngineSet) -> None:
+    """Say on stderr that the engine is being compiled, when it is not in the disk cache."""
+    if engine.is_compiled() or engine.is_cached():
+        return
+    names = ", ".join(engine.names) or "Python strategies only"
+    print(f"compiling the engine for {names} (first run only) ...", file=sys.stderr, flush=True)
 
 
 def _seat_params(players: int, infos: list, params) -> np.ndarray:
@@ -303,6 +375,7 @@ def _thread_count(threads: int | None):
 # Kernel calls
 # ---------------------------------------------------------------------------
 _NO_OFFSETS = np.zeros(0, dtype=np.int64)
+_NO_ANSWERS = np.zeros((0, K.ANSWER_FIELDS), dtype=np.int64)
 
 
 def _empty(width: int, dtype) -> np.ndarray:
@@ -335,21 +408,32 @@ def _run_kernel(
         event_offsets,
         _empty(K.EVENT_FIELDS, np.int32) if events is None else events,
     )
+    if setup.python_seats:
+        from sim.python_seats import answers_for
+
+        answer_arrays = answers_for(setup, first, stats.shape[0])
+    else:
+        answer_arrays = (_NO_OFFSETS, _NO_ANSWERS)
     fixed = (np.int64(setup.seed), np.int64(first), np.int64(setup.players), setup.strategy_ids,
              setup.params, np.int64(setup.max_rounds))
-    run_blocks(lambda start, stop: _play.simulate_batch(*fixed, np.int64(start), np.int64(stop),
-                                                        *arrays),
+    batch = setup.engine.simulate_batch
+    run_blocks(lambda start, stop: batch(*fixed, np.int64(start), np.int64(stop), *arrays, *answer_arrays),
                stats.shape[0], threads)
     errors = stats[:, K.M_ERROR]
     if errors.any():
-        import strategies as registry
-
         row = int(np.flatnonzero(errors)[0])
-        strategy = int(errors[row]) - 1
-        name = next((n for n, i in registry.STRATEGIES.items() if i.strategy_id == strategy), strategy)
-        raise RuntimeError(
-            f"strategy {name!r} returned an invalid candidate index in match {first + row}"
-        )
+        raise RuntimeError(_error_text(setup, int(errors[row]), first + row))
+
+
+def _error_text(setup: _Setup, code: int, match: int) -> str:
+    """What went wrong in a match whose ``M_ERROR`` is ``code`` (one line)."""
+    if code == UNANSWERED_ERROR:
+        return f"match {match} needed a Python seat's choice that was not recorded (engine bug)"
+    slot = code - 1
+    name = setup.slot_strategies[slot].name
+    seats = [seat for seat, s in enumerate(setup.strategies) if s.compiled and setup.strategy_ids[seat] == slot]
+    where = "seat " + ",".join(map(str, seats))
+    return f"strategy {name!r} ({where}) returned a row that is not one of its candidates in match {match}"
 
 
 def _offsets(counts: np.ndarray) -> np.ndarray:

@@ -23,9 +23,24 @@ Streams
     alone, not on how earlier rounds were played: the same deals can be replayed
     with other strategies (common random numbers).
 ``STREAM_DECISION``
-    Strategy decisions. Its state is a ``uint64[2]`` array ``[key, counter]``
-    (see :func:`decision_state`) that strategies advance with
-    :func:`next_below` / :func:`next_unit`.
+    Strategy decisions: each seat has its own stream, whose state is a
+    ``uint64[2]`` array ``[key, counter]`` (see :func:`decision_state`) that
+    its strategy advances with :func:`next_below` / :func:`next_unit`. A seat's
+    counter therefore moves only with its own draws, never revealing how many
+    words another seat's strategy used.
+
+Sealing the decision keys
+-------------------------
+A strategy holds its decision key, and ``mix64`` is a bijection: a key made
+like the deal key (``mix64`` of the match's intermediate key) could be
+unmixed back to that intermediate key, and from it the deal key, every deal
+and the boneyard order computed. The decision key of a seat is therefore
+derived one-way (:func:`decision_key`): ``x ^ mix64(x ^ c)`` feed-forward
+steps (the Davies-Meyer / Matyas-Meyer-Oseas shape), for which no inversion
+cheaper than a search over 2**64 candidates is known. It is not a
+cryptographic proof; it leaves no shortcut through the stream construction
+itself (``tests/test_rng.py`` checks that unmixing a decision key reaches
+neither the match key nor the deal key).
 
 Uniform integers below ``n`` use the high word of a 64x64-bit product
 (Lemire's multiply-shift without rejection): the bias is below ``n / 2**64``,
@@ -136,9 +151,34 @@ def below(word, n):
     return np.int64((high * count + ((low * count) >> _SHIFT_32)) >> _SHIFT_32)
 
 
+SEAT_SALT = np.uint64(0xA0761D6478BD642F)
+"""Separates the seats' decision keys."""
+
+FEED_FORWARD_SALT = np.uint64(0xE7037ED1A0B428DB)
+"""Constant of the second feed-forward step of :func:`decision_key`."""
+
+
+@kernel
+def one_way(word, salt):
+    """``word ^ mix64(word ^ salt)``: a feed-forward step, not invertible through ``mix64``."""
+    return word ^ mix64(word ^ salt)
+
+
+@kernel
+def decision_key(seed, match, seat):
+    """Key of seat ``seat``'s decision stream in match ``match`` (uint64).
+
+    Two feed-forward steps over the match's decision-stream key and the seat
+    (see the module docstring): holding it, a strategy learns neither the
+    deal key nor another seat's key.
+    """
+    key = one_way(stream_key(seed, match, STREAM_DECISION), np.uint64(seat + 1) * SEAT_SALT)
+    return one_way(key, FEED_FORWARD_SALT)
+
+
 @njit(cache=True)
-def decision_state(seed, match):
-    """A fresh decision stream for one match.
+def decision_state(seed, match, seat):
+    """A fresh decision stream for one seat of one match.
 
     Returns
     -------
@@ -146,7 +186,7 @@ def decision_state(seed, match):
         ``[key, counter]``; strategies advance ``counter`` as they draw.
     """
     state = np.empty(2, dtype=np.uint64)
-    state[0] = stream_key(seed, match, STREAM_DECISION)
+    state[0] = decision_key(seed, match, seat)
     state[1] = np.uint64(0)
     return state
 

@@ -149,7 +149,7 @@ def trace_events(
         size = chunk_size if chunk_size is not None else 2048 * active
         for start in range(0, setup.matches, size):
             stop = min(setup.matches, start + size)
-            chunk = _engine._Setup(players=setup.players, strategies=setup.names,
+            chunk = _engine._Setup(players=setup.players, strategies=setup.strategies,
                                    matches=stop - start, seed=setup.seed,
                                    max_rounds=setup.max_rounds,
                                    first_match=setup.first_match + start, threads=setup.threads)
@@ -468,6 +468,14 @@ def opening_counterfactual(
                            max_rounds=1, first_match=0, threads=threads)
     base = _engine._Setup(players=players, strategies=[baseline] * players, matches=1, seed=seed,
                           max_rounds=1, first_match=0, threads=threads)
+    # One engine for both strategies: the kernel plays the baseline's opening and the playouts.
+    joint = _engine._Setup(players=2, strategies=[setup.strategies[0], base.strategies[0]], matches=1,
+                           seed=seed, max_rounds=1, first_match=0, threads=threads)
+    if joint.python_seats:
+        raise ValueError("the opening counterfactual needs compiled strategies (not compiled=False)")
+    seat_slots = np.full(players, joint.strategy_ids[0], dtype=np.int64)
+    base_slots = np.full(players, joint.strategy_ids[1], dtype=np.int64)
+    counterfactual = joint.engine.opening_counterfactual
     if not _engine._is_int(playouts) or int(playouts) < 1:
         raise ValueError(f"playouts must be a positive integer (got {playouts!r})")
     if not _engine._is_int(first_hand) or int(first_hand) < 0:
@@ -498,12 +506,12 @@ def opening_counterfactual(
         size = max(1, min(n, 16 * active))
         for start in range(0, n, size):
             stop = min(n, start + size)
-            chunk = (masks[start:stop], hand_ids[start:stop], setup.strategy_ids, params,
-                     base.strategy_ids, base_params, np.int64(playouts))
+            chunk = (masks[start:stop], hand_ids[start:stop], seat_slots, params,
+                     base_slots, base_params, np.int64(playouts))
             outputs = (baseline_out[start:stop], gains[start:stop], winners[start:stop],
                        ends[start:stop], errors[start:stop])
             _engine.run_blocks(
-                lambda a, b, chunk=chunk, outputs=outputs: SK.opening_counterfactual(
+                lambda a, b, chunk=chunk, outputs=outputs: counterfactual(
                     np.int64(setup.seed), np.int64(players), *chunk, np.int64(a), np.int64(b),
                     *outputs),
                 stop - start, active)
@@ -511,18 +519,16 @@ def opening_counterfactual(
             if on_chunk is not None:
                 on_chunk(stop - start)
     if errors.any():
-        import strategies as registry
-
         bad = int(errors[np.flatnonzero(errors)[0]]) - 1
-        name = next((n for n, i in registry.STRATEGIES.items() if i.strategy_id == bad), bad)
-        raise RuntimeError(f"strategy {name!r} returned an invalid candidate index in the "
-                           "opening counterfactual")
+        name = joint.slot_strategies[bad].name
+        raise RuntimeError(f"strategy {name!r} returned a row that is not one of its candidates in "
+                           "the opening counterfactual")
     n_entities = setup.n_entities
     leader_gain = gains[..., 0].astype(np.float64)
     opponents = gains[..., 1:n_entities].astype(np.float64).mean(axis=-1)
     tiles = np.array([hand_tiles(m) for m in masks], dtype=np.int64).reshape(n, HAND_SIZE)
     return OpeningCounterfactual(
-        players=setup.players, strategy=strategy, baseline=baseline, seed=setup.seed,
+        players=setup.players, strategy=setup.names[0], baseline=base.names[0], seed=setup.seed,
         playouts=playouts, hands=masks, hand_ids=hand_ids, tiles=tiles,
         baseline_tile=baseline_out, diff=(leader_gain - opponents) / 5.0,
         leader_won=winners == 0, ends=ends,
@@ -544,7 +550,9 @@ def replay_round(players: int, strategies, deal, leader: int, scores=None, force
     start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
     if scores is not None:
         start[: len(scores)] = scores
-    return SK.replay_dealt_round(np.asarray(deal, dtype=np.int64), np.int64(players),
+    if setup.python_seats:
+        raise ValueError("replay_round needs compiled strategies (not compiled=False)")
+    return setup.engine.replay_dealt_round(np.asarray(deal, dtype=np.int64), np.int64(players),
                                  setup.strategy_ids,
                    setup.params, np.int64(leader), np.int64(forced_tile), start,
                    np.uint64(rng_key))

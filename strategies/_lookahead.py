@@ -97,7 +97,10 @@ from sim._kernels import (
 )
 from sim.rng import next_below
 from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
-from strategies import greedy
+from strategies.greedy import greedy as greedy_strategy
+
+greedy_choose = greedy_strategy.choose
+"""``greedy``'s compiled function (the playout policy)."""
 
 ALL_TILES = (1 << N_TILES) - 1
 """Tile bitmask of the whole set."""
@@ -397,7 +400,7 @@ def greedy_row(ws, view, seat, count):
     )
     if count == 1:
         return 0
-    return greedy.choose(probe)
+    return greedy_choose(probe)
 
 
 @kernel

@@ -22,12 +22,11 @@ Ties follow ``greedy``'s order. It is ``weighted`` with ``w_award = 1``,
 
 from __future__ import annotations
 
-from sim._jit import hot_kernel
 from strategies._linear import F_AWARD, F_REPLY, choose_linear, weight_mapping
-from strategies._params import Parameter
+from strategies.parameters import Parameter
+from strategies.definition import strategy
 
 NAME = "defensive"
-STRATEGY_ID = 4
 DESCRIPTION = (
     "Plays the placement with the best immediate award minus the expected best immediate "
     "reply of the next opponent on the layout it leaves. The reply is estimated from the "
@@ -49,7 +48,15 @@ MAPPING = weight_mapping({F_AWARD: 1.0}, [{F_REPLY: -1.0}])
 """Feature weights from the parameters (see :func:`strategies._linear.choose_linear`)."""
 
 
-@hot_kernel
-def choose(view):
+@strategy(
+    name=NAME,
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    stochastic=STOCHASTIC,
+    uses_inference=USES_INFERENCE,
+    lookahead=LOOKAHEAD,
+    builtin=True,
+)
+def defensive(view):
     """Row maximising award - reply_weight * expected reply (module docstring)."""
     return choose_linear(view, MAPPING)

@@ -28,12 +28,11 @@ threat) follow ``greedy``'s order: larger award, heavier tile first.
 
 from __future__ import annotations
 
-from sim._jit import hot_kernel
 from strategies._linear import F_EXACT, F_OPP_EXACT, F_TURNS, choose_linear, weight_mapping
-from strategies._params import Parameter
+from strategies.parameters import Parameter
+from strategies.definition import strategy
 
 NAME = "exact"
-STRATEGY_ID = 2
 DESCRIPTION = (
     "Overshoot-aware: values each placement by what it does toward exactly 61. It lands "
     "exactly on 61 whenever it can; otherwise it minimises the expected number of own turns "
@@ -58,7 +57,15 @@ MAPPING = weight_mapping({}, [{F_TURNS: -1.0}, {F_OPP_EXACT: -1.0}, {F_EXACT: 1.
 """Feature weights from the parameters (see :func:`strategies._linear.choose_linear`)."""
 
 
-@hot_kernel
-def choose(view):
+@strategy(
+    name=NAME,
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    stochastic=STOCHASTIC,
+    uses_inference=USES_INFERENCE,
+    lookahead=LOOKAHEAD,
+    builtin=True,
+)
+def exact(view):
     """Row of the best candidate by the exact-61 value (module docstring)."""
     return choose_linear(view, MAPPING)

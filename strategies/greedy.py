@@ -9,12 +9,11 @@ line side before an arm. The opening counts the points of its tile alone.
 
 from __future__ import annotations
 
-from sim._jit import hot_kernel
 from sim._kernels import CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE, TILE_PIPS
 from sim.tiles import TARGET_RAW
+from strategies.definition import strategy
 
 NAME = "greedy"
-STRATEGY_ID = 1
 DESCRIPTION = (
     "Plays the placement with the largest immediate award that would be accepted: "
     "the layout total it makes if that is a positive multiple of 5, counted as 0 "
@@ -29,8 +28,16 @@ LOOKAHEAD = 0
 PARAMETERS = ()
 
 
-@hot_kernel
-def choose(view):
+@strategy(
+    name=NAME,
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    stochastic=STOCHASTIC,
+    uses_inference=USES_INFERENCE,
+    lookahead=LOOKAHEAD,
+    builtin=True,
+)
+def greedy(view):
     """Index of the greedy candidate (see the module docstring for the order)."""
     score = view.scores[view.entity_of_seat[view.seat]]
     cands = view.cands

@@ -14,14 +14,13 @@ points there) and ``w_pips = pip_weight``, all other weights 0.
 
 from __future__ import annotations
 
-from sim._jit import hot_kernel
 from sim._kernels import CAND_POINTS, CAND_TILE, TILE_PIPS
 from sim.tiles import TARGET_RAW
 from strategies._lookahead import greedy_prefers
-from strategies._params import Parameter
+from strategies.parameters import Parameter
+from strategies.definition import strategy
 
 NAME = "heavy"
-STRATEGY_ID = 3
 DESCRIPTION = (
     "Sheds the heaviest tiles first to limit settlement exposure, scoring when it pays: "
     "each placement is worth its accepted immediate award in raw points (0 if it scores "
@@ -37,8 +36,16 @@ PARAMETERS = (
 )
 
 
-@hot_kernel
-def choose(view):
+@strategy(
+    name=NAME,
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    stochastic=STOCHASTIC,
+    uses_inference=USES_INFERENCE,
+    lookahead=LOOKAHEAD,
+    builtin=True,
+)
+def heavy(view):
     """Row maximising ``award + pip_weight * pips`` (ties in greedy's order)."""
     score = view.scores[view.entity_of_seat[view.seat]]
     pip_weight = view.params[0]

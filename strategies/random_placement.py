@@ -7,11 +7,10 @@ double), using the seat's decision stream.
 
 from __future__ import annotations
 
-from sim._jit import hot_kernel
 from sim.rng import next_below
+from strategies.definition import strategy
 
 NAME = "random"
-STRATEGY_ID = 0
 DESCRIPTION = (
     "Plays a uniformly random legal placement: every distinct (tile, parent, side) "
     "placement of ruling 4 is equally likely, the two arms of a spinner and the two "
@@ -25,7 +24,15 @@ LOOKAHEAD = 0
 PARAMETERS = ()
 
 
-@hot_kernel
-def choose(view):
+@strategy(
+    name=NAME,
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    stochastic=STOCHASTIC,
+    uses_inference=USES_INFERENCE,
+    lookahead=LOOKAHEAD,
+    builtin=True,
+)
+def random_placement(view):
     """Index of a uniformly drawn candidate (``0 <= i < view.n_candidates``)."""
     return next_below(view.rng, view.n_candidates)

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim._jit import hot_kernel, kernel
+from sim._jit import kernel
 from sim._kernels import CAND_JOINED, CAND_PARENT, CAND_SIDE, CAND_TILE, N_ENTITIES
 from sim.tiles import TARGET_RAW
 from strategies._lookahead import (
@@ -57,11 +57,11 @@ from strategies._lookahead import (
     sample_world,
 )
 from strategies._linear import N_FEATURES, candidate_features
-from strategies._params import Parameter
+from strategies.parameters import Parameter
 from strategies.weighted import DEFAULT_WEIGHTS, weights
+from strategies.definition import strategy
 
 NAME = "rollout"
-STRATEGY_ID = 6
 DESCRIPTION = (
     "Determinized Monte Carlo lookahead: for each legal placement it samples the hidden "
     "hands and the boneyard order consistently with everything it knows (hand sizes, "
@@ -148,7 +148,15 @@ def _choose(view):
     return _search(view, new_scratch(), np.zeros(n), np.zeros((n, N_FEATURES)), PRIOR)
 
 
-@hot_kernel
-def choose(view):
+@strategy(
+    name=NAME,
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    stochastic=STOCHASTIC,
+    uses_inference=USES_INFERENCE,
+    lookahead=LOOKAHEAD,
+    builtin=True,
+)
+def rollout(view):
     """Row with the best mean round outcome over the sampled worlds (module docstring)."""
     return _choose(view)

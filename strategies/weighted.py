@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim._jit import hot_kernel
 from strategies._linear import (
     FEATURE_DESCRIPTIONS,
     FEATURE_NAMES,
@@ -50,10 +49,10 @@ from strategies._linear import (
     N_FEATURES,
     choose_linear,
 )
-from strategies._params import Parameter
+from strategies.parameters import Parameter
+from strategies.definition import strategy
 
 NAME = "weighted"
-STRATEGY_ID = 5
 DESCRIPTION = (
     "A linear strategy: plays the placement maximising a weighted sum of move features "
     "(accepted award, scores, overshoot, exact 61 hit, gap to 61 after, expected turns to "
@@ -112,7 +111,15 @@ def preset(name: str) -> np.ndarray:
     return weights(**PRESETS[name])
 
 
-@hot_kernel
-def choose(view):
+@strategy(
+    name=NAME,
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    stochastic=STOCHASTIC,
+    uses_inference=USES_INFERENCE,
+    lookahead=LOOKAHEAD,
+    builtin=True,
+)
+def weighted(view):
     """Row maximising the weighted feature sum (weights = ``view.params[:N_FEATURES]``)."""
     return choose_linear(view, IDENTITY_MAPPING)

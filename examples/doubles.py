@@ -16,7 +16,7 @@ Step by step (what was done for this file)
    an unused integer ``STRATEGY_ID`` (the next one, here 7), a
    one-paragraph ``DESCRIPTION``, ``STOCHASTIC``, ``USES_INFERENCE``,
    ``LOOKAHEAD``, ``PARAMETERS`` (a tuple of
-   :class:`strategies._params.Parameter`), and a ``choose(view)`` decorated
+   :class:`strategies.parameters.Parameter`), and a ``choose(view)`` decorated
    with :data:`sim._jit.hot_kernel` that returns a row of ``view.cands``.
    Read the game only from the ``view`` (:class:`sim._kernels.PlayerView`);
    parameters arrive as ``view.params[i]`` in ``PARAMETERS`` order.
@@ -58,7 +58,7 @@ from sim._jit import hot_kernel
 from sim._kernels import CAND_POINTS, CAND_TILE, TILE_IS_DOUBLE
 from sim.tiles import TARGET_RAW
 from strategies._lookahead import greedy_prefers
-from strategies._params import Parameter
+from strategies.parameters import Parameter
 
 NAME = "doubles"
 STRATEGY_ID = 7

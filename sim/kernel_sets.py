@@ -1,0 +1,241 @@
+"""One compiled engine per set of strategy functions, cached on disk.
+
+The engine's kernels (:mod:`sim._play`, :mod:`sim._study_kernels`) are
+templates that reach strategies only through ``choose_placement(slot, view)``.
+:func:`engine_for` turns a set of compiled strategy functions into a working
+engine:
+
+1. The set is ordered canonically (by code digest), so every seating of the
+   same strategies, and every parameter value, uses the same kernel; the
+   seat's slot is its strategy's index in that order.
+2. A small Python module is generated for the set,
+   ``<kernel dir>/engine_<digest>.py``: a ``choose_placement`` that calls
+   ``strategy_<slot>(view)`` by slot. ``<digest>`` covers the engine's source
+   files, every strategy's code (:func:`strategies.definition.code_digest`,
+   handed in as ``code_keys``) and the Numba version, so a changed strategy or
+   engine gets a new module and never a stale kernel.
+3. The template kernels listed in each template's ``STRATEGY_DEPENDENT`` are
+   re-created as functions of that module (same bytecode, the module's
+   globals), so Numba compiles them with the set's ``choose_placement``
+   inlined and caches them beside the generated file, like any module's.
+
+The first compile of a set takes 10-60 s (more with heavier strategies);
+afterwards a new process loads it from the cache in about a second. The
+generated files are small and may be deleted at any time (``FIVE_UP_KERNEL_DIR``
+chooses where they live; default ``~/.cache/exact61-five-up/kernels``).
+
+This module never imports a strategy: it receives the compiled functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+import types
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+
+from sim import _play, _study_kernels
+
+TEMPLATE_MODULES = (_play, _study_kernels)
+"""Template modules, in the order their globals are adopted."""
+
+ENGINE_SOURCE_MODULES = ("sim._jit", "sim.tiles", "sim.rng", "sim._kernels", "sim._play",
+                         "sim._study_kernels", "sim.kernel_sets")
+"""Modules whose source is compiled into every engine (their text is in the digest)."""
+
+KERNEL_DIR_ENV = "FIVE_UP_KERNEL_DIR"
+"""Environment variable naming the directory of the generated engine modules."""
+
+
+def kernel_dir() -> Path:
+    """Directory of the generated engine modules (created on demand)."""
+    configured = os.environ.get(KERNEL_DIR_ENV)
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "exact61-five-up" / "kernels"
+
+
+@dataclass(frozen=True)
+class EngineSet:
+    """The compiled engine of one set of strategies.
+
+    Attributes
+    ----------
+    digest : str
+        Key of the set (see the module docstring).
+    names : tuple of str
+        A name per slot, for messages.
+    module : module
+        The generated module: ``simulate_batch``, ``resume_match``,
+        ``replay_dealt_round``, ``opening_counterfactual`` and the rest of the
+        templates' kernels, compiled for this set.
+    """
+
+    digest: str
+    names: tuple
+    module: types.ModuleType
+
+    @property
+    def simulate_batch(self):
+        return self.module.simulate_batch
+
+    @property
+    def resume_match(self):
+        return self.module.resume_match
+
+    @property
+    def replay_dealt_round(self):
+        return self.module.replay_dealt_round
+
+    @property
+    def opening_counterfactual(self):
+        return self.module.opening_counterfactual
+
+    def is_compiled(self) -> bool:
+        """True once ``simulate_batch`` holds machine code (compiled or loaded from the cache)."""
+        return bool(self.module.simulate_batch.signatures)
+
+    def is_cached(self) -> bool:
+        """True when the disk cache holds this set's batch kernel (a warm start)."""
+        cache = getattr(self.module.simulate_batch, "_cache", None)
+        if cache is None:
+            return False
+        try:
+            index = cache._cache_file._load_index()  # noqa: SLF001 - Numba exposes no public probe
+        except Exception:  # an unreadable index is a miss
+            return False
+        return bool(index)
+
+
+_ENGINES: dict[str, EngineSet] = {}
+
+
+def _engine_sources_digest() -> str:
+    digest = hashlib.sha256()
+    for name in ENGINE_SOURCE_MODULES:
+        path = Path(sys.modules[name].__file__)
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    digest.update(numba.__version__.encode())
+    return digest.hexdigest()
+
+
+def set_order(code_keys: Sequence[str]) -> list[int]:
+    """Indices of the distinct ``code_keys`` in canonical (sorted) order: slot ``k`` runs
+    the strategy ``code_keys[set_order(...)[k]]``."""
+    first_index = {}
+    for index, key in enumerate(code_keys):
+        first_index.setdefault(key, index)
+    return [first_index[key] for key in sorted(first_index)]
+
+
+def _dispatch_source(names: Sequence[str], digest: str) -> str:
+    lines = [
+        '"""Strategy dispatch of one engine set (generated by sim.kernel_sets; do not edit).',
+        "",
+        f"Digest {digest}",
+        "Slots: " + ", ".join(f"{slot} {name}" for slot, name in enumerate(names)),
+        '"""',
+        "",
+        "from sim._jit import hot_kernel",
+        "from sim._kernels import INVALID_CHOICE",
+        "",
+        "",
+        "@hot_kernel",
+        "def choose_placement(slot, view):",
+    ]
+    for slot in range(len(names)):
+        lines += [f"    if slot == {slot}:", f"        return strategy_{slot}(view)"]
+    lines += ["    return INVALID_CHOICE", ""]
+    return "\n".join(lines)
+
+
+def _write_once(path: Path, text: str) -> None:
+    """Create ``path`` with ``text`` unless it exists; never rewrite it (Numba's cache
+    beside it is keyed to the file's modification time)."""
+    if path.exists():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            stream.write(text)
+        try:
+            os.link(temporary, path)  # atomic create-if-absent: a concurrent writer wins once
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(temporary)
+
+
+def _recreate(dispatcher, namespace: dict, module_name: str, path: Path):
+    """A copy of the template kernel ``dispatcher`` whose globals are ``namespace`` and whose
+    code is filed under ``path`` (so that its cache lives with the generated module)."""
+    template = dispatcher.py_func
+    code = template.__code__.replace(co_filename=str(path))
+    function = types.FunctionType(code, namespace, template.__name__, template.__defaults__,
+                                  template.__closure__)
+    function.__module__ = module_name
+    function.__qualname__ = template.__qualname__
+    function.__doc__ = template.__doc__
+    options = {key: value for key, value in dispatcher.targetoptions.items() if key != "nopython"}
+    return numba.njit(cache=True, **options)(function)
+
+
+def engine_for(functions: Sequence, code_keys: Sequence[str], names: Sequence[str]) -> EngineSet:
+    """The engine compiled for these strategy functions (built once per process and set).
+
+    Parameters
+    ----------
+    functions : sequence of Numba dispatchers
+        One compiled strategy function per slot, in canonical order
+        (:func:`set_order`); each ``f(view) -> row``.
+    code_keys : sequence of str
+        Their code digests, same order.
+    names : sequence of str
+        Their names, same order (for the generated docstring and messages).
+
+    Returns
+    -------
+    EngineSet
+        Nothing is compiled yet: Numba compiles (or loads from the disk cache)
+        at the first call of a kernel.
+    """
+    digest = hashlib.sha256()
+    digest.update(_engine_sources_digest().encode())
+    for key in code_keys:
+        digest.update(key.encode())
+    key = digest.hexdigest()[:24]
+    engine = _ENGINES.get(key)
+    if engine is not None:
+        return engine
+    path = kernel_dir() / f"engine_{key}.py"
+    _write_once(path, _dispatch_source(names, key))
+    module_name = f"exact61_engine_{key}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # Numba's cache reloads environments by module name
+    spec.loader.exec_module(module)
+    namespace = module.__dict__
+    for slot, function in enumerate(functions):
+        namespace[f"strategy_{slot}"] = function
+    dependent = {name for template in TEMPLATE_MODULES for name in template.STRATEGY_DEPENDENT}
+    for template in TEMPLATE_MODULES:
+        for name, value in vars(template).items():
+            if not name.startswith("__") and name not in dependent:
+                namespace.setdefault(name, value)
+    for template in TEMPLATE_MODULES:
+        for name in template.STRATEGY_DEPENDENT:
+            if name != "choose_placement":
+                namespace[name] = _recreate(getattr(template, name), namespace, module_name, path)
+    engine = EngineSet(key, tuple(names), module)
+    _ENGINES[key] = engine
+    return engine

@@ -1,0 +1,226 @@
+"""Finding strategies: the built-ins by name, a user's by reference, variants by parameters.
+
+A *strategy spec* is what a user may write wherever a strategy is asked for
+(``--strategies``, ``sim.simulate(..., strategies=[...])``):
+
+``greedy``
+    a built-in, by name;
+``mypackage.mymodule:edge``
+    the :class:`~strategies.definition.Strategy` ``edge`` of an importable module;
+``path/to/file.py:edge``
+    the same from a Python file (loaded as a module of its own);
+``weighted[bonus=12,exact=3]``
+    any of the above with other parameter values: a variant named so.
+
+A :class:`Strategy` object is accepted as it is. :func:`resolve` turns a spec
+into a Strategy; :func:`reference` gives the spec that rebuilds a Strategy in
+another process (a dask worker), or None for one defined in ``__main__`` or a
+notebook.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+from strategies.definition import Strategy, variant
+
+BUILTIN_MODULES = (
+    "strategies.random_placement",
+    "strategies.greedy",
+    "strategies.exact",
+    "strategies.heavy",
+    "strategies.defensive",
+    "strategies.weighted",
+    "strategies.rollout",
+)
+"""Modules holding the built-in strategies (one decorated function each), in listing order."""
+
+SESSION_PREFIX = "@session:"
+"""Prefix of the specs :func:`spec_of` gives strategies that live only in this process."""
+
+_SESSION: dict[str, Strategy] = {}
+
+_VARIANT = re.compile(r"^(?P<base>[^\[\]]+)\[(?P<params>[^\[\]]*)\]$")
+
+
+class StrategyError(ValueError):
+    """A spec that names no usable strategy (the message is one line for the user)."""
+
+
+def builtins() -> dict[str, Strategy]:
+    """The built-in strategies by name, in listing order (imports their modules)."""
+    found: dict[str, Strategy] = {}
+    for module_name in BUILTIN_MODULES:
+        module = importlib.import_module(module_name)
+        for value in vars(module).values():
+            if isinstance(value, Strategy) and value.builtin:
+                found[value.name] = value
+    return found
+
+
+def builtin_names() -> list[str]:
+    """Names of the built-in strategies (the default tournament field)."""
+    return list(builtins())
+
+
+def _parse_number(text: str, spec: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise StrategyError(f"{spec}: parameter value {text!r} is not a number") from None
+
+
+def _load_file(path_text: str, spec: str):
+    path = Path(path_text)
+    if not path.is_file():
+        raise StrategyError(f"{spec}: no such file {path_text!r}")
+    resolved = path.resolve()
+    module_name = "five_up_user_" + re.sub(r"\W", "_", resolved.stem) + "_" + \
+        format(abs(hash(str(resolved))) % 16**8, "08x")
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    loader_spec = importlib.util.spec_from_file_location(module_name, resolved)
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[module_name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as error:
+        del sys.modules[module_name]
+        raise StrategyError(f"{spec}: {path_text} failed to load: {type(error).__name__}: {error}") from None
+    module.__five_up_file__ = str(resolved)
+    return module
+
+
+def _load_module(module_name: str, spec: str):
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and module_name.startswith(error.name):
+            raise StrategyError(f"{spec}: no module named {module_name!r}") from None
+        raise StrategyError(f"{spec}: importing {module_name} failed: {error}") from None
+    except Exception as error:
+        raise StrategyError(f"{spec}: importing {module_name} failed: {type(error).__name__}: {error}") \
+            from None
+
+
+def _from_reference(text: str, spec: str) -> Strategy:
+    location, _, attribute = text.rpartition(":")
+    if not location or not attribute:
+        raise StrategyError(f"{spec}: expected MODULE:NAME or FILE.py:NAME")
+    if location.endswith(".py") or "/" in location or "\\" in location:
+        module = _load_file(location, spec)
+    else:
+        module = _load_module(location, spec)
+    if not hasattr(module, attribute):
+        raise StrategyError(f"{spec}: {location} has no attribute {attribute!r}")
+    value = getattr(module, attribute)
+    if not isinstance(value, Strategy):
+        raise StrategyError(
+            f"{spec}: {attribute!r} is a {type(value).__name__}, not a strategy "
+            "(decorate it with @strategies.strategy)"
+        )
+    return value
+
+
+def resolve(spec) -> Strategy:
+    """The :class:`Strategy` a spec names (see the module docstring).
+
+    Raises
+    ------
+    StrategyError
+        Unknown name (the known ones are listed), missing module, file or
+        attribute, an object that is not a strategy, a bad variant.
+    """
+    if isinstance(spec, Strategy):
+        return spec
+    if not isinstance(spec, str):
+        raise StrategyError(f"a strategy is a name, MODULE:NAME, FILE.py:NAME or a Strategy, not {spec!r}")
+    text = spec.strip()
+    if not text:
+        raise StrategyError("empty strategy name")
+    if text.startswith(SESSION_PREFIX):
+        if text not in _SESSION:
+            raise StrategyError(
+                f"strategy {text[len(SESSION_PREFIX):]!r} was defined in another process (a notebook "
+                "or __main__): put it in a module or file and name it MODULE:NAME or FILE.py:NAME"
+            )
+        return _SESSION[text]
+    match = _VARIANT.match(text)
+    if match:
+        base = resolve(match.group("base"))
+        params = {}
+        for item in filter(None, (part.strip() for part in match.group("params").split(","))):
+            key, equals, value = item.partition("=")
+            if not equals:
+                raise StrategyError(f"{text}: expected NAME=VALUE, got {item!r}")
+            params[key.strip()] = _parse_number(value.strip(), text)
+        try:
+            return variant(base, name=f"{base.name}[{match.group('params')}]", **params)
+        except ValueError as error:
+            raise StrategyError(str(error)) from None
+    if ":" in text:
+        return _from_reference(text, text)
+    known = builtins()
+    if text not in known:
+        raise StrategyError(
+            f"unknown strategy {text!r} (built-in: {', '.join(known)}; or MODULE:NAME, FILE.py:NAME)"
+        )
+    return known[text]
+
+
+def reference(strategy: Strategy) -> str | None:
+    """A spec from which :func:`resolve` rebuilds ``strategy`` in another process, or None.
+
+    Built-ins are their name; a strategy of an importable module (or of a file
+    loaded by spec) is ``MODULE:NAME`` (``FILE.py:NAME``), with a variant's
+    parameters appended. Strategies defined in ``__main__`` or a notebook have
+    none: they run only in this process.
+    """
+    function = strategy.function
+    module_name = getattr(function, "__module__", None)
+    module = sys.modules.get(module_name) if module_name else None
+    if module is None or module_name == "__main__":
+        return None
+    base = None
+    for attribute, value in vars(module).items():
+        if isinstance(value, Strategy) and value.function is function:
+            base = value
+            if getattr(module, "__five_up_file__", None):
+                location = module.__five_up_file__
+            else:
+                location = module_name
+            base_spec = value.name if value.builtin else f"{location}:{attribute}"
+            break
+    if base is None:
+        return None
+    changed = [p for p, q in zip(strategy.parameters, base.parameters) if p.default != q.default]
+    if not changed and strategy.name == base.name:
+        return base_spec
+    if strategy.name != f"{base.name}[{','.join(f'{p.name}={p.default:g}' for p in changed)}]" \
+            and not strategy.name.startswith(base.name + "["):
+        return None  # a variant renamed in Python: its name cannot be rebuilt from a spec
+    return base_spec + "[" + ",".join(f"{p.name}={p.default!r}" for p in changed) + "]"
+
+
+def spec_of(strategy) -> str:
+    """A JSON-ready spec that :func:`resolve` turns back into ``strategy``.
+
+    A spec string is returned as it is; a Strategy gets its :func:`reference`,
+    or, when it has none (defined in a notebook or ``__main__``), a
+    ``@session:`` spec that resolves in this process only (a dask worker
+    reports it in one line).
+    """
+    if isinstance(strategy, str):
+        return strategy.strip()
+    if not isinstance(strategy, Strategy):
+        raise StrategyError(f"a strategy is a name, MODULE:NAME, FILE.py:NAME or a Strategy, not {strategy!r}")
+    found = reference(strategy)
+    if found is not None:
+        return found
+    spec = f"{SESSION_PREFIX}{strategy.name}#{strategy.code_key[:16]}"
+    _SESSION[spec] = strategy
+    return spec
