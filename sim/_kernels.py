@@ -413,9 +413,10 @@ PlayerView = namedtuple(
 )
 PlayerView.__doc__ = """What a strategy may know when it chooses a placement.
 
-Sealed: every array is cut to the rows that are in play (no stale rows of an
-earlier decision, round or match), and the decision stream is the seat's own,
-derived one-way from the match key. Reading every word of every field reveals
+Sealed: the layout, open-node and candidate arrays are cut to the rows in
+play (no stale rows of an earlier decision, round or match; the per-seat and
+per-entity arrays have 4 entries, those past the table always 0), and the
+decision stream is the seat's own, derived one-way from the match key. Reading every word of every field reveals
 nothing beyond what the seat's player may know.
 
 Fields
@@ -426,12 +427,12 @@ hand : int64
     Tile bitmask of the deciding seat's own hand (the only hand it sees).
 entity_of_seat : int64[players]
     Scoring entity of each seat.
-scores : int64[n_entities]
-    Raw score of each entity (index by entity).
-hand_sizes : int64[players]
-    Tiles in each seat's hand.
-lacking : int64[players]
-    Per seat, the value set it is known to lack: the values open when it last
+scores : int64[4]
+    Raw score of each entity (index by entity; 0 past the last entity).
+hand_sizes : int64[4]
+    Tiles in each seat's hand (0 past the last seat).
+lacking : int64[4]
+    Per seat (0 past the last seat), the value set it is known to lack: the values open when it last
     drew, plus those open at its passes since.
 boneyard_size : int64
     Tiles left to draw.

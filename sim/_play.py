@@ -231,7 +231,7 @@ def choose_placement(slot, view):
 
 
 @hot_kernel
-def _external_choice(ws, trace, seat, n_candidates):
+def _external_choice(ws, trace, seat):
     """A Python seat's choice: its next recorded answer, or suspend the match.
 
     Replaying an answer also restores the seat's decision-stream counter to
@@ -252,28 +252,31 @@ def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params
     """Row of ``ws.cands`` chosen by the seat's strategy (0 if only one).
 
     Builds the sealed :class:`PlayerView` (public state plus the seat's own
-    hand, every array cut to its rows in play). An out-of-range answer is
+    hand; the layout, open-node and candidate arrays cut to their rows in
+    play, since rows past them hold earlier decisions', rounds' or matches'
+    data; the per-seat and per-entity arrays are whole, their entries past
+    the table are never written and stay 0). An out-of-range answer is
     flagged in ``BOARD_ERROR`` (slot + 1) and replaced by 0 so the batch can
     finish and report it.
     """
     if n_candidates == 1:
         return 0
     board = ws.board
-    board[BOARD_DECISION_SEAT] = seat
-    board[BOARD_DECISION_COUNT] = n_candidates
-    board[BOARD_DECISION_BONEYARD] = boneyard_size
     strategy = seat_strategy[seat]
     if strategy == EXTERNAL_SEAT:
-        choice = _external_choice(ws, trace, seat, n_candidates)
+        board[BOARD_DECISION_SEAT] = seat
+        board[BOARD_DECISION_COUNT] = n_candidates
+        board[BOARD_DECISION_BONEYARD] = boneyard_size
+        choice = _external_choice(ws, trace, seat)
     else:
         view = PlayerView(
             seat,
             players,
             ws.hands[seat],
             entity_of_seat,
-            ws.scores[: N_ENTITIES[players]],
-            ws.hand_sizes[:players],
-            ws.lacking[:players],
+            ws.scores,
+            ws.hand_sizes,
+            ws.lacking,
             boneyard_size,
             board[BOARD_PLAYED],
             board[BOARD_TOTAL],

@@ -179,7 +179,7 @@ def resolve_strategies(players: int, strategies) -> list:
 
     players = _check_players(players)
     if isinstance(strategies, str):
-        entries = _split_specs(strategies)
+        entries = split_specs(strategies)
     elif isinstance(strategies, Strategy):
         entries = [strategies]
     elif isinstance(strategies, Sequence) and all(isinstance(s, (str, Strategy)) for s in strategies):
@@ -198,7 +198,7 @@ def resolve_strategies(players: int, strategies) -> list:
     return resolved
 
 
-def _split_specs(text: str) -> list[str]:
+def split_specs(text: str) -> list[str]:
     """Split a comma-separated list of specs, keeping commas inside ``[...]``."""
     parts, depth, current = [], 0, []
     for char in text:
@@ -228,7 +228,8 @@ def check_distinct_names(strategies) -> None:
 class _Setup:
     """Validated arguments of one run, as the kernel wants them."""
 
-    def __init__(self, players, strategies, matches, seed, max_rounds, first_match, threads, params=None):
+    def __init__(self, players, strategies, matches, seed, max_rounds, first_match, threads, params=None,
+                 field=None):
         self.players = _check_players(players)
         self.strategies = resolve_strategies(self.players, strategies)
         self.names = [strategy.name for strategy in self.strategies]
@@ -252,6 +253,11 @@ class _Setup:
         self.threads = None if threads is None else int(threads)
         self.params = _seat_params(self.players, self.strategies, params)
         compiled = [s for s in self.strategies if s.compiled]
+        if field is not None:
+            # A tournament compiles its whole field once; each seating picks its slots.
+            from strategies import resolve
+
+            compiled += [s for s in (resolve(entry) for entry in field) if s.compiled]
         keys = [s.code_key for s in compiled]
         order = kernel_sets.set_order(keys)
         self.slot_strategies = [compiled[i] for i in order]
@@ -471,6 +477,7 @@ def simulate(
     progress: bool = False,
     chunk_size: int | None = None,
     params=None,
+    field=None,
 ) -> pd.DataFrame:
     """Simulate complete matches; one frame row per match.
 
@@ -506,6 +513,10 @@ def simulate(
         sequence of numbers giving every parameter in order (see ``five-up
         strategies``). The values reach the compiled kernel as a float64
         array, so changing them never recompiles.
+    field : sequence, optional
+        More strategies (specs or Strategy objects) to compile into the same
+        kernel as this run's: a tournament passes its whole field, so that
+        every seating reuses one compiled kernel. Results do not depend on it.
 
     Returns
     -------
@@ -517,7 +528,7 @@ def simulate(
     ValueError
         Invalid arguments (the message says which and why).
     """
-    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params)
+    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params, field)
     stats = np.zeros((setup.matches, K.MATCH_FIELDS), dtype=np.int32)
     scores = np.zeros((setup.matches, K.MAX_ENTITIES), dtype=np.int32)
     with _thread_count(setup.threads) as active, _progress_bar(setup.matches, progress) as bar:
@@ -610,6 +621,7 @@ def simulate_rounds(
     progress: bool = False,
     chunk_size: int | None = None,
     params=None,
+    field=None,
 ) -> pd.DataFrame:
     """Simulate matches and return one row per round played.
 
@@ -631,7 +643,7 @@ def simulate_rounds(
         ``score_0..score_{k-1}`` (after the round), ``pips_0..pips_{n-1}``
         (pips left per seat at the end of the round).
     """
-    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params)
+    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params, field)
     frames = []
     with _thread_count(setup.threads) as active, _progress_bar(setup.matches, progress) as bar:
         for start, stop in _chunks(setup, active, chunk_size):
@@ -690,6 +702,7 @@ def record(
     threads: int | None = None,
     chunk_size: int | None = None,
     params=None,
+    field=None,
 ) -> list[dict]:
     """Simulate matches and return them as exact61-record/1 match objects.
 
@@ -701,7 +714,7 @@ def record(
     list of dict
         One JSON-ready dict per match, in match order.
     """
-    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params)
+    setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, threads, params, field)
     records: list[dict] = []
     with _thread_count(setup.threads) as active:
         size = chunk_size if chunk_size is not None else 1024 * active

@@ -17,7 +17,17 @@ import tempfile
 import time
 
 EXIT_OK = 0
+EXIT_FAILED = 1
 EXIT_USAGE = 2
+
+STRATEGY_SPECS_HELP = (
+    "Each strategy is a built-in name (`five-up strategies`), MODULE:NAME (a strategy of an "
+    "importable module), path/to/file.py:NAME, or any of these with other parameter values: "
+    "name[k=v,...] (commas inside [...] are kept). With --backend dask the workers import "
+    "the module, so it must be importable on every worker (installed or on PYTHONPATH); "
+    "strategies defined in a notebook or __main__ run only on the local backend."
+)
+"""The part of ``--strategies``' help shared by every command that takes it."""
 
 
 class UsageError(ValueError):
@@ -27,6 +37,25 @@ class UsageError(ValueError):
 def _error(message: str) -> int:
     print(f"five-up: error: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def strategy_failure(exc: BaseException) -> bool:
+    """A strategy that failed while the matches ran: a :class:`sim.python_seats.StrategyFailure`
+    or the engine's RuntimeError for a row that is not a candidate (or, on a dask worker, a
+    spec the worker cannot load: :class:`strategies.StrategyError`)."""
+    from sim.backends import cluster_failure
+    from strategies.catalogue import StrategyError
+
+    if isinstance(exc, StrategyError):
+        return True
+    return isinstance(exc, RuntimeError) and not cluster_failure(exc)
+
+
+def _failed(exc: BaseException) -> int:
+    """One line ``five-up: error: ...`` for a run that failed; exit status 1."""
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    print(f"five-up: error: {detail}", file=sys.stderr)
+    return EXIT_FAILED
 
 
 def _int_option(text, option: str, low: int, high: int | None = None) -> int:
@@ -75,8 +104,8 @@ def _common_arguments(parser: argparse.ArgumentParser, out_metavar: str) -> None
         "--strategies",
         required=True,
         metavar="A,B[,..]",
-        help="strategy name per seat, comma-separated; with 4 players two names are the "
-        "partnerships (seats 0,2 and 1,3). `random` and `greedy` are built in.",
+        help="strategy per seat, comma-separated; with 4 players two strategies are the "
+        "partnerships (seats 0,2 and 1,3). " + STRATEGY_SPECS_HELP.replace("%", "%%"),
     )
     parser.add_argument("--matches", required=True, metavar="M", help="number of matches (> 0)")
     parser.add_argument("--seed", required=True, metavar="S", help="master seed, 0 .. 2**63-1")
@@ -106,9 +135,10 @@ class _Options:
 
         self.players = _players_option(args.players)
         try:
-            self.names = resolve_strategies(self.players, args.strategies)
+            self.strategies = resolve_strategies(self.players, args.strategies)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
+        self.names = [strategy.name for strategy in self.strategies]
         self.matches = _int_option(args.matches, "--matches", 1)
         self.seed = _int_option(args.seed, "--seed", 0, MAX_SEED)
         self.max_rounds = _int_option(args.max_rounds, "--max-rounds", 1)
@@ -227,15 +257,20 @@ def run_record(args) -> int:
     from sim.records import write_records
 
     started = time.perf_counter()
-    records = record(
-        options.players,
-        options.names,
-        options.matches,
-        options.seed,
-        max_rounds=options.max_rounds,
-        first_match=options.first_match,
-        threads=options.threads,
-    )
+    try:
+        records = record(
+            options.players,
+            options.strategies,
+            options.matches,
+            options.seed,
+            max_rounds=options.max_rounds,
+            first_match=options.first_match,
+            threads=options.threads,
+        )
+    except Exception as exc:  # a strategy failing at run time is one line; others propagate
+        if not strategy_failure(exc):
+            raise
+        return _failed(exc)
     try:
         written = write_records(options.out, records)
     except OSError as exc:

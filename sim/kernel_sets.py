@@ -29,11 +29,13 @@ This module never imports a strategy: it receives the compiled functions.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
 import sys
 import tempfile
+import threading
 import types
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,8 +118,10 @@ class EngineSet:
 
 
 _ENGINES: dict[str, EngineSet] = {}
+_BUILDING = threading.Lock()  # worker threads of one process may ask for the same set at once
 
 
+@functools.lru_cache(maxsize=1)
 def _engine_sources_digest() -> str:
     digest = hashlib.sha256()
     for name in ENGINE_SOURCE_MODULES:
@@ -214,9 +218,15 @@ def engine_for(functions: Sequence, code_keys: Sequence[str], names: Sequence[st
     for key in code_keys:
         digest.update(key.encode())
     key = digest.hexdigest()[:24]
-    engine = _ENGINES.get(key)
-    if engine is not None:
-        return engine
+    with _BUILDING:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            engine = _ENGINES[key] = _build(key, functions, names)
+    return engine
+
+
+def _build(key: str, functions: Sequence, names: Sequence[str]) -> EngineSet:
+    """Generate, load and fill the module of one set (see :func:`engine_for`)."""
     path = kernel_dir() / f"engine_{key}.py"
     _write_once(path, _dispatch_source(names, key))
     module_name = f"exact61_engine_{key}"
@@ -236,6 +246,4 @@ def engine_for(functions: Sequence, code_keys: Sequence[str], names: Sequence[st
         for name in template.STRATEGY_DEPENDENT:
             if name != "choose_placement":
                 namespace[name] = _recreate(getattr(template, name), namespace, module_name, path)
-    engine = EngineSet(key, tuple(names), module)
-    _ENGINES[key] = engine
-    return engine
+    return EngineSet(key, tuple(names), module)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from sim.backends import BackendError, cluster_failure, open_backend
-from sim.engine_cli import EXIT_OK, _error, _summary, _write_parquet
+from sim.engine_cli import EXIT_OK, _error, _failed, _summary, _write_parquet, strategy_failure
 from sim.shards import (
     ShardError,
     ShardStore,
@@ -50,7 +50,7 @@ def simulate_command(options, scale: dict) -> int:
     ``scale`` (:func:`sim.backends.backend_options`); returns the exit status."""
     summary_only = scale["summary_only"]
     try:
-        manifest, tasks = simulate_manifest(options.players, options.names, options.matches,
+        manifest, tasks = simulate_manifest(options.players, options.strategies, options.matches,
                                             options.seed, options.max_rounds, options.first_match,
                                             scale["shard_size"])
     except ValueError as exc:
@@ -79,6 +79,9 @@ def simulate_command(options, scale: dict) -> int:
                              aggregate=match_aggregate if summary_only else None,
                              threads=options.threads, progress=True)
         except Exception as exc:
+            if strategy_failure(exc):  # one line, status 1 (the finished shards are kept)
+                store.close()
+                return _failed(exc)
             if not cluster_failure(exc):
                 raise
             store.close()

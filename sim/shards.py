@@ -45,7 +45,12 @@ How an experiment plugs in
 
    ``threads`` is the Numba thread count for this shard (the backend chooses:
    all threads locally, 1 per task on dask); ``config`` must be JSON-ready
-   (it is written to the manifest and compared on resume).
+   (it is written to the manifest and compared on resume). Strategies travel
+   as spec strings (:func:`strategies.catalogue.spec_of`: a built-in name,
+   ``MODULE:NAME``, ``FILE.py:NAME``), never as objects: a dask worker
+   resolves the spec by importing the module, so the module must be
+   importable there; record each strategy's ``code_key`` in the manifest so
+   that a changed strategy is not resumed.
 2. Optionally an aggregate ``my_aggregate(frame) -> dict`` of additive,
    preferably integer, quantities (integers make the merged result independent
    of completion order) with string keys.
@@ -653,11 +658,17 @@ def simulate_manifest(players, strategies, matches, seed, max_rounds=None, first
     setup = _Setup(players, strategies, matches, seed, max_rounds, first_match, None, **extra)
     if not isinstance(shard_size, (int, np.integer)) or isinstance(shard_size, bool) or shard_size < 1:
         raise ValueError(f"shard_size must be a positive integer (got {shard_size!r})")
-    config = canonical({"players": setup.players, "strategies": setup.names, "seed": setup.seed,
+    from strategies.catalogue import spec_of
+
+    # Seats travel as spec strings (JSON-ready, resolved again on the worker); the code
+    # digests make a run whose strategy code changed another run (refused on resume).
+    specs = [spec_of(strategy) for strategy in setup.strategies]
+    config = canonical({"players": setup.players, "strategies": specs, "seed": setup.seed,
                         "max_rounds": setup.max_rounds, **engine_options})
     manifest = {"kind": "simulate", "job": f"{simulate_job.__module__}:{simulate_job.__name__}",
                 "config": config, "first_match": setup.first_match, "matches": setup.matches,
-                "shard_size": int(shard_size)}
+                "shard_size": int(shard_size),
+                "strategy_code": {s.name: s.code_key for s in setup.strategies}}
     tasks = [Task(shard, config) for shard in plan(setup.matches, int(shard_size), setup.seed,
                                                    setup.first_match)]
     return manifest, tasks

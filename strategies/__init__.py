@@ -65,7 +65,7 @@ Write your own
 read-only :class:`strategies.python_view.PythonView`). From the command line,
 ``--strategies path/to/file.py:edge,greedy`` or ``mymodule:edge``.
 ``strategies.variant(weighted, name="w12", bonus=12)`` or the spec
-``weighted[bonus=12]`` enters other parameter values as a strategy of its own;
+``weighted[w_double=12]`` enters other parameter values as a strategy of its own;
 ``params=`` in :func:`sim.simulate` overrides them per seat without
 recompiling.
 """

@@ -9,7 +9,7 @@ A *strategy spec* is what a user may write wherever a strategy is asked for
     the :class:`~strategies.definition.Strategy` ``edge`` of an importable module;
 ``path/to/file.py:edge``
     the same from a Python file (loaded as a module of its own);
-``weighted[bonus=12,exact=3]``
+``weighted[w_double=12,w_exact=3]``
     any of the above with other parameter values: a variant named so.
 
 A :class:`Strategy` object is accepted as it is. :func:`resolve` turns a spec

@@ -33,6 +33,7 @@ import re
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -101,7 +102,7 @@ class Strategy:
         """Parameter names in ``view.params`` order."""
         return [p.name for p in self.parameters]
 
-    @property
+    @cached_property
     def code_key(self) -> str:
         """Digest of the code the engine compiles for this strategy (see :func:`code_digest`);
         variants of one function share it, so they share one compiled slot."""

@@ -24,9 +24,10 @@ class PythonView(NamedTuple):
     hand : int
         Tile bitmask of the seat's own hand.
     entity_of_seat : int64[players]
-    scores : int64[n_entities]
-        Raw score per entity.
-    hand_sizes, lacking : int64[players]
+    scores : int64[4]
+        Raw score per entity (0 past the last entity).
+    hand_sizes, lacking : int64[4]
+        Per seat (0 past the last seat).
     boneyard_size, played, total, open_values, n_nodes : int
     nodes : int64[n_nodes, NODE_FIELDS]
     open_count : int64[7]

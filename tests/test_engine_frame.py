@@ -115,7 +115,7 @@ def test_round_frame_columns(compiled_engine):
         ({"players": 1}, "players must be 2, 3 or 4"),
         ({"players": True}, "players must be 2, 3 or 4"),
         ({"strategies": "greedy"}, "2 players need 2 strategies"),
-        ({"strategies": "greedy,nope"}, "unknown strategy 'nope' (known: random, greedy, exact, heavy, defensive, weighted, rollout, doubles)"),
+        ({"strategies": "greedy,nope"}, "unknown strategy 'nope' (built-in: random, greedy, exact, heavy, defensive, weighted, rollout;"),
         ({"strategies": ["greedy", ""]}, "empty strategy name"),
         ({"matches": 0}, "matches must be a positive integer"),
         ({"matches": 2.5}, "matches must be a positive integer"),

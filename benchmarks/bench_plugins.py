@@ -1,0 +1,171 @@
+"""Benchmark of plug-in strategies: built-in speed A/B, cold compile per set, Python seats.
+
+Run from the repository root::
+
+    python benchmarks/bench_plugins.py --baseline /path/to/other/checkout
+
+Measures, each in fresh subprocesses so that nothing is shared between them:
+
+1. **Built-in speed, A/B.** Complete 2-player matches/s on one thread for
+   ``greedy`` vs ``greedy`` and ``random`` vs ``random``, with this tree and
+   (``--baseline DIR``) another checkout of the project (e.g. the commit
+   before plug-in strategies: ``git worktree add /tmp/old <commit>``). The
+   two are run alternately, ``--repeats`` times each, and the medians and
+   their ratio are printed: this VM's speed drifts by 15% between minutes,
+   so only ratios of interleaved runs mean anything.
+2. **Cold compile to the first result**: a fresh interpreter with an empty
+   Numba cache and an empty engine-kernel directory runs one match of
+   ``random,greedy``; then one of a user's compiled strategy (a file outside
+   the package) against ``greedy``; then the warm start of the same.
+3. **A trivial Python strategy** (``compiled=False``, always row 0) against
+   ``greedy``, 2 players, one thread: matches/s (engine warm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_engine import load_average, machine  # noqa: E402
+
+THROUGHPUT = textwrap.dedent("""
+    import sys, time, sim
+    players, name, matches = 2, sys.argv[1], int(sys.argv[2])
+    sim.simulate(players, [name] * players, 200, seed=0, threads=1)
+    started = time.perf_counter()
+    sim.simulate(players, [name] * players, matches, seed=1, threads=1)
+    print(matches / (time.perf_counter() - started))
+""")
+
+FIRST_RESULT = textwrap.dedent("""
+    import sys, time
+    started = time.perf_counter()
+    import sim
+    sim.simulate(2, sys.argv[1], 1, seed=0)
+    print(time.perf_counter() - started)
+""")
+
+USER_STRATEGY = textwrap.dedent('''
+    """A user's strategy outside the package (benchmark fixture)."""
+    import strategies
+    from sim._kernels import CAND_POINTS, CAND_TILE, TILE_IS_DOUBLE
+
+    @strategies.strategy(name="edge", parameters={"bonus": 8.0})
+    def edge(view):
+        best, best_value = 0, -1.0
+        for row in range(view.n_candidates):
+            value = view.cands[row, CAND_POINTS] + view.params[0] * TILE_IS_DOUBLE[view.cands[row, CAND_TILE]]
+            if value > best_value:
+                best, best_value = row, value
+        return best
+''')
+
+PYTHON_SEAT = textwrap.dedent("""
+    import time, sim, strategies
+
+    @strategies.strategy(compiled=False)
+    def first(view):
+        return 0
+
+    sim.simulate(2, [first, "greedy"], 20, seed=0, threads=1)
+    matches = 2000
+    started = time.perf_counter()
+    sim.simulate(2, [first, "greedy"], matches, seed=1, threads=1)
+    print(matches / (time.perf_counter() - started))
+""")
+
+
+def run_python(code: str, args, env=None, pythonpath: str | None = None, cwd=None) -> float:
+    environment = dict(os.environ if env is None else env)
+    if pythonpath is not None:
+        environment["PYTHONPATH"] = pythonpath
+    output = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=environment,
+                            cwd=cwd or ROOT, capture_output=True, text=True, check=True).stdout
+    return float(output.strip().splitlines()[-1])
+
+
+def throughput_ab(baseline: str | None, matches: int, repeats: int) -> list[dict]:
+    rows = []
+    for name in ("greedy", "random"):
+        this, other = [], []
+        for _ in range(repeats):
+            this.append(run_python(THROUGHPUT, [name, matches], pythonpath=str(ROOT)))
+            if baseline:
+                other.append(run_python(THROUGHPUT, [name, matches], pythonpath=baseline, cwd=baseline))
+        row = {"strategy": name, "this": statistics.median(this), "runs_this": this}
+        if other:
+            row["baseline"] = statistics.median(other)
+            row["runs_baseline"] = other
+            row["ratio"] = row["this"] / row["baseline"]
+        rows.append(row)
+    return rows
+
+
+def cold_compile() -> dict:
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="bench-plugins-") as scratch:
+        scratch = Path(scratch)
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(scratch / "numba"),
+                   FIVE_UP_KERNEL_DIR=str(scratch / "kernels"), PYTHONPATH=str(ROOT))
+        (scratch / "user_edge.py").write_text(USER_STRATEGY)
+        results["random,greedy cold"] = run_python(FIRST_RESULT, ["random,greedy"], env=env)
+        results["random,greedy warm"] = run_python(FIRST_RESULT, ["random,greedy"], env=env)
+        spec = f"{scratch / 'user_edge.py'}:edge,greedy"
+        results["user edge,greedy cold"] = run_python(FIRST_RESULT, [spec], env=env)
+        results["user edge,greedy warm"] = run_python(FIRST_RESULT, [spec], env=env)
+    return results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", help="another checkout to compare built-in speed with (A/B)")
+    parser.add_argument("--matches", type=int, default=50_000, help="matches per throughput run")
+    parser.add_argument("--repeats", type=int, default=5, help="alternating runs per side (median)")
+    args = parser.parse_args(argv)
+    import numba
+
+    print(f"Machine: {machine()}; Python {platform.python_version()}, Numba {numba.__version__}; "
+          f"load average before: {load_average()}")
+    rows = throughput_ab(args.baseline, args.matches, args.repeats)
+    print()
+    print(f"Built-in speed, 2 players, 1 thread, {args.matches:,} matches per run, "
+          f"median of {args.repeats} alternating runs per side:")
+    print()
+    print("| strategy | this tree, matches/s | baseline, matches/s | this / baseline | runs (this; baseline) |")
+    print("|---|---:|---:|---:|---|")
+    for row in rows:
+        base = f"{row['baseline']:,.0f}" if "baseline" in row else "n/a"
+        ratio = f"{row['ratio']:.3f}" if "ratio" in row else "n/a"
+        runs = ", ".join(f"{x:,.0f}" for x in row["runs_this"])
+        if "runs_baseline" in row:
+            runs += "; " + ", ".join(f"{x:,.0f}" for x in row["runs_baseline"])
+        print(f"| {row['strategy']} | {row['this']:,.0f} | {base} | {ratio} | {runs} |")
+    print()
+    compile_times = cold_compile()
+    python_rate = run_python(PYTHON_SEAT, [], pythonpath=str(ROOT))
+    print("| measure (fresh process, seconds inside Python to the first result) | value | target |")
+    print("|---|---:|---|")
+    targets = {"random,greedy cold": 20, "user edge,greedy cold": 25, "random,greedy warm": 2,
+               "user edge,greedy warm": 2}
+    for key, value in compile_times.items():
+        target = targets[key]
+        print(f"| {key} | {value:.1f} s | <= {target} s: {'met' if value <= target else 'MISSED'} |")
+    print(f"| trivial Python strategy vs greedy, 2 players, 1 thread | {python_rate:,.0f} matches/s "
+          f"| >= 300: {'met' if python_rate >= 300 else 'MISSED'} |")
+    print()
+    print(f"Load average after: {load_average()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
