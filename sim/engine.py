@@ -229,7 +229,7 @@ class _Setup:
     """Validated arguments of one run, as the kernel wants them."""
 
     def __init__(self, players, strategies, matches, seed, max_rounds, first_match, threads, params=None,
-                 field=None):
+                 field=None, own_set=False):
         self.players = _check_players(players)
         self.strategies = resolve_strategies(self.players, strategies)
         self.names = [strategy.name for strategy in self.strategies]
@@ -259,30 +259,51 @@ class _Setup:
 
             compiled += [s for s in (resolve(entry) for entry in field) if s.compiled]
         keys = [s.code_key for s in compiled]
-        order = kernel_sets.set_order(keys)
-        self.slot_strategies = [compiled[i] for i in order]
-        slot_of_key = {keys[i]: slot for slot, i in enumerate(order)}
-        self.strategy_ids = np.array(
-            [slot_of_key[s.code_key] if s.compiled else K.EXTERNAL_SEAT for s in self.strategies],
-            dtype=np.int64,
-        )
+        self.set_strategies = [compiled[i] for i in kernel_sets.set_order(keys)]
         self.python_seats = [seat for seat, s in enumerate(self.strategies) if not s.compiled]
         self.n_entities = int(K.N_ENTITIES[self.players])
         self.entities = [int(e) for e in K.ENTITY_OF_SEAT[self.players, : self.players]]
+        self.own_set = own_set or bool(self.python_seats)
         self._engine = None
 
     @property
     def engine(self) -> kernel_sets.EngineSet:
-        """The compiled engine of this run's set of compiled strategies."""
+        """The compiled engine of this run: its own set of compiled strategies, or, when that
+        was never compiled, a cached engine holding them among others (runs with Python
+        seats and the study kernels always use their own set)."""
         if self._engine is None:
-            refresh_strategy_caches(self.slot_strategies)
-            self._engine = kernel_sets.engine_for(
-                [s.choose for s in self.slot_strategies],
-                [s.code_key for s in self.slot_strategies],
-                [s.name for s in self.slot_strategies],
+            refresh_strategy_caches(self.set_strategies)
+            engine = kernel_sets.engine_for(
+                [s.choose for s in self.set_strategies],
+                [s.code_key for s in self.set_strategies],
+                [s.name for s in self.set_strategies],
             )
-            announce_compile(self._engine)
+            if not self.own_set and not (engine.is_compiled() or engine.is_cached()):
+                engine = kernel_sets.cached_superset(engine.code_keys, self._known()) or engine
+            announce_compile(engine)
+            self._engine = engine
         return self._engine
+
+    def _known(self) -> dict:
+        """``code_key -> (function, name)`` of every compiled strategy this process can supply."""
+        from strategies import builtins
+
+        known = {s.code_key: (s.choose, s.name) for s in builtins().values()}
+        known.update({s.code_key: (s.choose, s.name) for s in self.set_strategies})
+        return known
+
+    @property
+    def strategy_ids(self) -> np.ndarray:
+        """int64[players]: each seat's slot in :attr:`engine` (``EXTERNAL_SEAT`` for a Python seat)."""
+        keys = self.engine.code_keys
+        return np.array([keys.index(s.code_key) if s.compiled else K.EXTERNAL_SEAT
+                         for s in self.strategies], dtype=np.int64)
+
+    def slot_name(self, slot: int) -> str:
+        """The strategy name of ``slot`` of :attr:`engine`, as this run calls it."""
+        key = self.engine.code_keys[slot]
+        return next((s.name for s in self.strategies if s.compiled and s.code_key == key),
+                    self.engine.names[slot])
 
 
 def announce_compile(engine: kernel_sets.EngineSet) -> None:
@@ -436,8 +457,9 @@ def _error_text(setup: _Setup, code: int, match: int) -> str:
     if code == UNANSWERED_ERROR:
         return f"match {match} needed a Python seat's choice that was not recorded (engine bug)"
     slot = code - 1
-    name = setup.slot_strategies[slot].name
-    seats = [seat for seat, s in enumerate(setup.strategies) if s.compiled and setup.strategy_ids[seat] == slot]
+    name = setup.slot_name(slot)
+    ids = setup.strategy_ids
+    seats = [seat for seat in range(setup.players) if ids[seat] == slot]
     where = "seat " + ",".join(map(str, seats))
     return f"strategy {name!r} ({where}) returned a row that is not one of its candidates in match {match}"
 

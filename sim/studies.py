@@ -470,7 +470,7 @@ def opening_counterfactual(
                           max_rounds=1, first_match=0, threads=threads)
     # One engine for both strategies: the kernel plays the baseline's opening and the playouts.
     joint = _engine._Setup(players=2, strategies=[setup.strategies[0], base.strategies[0]], matches=1,
-                           seed=seed, max_rounds=1, first_match=0, threads=threads)
+                           seed=seed, max_rounds=1, first_match=0, threads=threads, own_set=True)
     if joint.python_seats:
         raise ValueError("the opening counterfactual needs compiled strategies (not compiled=False)")
     seat_slots = np.full(players, joint.strategy_ids[0], dtype=np.int64)
@@ -520,7 +520,7 @@ def opening_counterfactual(
                 on_chunk(stop - start)
     if errors.any():
         bad = int(errors[np.flatnonzero(errors)[0]]) - 1
-        name = joint.slot_strategies[bad].name
+        name = joint.slot_name(bad)
         raise RuntimeError(f"strategy {name!r} returned a row that is not one of its candidates in "
                            "the opening counterfactual")
     n_entities = setup.n_entities
@@ -546,7 +546,7 @@ def replay_round(players: int, strategies, deal, leader: int, scores=None, force
     ``rng_key`` seeds the decision stream (counter 0).
     """
     setup = _engine._Setup(players=players, strategies=strategies, matches=1, seed=0,
-                           max_rounds=1, first_match=0, threads=None)
+                           max_rounds=1, first_match=0, threads=None, own_set=True)
     start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
     if scores is not None:
         start[: len(scores)] = scores
