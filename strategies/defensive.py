@@ -26,19 +26,6 @@ from strategies._linear import F_AWARD, F_REPLY, choose_linear, weight_mapping
 from strategies.parameters import Parameter
 from strategies.definition import strategy
 
-NAME = "defensive"
-DESCRIPTION = (
-    "Plays the placement with the best immediate award minus the expected best immediate "
-    "reply of the next opponent on the layout it leaves. The reply is estimated from the "
-    "tiles that opponent may hold (unseen tiles without any value it is known to lack from "
-    "its draws and passes), each held with probability hand size / such tiles, as the "
-    "expected maximum of its per-tile best accepted award. Overshooting awards count 0 for "
-    "both sides; ties follow greedy's order. Deterministic; uses inference; one ply of "
-    "opponent reply."
-)
-STOCHASTIC = False
-USES_INFERENCE = True
-LOOKAHEAD = 1
 PARAMETERS = (
     Parameter("reply_weight", 1.0, "weight of the next opponent's expected best reply"),
 )
@@ -49,12 +36,20 @@ MAPPING = weight_mapping({F_AWARD: 1.0}, [{F_REPLY: -1.0}])
 
 
 @strategy(
-    name=NAME,
-    description=DESCRIPTION,
+    name="defensive",
+    description=(
+        "Plays the placement with the best immediate award minus the expected best immediate "
+        "reply of the next opponent on the layout it leaves. The reply is estimated from the "
+        "tiles that opponent may hold (unseen tiles without any value it is known to lack from "
+        "its draws and passes), each held with probability hand size / such tiles, as the "
+        "expected maximum of its per-tile best accepted award. Overshooting awards count 0 for "
+        "both sides; ties follow greedy's order. Deterministic; uses inference; one ply of "
+        "opponent reply."
+    ),
     parameters=PARAMETERS,
-    stochastic=STOCHASTIC,
-    uses_inference=USES_INFERENCE,
-    lookahead=LOOKAHEAD,
+    stochastic=False,
+    uses_inference=True,
+    lookahead=1,
     builtin=True,
 )
 def defensive(view):

@@ -32,20 +32,6 @@ from strategies._linear import F_EXACT, F_OPP_EXACT, F_TURNS, choose_linear, wei
 from strategies.parameters import Parameter
 from strategies.definition import strategy
 
-NAME = "exact"
-DESCRIPTION = (
-    "Overshoot-aware: values each placement by what it does toward exactly 61. It lands "
-    "exactly on 61 whenever it can; otherwise it minimises the expected number of own turns "
-    "still needed to hit 61 exactly from the score the move leaves (a table built from how "
-    "often each award size is available per turn, so gaps of 5 or 10 that only one award "
-    "size can close count as hard, and overshooting awards count as nothing), and near the "
-    "end it subtracts deny_weight times the probability that the next opponent can land "
-    "exactly on 61 with its reply, estimated from the tiles that opponent may hold. Ties "
-    "follow greedy's order. Deterministic; uses inference about the next opponent's tiles."
-)
-STOCHASTIC = False
-USES_INFERENCE = True
-LOOKAHEAD = 1
 PARAMETERS = (
     Parameter("turns_weight", 1.0, "weight of the expected own turns still needed to hit 61"),
     Parameter("deny_weight", 30.0, "turns a certain exact hit by the next opponent is worth"),
@@ -58,12 +44,21 @@ MAPPING = weight_mapping({}, [{F_TURNS: -1.0}, {F_OPP_EXACT: -1.0}, {F_EXACT: 1.
 
 
 @strategy(
-    name=NAME,
-    description=DESCRIPTION,
+    name="exact",
+    description=(
+        "Overshoot-aware: values each placement by what it does toward exactly 61. It lands "
+        "exactly on 61 whenever it can; otherwise it minimises the expected number of own turns "
+        "still needed to hit 61 exactly from the score the move leaves (a table built from how "
+        "often each award size is available per turn, so gaps of 5 or 10 that only one award "
+        "size can close count as hard, and overshooting awards count as nothing), and near the "
+        "end it subtracts deny_weight times the probability that the next opponent can land "
+        "exactly on 61 with its reply, estimated from the tiles that opponent may hold. Ties "
+        "follow greedy's order. Deterministic; uses inference about the next opponent's tiles."
+    ),
     parameters=PARAMETERS,
-    stochastic=STOCHASTIC,
-    uses_inference=USES_INFERENCE,
-    lookahead=LOOKAHEAD,
+    stochastic=False,
+    uses_inference=True,
+    lookahead=1,
     builtin=True,
 )
 def exact(view):

@@ -13,28 +13,20 @@ from sim._kernels import CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE, TILE_PI
 from sim.tiles import TARGET_RAW
 from strategies.definition import strategy
 
-NAME = "greedy"
-DESCRIPTION = (
-    "Plays the placement with the largest immediate award that would be accepted: "
-    "the layout total it makes if that is a positive multiple of 5, counted as 0 "
-    "when it would carry its side past 61 (305 raw). Ties go to the heavier tile "
-    "(shedding pips that settlement would charge), then the lower tile index, the "
-    "lower parent placement and a line side before an arm. Deterministic; it does "
-    "not look beyond the current placement."
-)
-STOCHASTIC = False
-USES_INFERENCE = False
-LOOKAHEAD = 0
-PARAMETERS = ()
-
 
 @strategy(
-    name=NAME,
-    description=DESCRIPTION,
-    parameters=PARAMETERS,
-    stochastic=STOCHASTIC,
-    uses_inference=USES_INFERENCE,
-    lookahead=LOOKAHEAD,
+    name="greedy",
+    description=(
+        "Plays the placement with the largest immediate award that would be accepted: "
+        "the layout total it makes if that is a positive multiple of 5, counted as 0 "
+        "when it would carry its side past 61 (305 raw). Ties go to the heavier tile "
+        "(shedding pips that settlement would charge), then the lower tile index, the "
+        "lower parent placement and a line side before an arm. Deterministic; it does "
+        "not look beyond the current placement."
+    ),
+    stochastic=False,
+    uses_inference=False,
+    lookahead=0,
     builtin=True,
 )
 def greedy(view):

@@ -20,29 +20,24 @@ from strategies._lookahead import greedy_prefers
 from strategies.parameters import Parameter
 from strategies.definition import strategy
 
-NAME = "heavy"
-DESCRIPTION = (
-    "Sheds the heaviest tiles first to limit settlement exposure, scoring when it pays: "
-    "each placement is worth its accepted immediate award in raw points (0 if it scores "
-    "nothing or would pass 61) plus pip_weight times the pips of the tile played "
-    "(default 1: a pip shed is worth a raw point scored). Ties follow greedy's order. "
-    "Deterministic, no inference, no lookahead; equals weighted with w_award=5, w_pips=pip_weight."
-)
-STOCHASTIC = False
-USES_INFERENCE = False
-LOOKAHEAD = 0
 PARAMETERS = (
     Parameter("pip_weight", 1.0, "raw points one pip shed is worth, against the immediate award"),
 )
 
 
 @strategy(
-    name=NAME,
-    description=DESCRIPTION,
+    name="heavy",
+    description=(
+        "Sheds the heaviest tiles first to limit settlement exposure, scoring when it pays: "
+        "each placement is worth its accepted immediate award in raw points (0 if it scores "
+        "nothing or would pass 61) plus pip_weight times the pips of the tile played "
+        "(default 1: a pip shed is worth a raw point scored). Ties follow greedy's order. "
+        "Deterministic, no inference, no lookahead; equals weighted with w_award=5, w_pips=pip_weight."
+    ),
     parameters=PARAMETERS,
-    stochastic=STOCHASTIC,
-    uses_inference=USES_INFERENCE,
-    lookahead=LOOKAHEAD,
+    stochastic=False,
+    uses_inference=False,
+    lookahead=0,
     builtin=True,
 )
 def heavy(view):

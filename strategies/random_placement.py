@@ -10,27 +10,19 @@ from __future__ import annotations
 from sim.rng import next_below
 from strategies.definition import strategy
 
-NAME = "random"
-DESCRIPTION = (
-    "Plays a uniformly random legal placement: every distinct (tile, parent, side) "
-    "placement of ruling 4 is equally likely, the two arms of a spinner and the two "
-    "line sides of a lone opening double counting once. It ignores the score, so it "
-    "is the baseline every other strategy should beat and the policy the reference's "
-    "uniform-random player is compared with."
-)
-STOCHASTIC = True
-USES_INFERENCE = False
-LOOKAHEAD = 0
-PARAMETERS = ()
-
 
 @strategy(
-    name=NAME,
-    description=DESCRIPTION,
-    parameters=PARAMETERS,
-    stochastic=STOCHASTIC,
-    uses_inference=USES_INFERENCE,
-    lookahead=LOOKAHEAD,
+    name="random",
+    description=(
+        "Plays a uniformly random legal placement: every distinct (tile, parent, side) "
+        "placement of ruling 4 is equally likely, the two arms of a spinner and the two "
+        "line sides of a lone opening double counting once. It ignores the score, so it "
+        "is the baseline every other strategy should beat and the policy the reference's "
+        "uniform-random player is compared with."
+    ),
+    stochastic=True,
+    uses_inference=False,
+    lookahead=0,
     builtin=True,
 )
 def random_placement(view):

@@ -61,22 +61,6 @@ from strategies.parameters import Parameter
 from strategies.weighted import DEFAULT_WEIGHTS, weights
 from strategies.definition import strategy
 
-NAME = "rollout"
-DESCRIPTION = (
-    "Determinized Monte Carlo lookahead: for each legal placement it samples the hidden "
-    "hands and the boneyard order consistently with everything it knows (hand sizes, "
-    "boneyard size, the layout, its own hand and the values each seat is known to lack), "
-    "plays the round out with greedy at every seat, and scores the round for its side: "
-    "raw gain minus the opponents' mean gain, settlement included, discarded overshoots "
-    "worth nothing, plus or minus win_bonus when a side lands exactly on 61. It plays the "
-    "best mean over `samples` worlds shared by all candidates, plus prior_weight times the "
-    "weighted strategy's default score of the move. Stochastic (decision stream only); "
-    "uses inference; looks ahead to the end of the round."
-)
-STOCHASTIC = True
-USES_INFERENCE = True
-LOOKAHEAD = 16
-"""Playouts per candidate at the default ``samples`` (each to the end of the round)."""
 PARAMETERS = (
     Parameter("samples", 16.0, "sampled worlds per decision (each plays out every candidate)"),
     Parameter("win_bonus", 0.0, "raw points an exact 61 is worth in the evaluation (+ own, - others)"),
@@ -149,12 +133,22 @@ def _choose(view):
 
 
 @strategy(
-    name=NAME,
-    description=DESCRIPTION,
+    name="rollout",
+    description=(
+        "Determinized Monte Carlo lookahead: for each legal placement it samples the hidden "
+        "hands and the boneyard order consistently with everything it knows (hand sizes, "
+        "boneyard size, the layout, its own hand and the values each seat is known to lack), "
+        "plays the round out with greedy at every seat, and scores the round for its side: "
+        "raw gain minus the opponents' mean gain, settlement included, discarded overshoots "
+        "worth nothing, plus or minus win_bonus when a side lands exactly on 61. It plays the "
+        "best mean over `samples` worlds shared by all candidates, plus prior_weight times the "
+        "weighted strategy's default score of the move. Stochastic (decision stream only); "
+        "uses inference; looks ahead to the end of the round."
+    ),
     parameters=PARAMETERS,
-    stochastic=STOCHASTIC,
-    uses_inference=USES_INFERENCE,
-    lookahead=LOOKAHEAD,
+    stochastic=True,
+    uses_inference=True,
+    lookahead=16,  # Playouts per candidate at the default ``samples`` (each to the end of the round).
     builtin=True,
 )
 def rollout(view):

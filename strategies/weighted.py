@@ -52,19 +52,6 @@ from strategies._linear import (
 from strategies.parameters import Parameter
 from strategies.definition import strategy
 
-NAME = "weighted"
-DESCRIPTION = (
-    "A linear strategy: plays the placement maximising a weighted sum of move features "
-    "(accepted award, scores, overshoot, exact 61 hit, gap to 61 after, expected turns to "
-    "finish, pips shed, double played, doubles kept, the next opponent's expected best reply "
-    "and chance of an exact hit, unseen tiles matching the open values, own playable tiles "
-    "after). The weights are its parameters w_<feature>, one float per feature, so "
-    "tournaments sweep weight vectors without recompiling; greedy, heavy, exact and "
-    "defensive are special weight vectors. Ties follow greedy's order. Deterministic."
-)
-STOCHASTIC = False
-USES_INFERENCE = True
-LOOKAHEAD = 1
 
 PRESETS = {
     "greedy": {"award": 1.0},
@@ -112,12 +99,20 @@ def preset(name: str) -> np.ndarray:
 
 
 @strategy(
-    name=NAME,
-    description=DESCRIPTION,
+    name="weighted",
+    description=(
+        "A linear strategy: plays the placement maximising a weighted sum of move features "
+        "(accepted award, scores, overshoot, exact 61 hit, gap to 61 after, expected turns to "
+        "finish, pips shed, double played, doubles kept, the next opponent's expected best reply "
+        "and chance of an exact hit, unseen tiles matching the open values, own playable tiles "
+        "after). The weights are its parameters w_<feature>, one float per feature, so "
+        "tournaments sweep weight vectors without recompiling; greedy, heavy, exact and "
+        "defensive are special weight vectors. Ties follow greedy's order. Deterministic."
+    ),
     parameters=PARAMETERS,
-    stochastic=STOCHASTIC,
-    uses_inference=USES_INFERENCE,
-    lookahead=LOOKAHEAD,
+    stochastic=False,
+    uses_inference=True,
+    lookahead=1,
     builtin=True,
 )
 def weighted(view):
