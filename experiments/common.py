@@ -79,20 +79,76 @@ def check_players(value) -> list[int]:
     return counts
 
 
-def check_strategies(value) -> list[str]:
-    """Registered strategy names from ``"greedy,random"`` or a list (no repeats)."""
-    from strategies.registry import get
+def strategy_entries(value, what: str = "--strategies") -> list:
+    """Entries of a strategy list: a comma-separated string (commas inside ``[...]``
+    kept) or a sequence of spec strings and :class:`strategies.Strategy` objects."""
+    from sim.engine import split_specs
+    from strategies import Strategy
 
-    names = _as_list(value, "--strategies")
-    for name in names:
-        try:
-            get(name)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+    if isinstance(value, Strategy):
+        return [value]
+    if isinstance(value, str):
+        items = split_specs(value)
+    elif isinstance(value, Sequence):
+        items = [v if isinstance(v, Strategy) else str(v).strip() for v in value]
+    else:
+        raise UsageError(f"{what} must be a comma-separated list, not {value!r}")
+    if not items or any(isinstance(item, str) and not item for item in items):
+        raise UsageError(f"{what} has an empty entry: {value!r}")
+    return items
+
+
+def resolve_strategy(entry, what: str = "--strategies"):
+    """The :class:`strategies.Strategy` of one spec or object (UsageError, one line, if none)."""
+    from strategies import resolve
+
+    try:
+        return resolve(entry)
+    except ValueError as exc:
+        raise UsageError(str(exc) if what == "--strategies" else f"{what}: {exc}") from None
+
+
+def check_distinct(resolved, what: str = "--strategies") -> None:
+    """UsageError if two different strategies share a name."""
+    from sim.engine import check_distinct_names
+
+    try:
+        check_distinct_names(resolved)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def resolve_strategies(value, what: str = "--strategies") -> list:
+    """:class:`strategies.Strategy` objects from specs and objects (no repeats).
+
+    Specs are built-in names, ``MODULE:NAME``, ``FILE.py:NAME``, optionally
+    with ``[param=value,...]`` (:mod:`strategies.catalogue`).
+    """
+    resolved = [resolve_strategy(entry, what) for entry in strategy_entries(value, what)]
+    check_distinct(resolved, what)
+    names = [s.name for s in resolved]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise UsageError(f"--strategies names {repeated[0]!r} twice")
-    return names
+        raise UsageError(f"{what} names {repeated[0]!r} twice")
+    return resolved
+
+
+def check_strategies(value) -> list[str]:
+    """Strategy names (what the tables show) from specs or Strategy objects (no repeats)."""
+    return [s.name for s in resolve_strategies(value)]
+
+
+def strategy_settings(resolved) -> dict:
+    """The settings entries that identify a run's strategies: ``strategies`` (names, the
+    tables' labels), ``strategy_specs`` (what a worker resolves: :func:`strategies.catalogue.spec_of`)
+    and ``strategy_code`` (name -> code digest: a changed strategy is another run)."""
+    from strategies.catalogue import spec_of
+
+    return {
+        "strategies": [s.name for s in resolved],
+        "strategy_specs": [spec_of(s) for s in resolved],
+        "strategy_code": {s.name: s.code_key for s in resolved},
+    }
 
 
 def check_int(value, option: str, low: int, high: int | None = None) -> int:
@@ -321,9 +377,11 @@ def make_parser(prog: str, description: str, matches_default: int) -> argparse.A
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", default="2,3,4", metavar="N[,N..]",
                         help="player counts, comma-separated from 2, 3, 4 (default 2,3,4)")
+    from sim.engine_cli import STRATEGY_SPECS_HELP
+
     parser.add_argument("--strategies", default=",".join(DEFAULT_STRATEGIES), metavar="A[,B..]",
                         help="strategies, each studied in self-play at every seat "
-                             f"(default {','.join(DEFAULT_STRATEGIES)})")
+                             f"(default {','.join(DEFAULT_STRATEGIES)}). " + STRATEGY_SPECS_HELP)
     parser.add_argument("--matches", default=str(matches_default), metavar="M",
                         help=f"matches per (strategy, players) configuration "
                              f"(default {matches_default})")
@@ -384,9 +442,13 @@ def run_main(parser: argparse.ArgumentParser, argv, build: Callable) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except Exception as exc:  # cluster failures become one line; others propagate
+        detail = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, RuntimeError) and not cluster_failure(exc):
+            # a strategy failed at run time (sim.python_seats.StrategyFailure, a bad row)
+            print(f"error: {detail}", file=sys.stderr)
+            return 1
         if not cluster_failure(exc):
             raise
-        detail = " ".join(str(exc).split()) or type(exc).__name__
         if isinstance(exc, OSError) and exc.filename:
             print(f"error: cannot write into {args.out}: {exc.strerror or exc}", file=sys.stderr)
             return 2
@@ -449,11 +511,13 @@ def standard_build(name: str, run: Callable) -> Callable:
     """
 
     def build(args):
-        settings = common_settings(name, args.players, args.strategies, args.matches, args.seed)
+        check_players(args.players)
+        resolved = resolve_strategies(args.strategies)  # once: the runner gets the objects
+        settings = common_settings(name, args.players, resolved, args.matches, args.seed)
         threads = check_threads(args.threads)
 
         def runner(**run_options):
-            return run(settings["players"], settings["strategies"], settings["matches"],
+            return run(settings["players"], resolved, settings["matches"],
                        settings["seed"], threads=threads, **run_options)
 
         return settings, runner
@@ -462,13 +526,21 @@ def standard_build(name: str, run: Callable) -> Callable:
 
 
 def common_settings(name: str, players, strategies, matches, seed) -> dict:
-    """Validated common settings (raises UsageError)."""
+    """Validated common settings (raises UsageError); JSON-ready.
+
+    ``strategies`` may mix spec strings and :class:`strategies.Strategy`
+    objects; the settings hold their names, specs and code digests
+    (:func:`strategy_settings`).
+    """
+    counts = check_players(players)
+    resolved = resolve_strategies(strategies)
     return {
         "experiment": name,
-        "players": check_players(players),
-        "strategies": check_strategies(strategies),
+        "players": counts,
+        "strategies": [s.name for s in resolved],
         "matches": check_int(matches, "--matches", 1),
         "seed": check_int(seed, "--seed", 0, MAX_SEED),
+        **{k: v for k, v in strategy_settings(resolved).items() if k != "strategies"},
     }
 
 

@@ -49,8 +49,8 @@ TILE_NAMES = [tile_name(t) for t in range(N_TILES)]
 
 
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_000,
-        seed: int = 0, hands: int = 300, playouts: int = 100, playout_strategy: str = "greedy",
-        baseline: str = "greedy", threads: int | None = None, progress: bool = False,
+        seed: int = 0, hands: int = 300, playouts: int = 100, playout_strategy="greedy",
+        baseline="greedy", threads: int | None = None, progress: bool = False,
         out=None, backend="local", shard_size: int | None = None,
         keep_shards: bool = False) -> ExperimentResult:
     """Run the openings study.
@@ -65,9 +65,9 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         Sampled leader hands per player count for the counterfactual (0 skips it).
     playouts : int
         Playouts per (hand, tile).
-    playout_strategy : str
-        The strategy at every seat in the playouts.
-    baseline : str
+    playout_strategy : str or Strategy
+        The strategy at every seat in the playouts (a spec or a Strategy).
+    baseline : str or Strategy
         The strategy whose opening choice the best opening is compared with.
 
     Returns
@@ -92,24 +92,43 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
 
 def settings_for(players, strategies, matches, seed, hands, playouts, playout_strategy,
                  baseline) -> dict:
-    """Validated settings (raises :class:`experiments.common.UsageError`)."""
-    settings = common.common_settings(NAME, players, strategies, matches, seed)
+    """Validated settings (raises :class:`experiments.common.UsageError`).
+
+    Every strategy argument may be a spec (built-in name, ``MODULE:NAME``,
+    ``FILE.py:NAME``, ``name[k=v]``) or a :class:`strategies.Strategy`; the
+    settings hold names (the tables' labels), specs (what the shard jobs
+    resolve) and code digests.
+    """
+    common.check_players(players)
+    resolved = common.resolve_strategies(strategies)
+    settings = common.common_settings(NAME, players, resolved, matches, seed)
     settings["hands"] = common.check_int(hands, "--hands", 0)
     settings["playouts"] = common.check_int(playouts, "--playouts", 2)
-    settings["playout_strategy"] = _one_strategy(playout_strategy, "--playout-strategy")
-    settings["baseline"] = _one_strategy(baseline, "--baseline")
+    playout = _one_strategy(playout_strategy, "--playout-strategy")
+    base = _one_strategy(baseline, "--baseline")
+    from strategies.catalogue import spec_of
+
+    settings["playout_strategy"] = playout.name
+    settings["baseline"] = base.name
+    settings["playout_strategy_spec"] = spec_of(playout)
+    settings["baseline_spec"] = spec_of(base)
+    common.check_distinct(resolved + [playout, base])
+    settings["strategy_code"] = {**settings["strategy_code"], playout.name: playout.code_key,
+                                 base.name: base.code_key}
     return settings
 
 
-def _one_strategy(name, option: str) -> str:
-    from strategies.registry import get
+def _one_strategy(name, option: str):
+    """The :class:`strategies.Strategy` of one spec or object (UsageError naming ``option``)."""
+    from strategies import Strategy
 
-    if not isinstance(name, str) or not name.strip() or "," in name:
-        raise UsageError(f"{option} takes one strategy name, found {name!r}")
-    try:
-        return get(name.strip()).name
-    except ValueError as exc:
-        raise UsageError(f"{option}: {exc}") from None
+    if isinstance(name, Strategy):
+        return name
+    from sim.engine import split_specs
+
+    if not isinstance(name, str) or not name.strip() or len(split_specs(name)) != 1:
+        raise UsageError(f"{option} takes one strategy, found {name!r}")
+    return common.resolve_strategy(name.strip(), option)
 
 
 def counterfactuals(settings: dict, threads=None, progress: bool = False) -> dict:
@@ -328,15 +347,18 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
 
 
 def _build(args):
-    settings = settings_for(args.players, args.strategies, args.matches, args.seed, args.hands,
-                            args.playouts, args.playout_strategy, args.baseline)
+    common.check_players(args.players)
+    resolved = common.resolve_strategies(args.strategies)  # once: the runner gets the objects
+    playout = _one_strategy(args.playout_strategy, "--playout-strategy")
+    base = _one_strategy(args.baseline, "--baseline")
+    settings = settings_for(args.players, resolved, args.matches, args.seed, args.hands,
+                            args.playouts, playout, base)
     threads = common.check_threads(args.threads)
 
     def runner(**run_options):
-        return run(settings["players"], settings["strategies"], settings["matches"],
+        return run(settings["players"], resolved, settings["matches"],
                    settings["seed"], hands=settings["hands"], playouts=settings["playouts"],
-                   playout_strategy=settings["playout_strategy"], baseline=settings["baseline"],
-                   threads=threads, **run_options)
+                   playout_strategy=playout, baseline=base, threads=threads, **run_options)
 
     return settings, runner
 
@@ -357,11 +379,12 @@ def main(argv=None) -> int:
                              "(0 skips it; default 300)")
     parser.add_argument("--playouts", default="100", metavar="K",
                         help="playouts per (hand, forced tile), at least 2 (default 100)")
-    parser.add_argument("--playout-strategy", default="greedy", metavar="NAME",
-                        help="strategy at every seat in the playouts (default greedy)")
-    parser.add_argument("--baseline", default="greedy", metavar="NAME",
+    parser.add_argument("--playout-strategy", default="greedy", metavar="SPEC",
+                        help="strategy at every seat in the playouts (default greedy; a "
+                             "compiled strategy, named as in --strategies)")
+    parser.add_argument("--baseline", default="greedy", metavar="SPEC",
                         help="strategy whose opening the best one is compared with "
-                             "(default greedy)")
+                             "(default greedy; named as in --strategies)")
     return common.run_main(parser, argv, _build)
 
 

@@ -47,8 +47,12 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
     ----------
     players : sequence of int or str
         Player counts (2, 3, 4).
-    strategies : sequence of str or str
-        Strategies, each studied in self-play.
+    strategies : str or sequence of str and Strategy
+        Strategies, each studied in self-play: specs (a built-in name,
+        ``MODULE:NAME``, ``FILE.py:NAME``, ``name[k=v,...]``; a comma-separated
+        string) or :class:`strategies.Strategy` objects. With ``backend="dask"``
+        the workers import a strategy's module by its spec; a strategy defined
+        in a notebook or ``__main__`` runs on the local backend only.
     matches : int
         Matches per (strategy, players) configuration.
     seed : int

@@ -202,12 +202,16 @@ class DataRun:
 
     # -- the sources ---------------------------------------------------------
     def _configurations(self):
-        for k, (strategy, count) in enumerate((s, c) for s in self.settings["strategies"]
-                                              for c in self.settings["players"]):
-            yield k, strategy, count
+        """``(part, name, spec, players)`` per self-play configuration: the name labels the
+        tables, the spec (:func:`strategies.catalogue.spec_of`) goes to the shard job."""
+        names = self.settings["strategies"]
+        specs = self.settings.get("strategy_specs", names)
+        for k, ((name, spec), count) in enumerate(((n, s), c) for n, s in zip(names, specs)
+                                                  for c in self.settings["players"]):
+            yield k, name, spec, count
 
-    def _match_tasks(self, part: int, strategy: str, count: int) -> list[Task]:
-        config = {"players": count, "strategies": [strategy] * count, "seed": self.settings["seed"]}
+    def _match_tasks(self, part: int, spec: str, count: int) -> list[Task]:
+        config = {"players": count, "strategies": [spec] * count, "seed": self.settings["seed"]}
         return [Task(shard, config) for shard in plan(self.settings["matches"], self.shard_size,
                                                        self.settings["seed"], part=part)]
 
@@ -218,10 +222,9 @@ class DataRun:
         configurations = list(self._configurations())
         bar = self._bar(self.settings["matches"] * len(configurations), "match", "matches")
         try:
-            for part, strategy, count in configurations:
-                tables = self._run("traces", trace_job, self._match_tasks(part, strategy, count),
-                                   bar)
-                yield (strategy, count), StudyTrace(**tables)
+            for part, name, spec, count in configurations:
+                tables = self._run("traces", trace_job, self._match_tasks(part, spec, count), bar)
+                yield (name, count), StudyTrace(**tables)
         finally:
             bar.close()
 
@@ -230,9 +233,9 @@ class DataRun:
         configurations = list(self._configurations())
         bar = self._bar(self.settings["matches"] * len(configurations), "match", "matches")
         try:
-            for part, strategy, count in configurations:
-                yield (strategy, count), self._run("rounds", rounds_job,
-                                                   self._match_tasks(part, strategy, count), bar)
+            for part, name, spec, count in configurations:
+                yield (name, count), self._run("rounds", rounds_job,
+                                               self._match_tasks(part, spec, count), bar)
         finally:
             bar.close()
 
@@ -245,8 +248,10 @@ class DataRun:
         out = {}
         try:
             for part, count in enumerate(s["players"]):
-                config = {"players": count, "strategy": s["playout_strategy"],
-                          "baseline": s["baseline"], "playouts": s["playouts"], "seed": s["seed"]}
+                config = {"players": count,
+                          "strategy": s.get("playout_strategy_spec", s["playout_strategy"]),
+                          "baseline": s.get("baseline_spec", s["baseline"]),
+                          "playouts": s["playouts"], "seed": s["seed"]}
                 tasks = [Task(shard, config)
                          for shard in plan(s["hands"], CF_HANDS_PER_SHARD, s["seed"], part=part)]
                 frame = self._run("counterfactual", counterfactual_job, tasks, bar)

@@ -88,32 +88,77 @@ def derive_seed(master: int, key: int) -> int:
 
 @dataclass
 class TournamentConfig:
-    """Everything that defines a tournament's results."""
+    """Everything that defines a tournament's results.
+
+    ``strategies`` holds the field as given (spec strings and
+    :class:`strategies.Strategy` objects); :func:`validate` resolves each entry
+    once and replaces it by the strategy's name (what every table shows), and
+    fills ``specs`` (JSON-ready references the shard jobs resolve again, on
+    this process or a dask worker: :func:`strategies.catalogue.spec_of`) and
+    ``strategy_code`` (name -> code digest: a tournament whose strategy code
+    changed is another run, refused on resume).
+    """
 
     players: int
-    strategies: list[str]
+    strategies: list
     matches: int
     seed: int
     duplicate: bool = False
     max_rounds: int = 1000
+    specs: list = field(default_factory=list)
+    strategy_code: dict = field(default_factory=dict)
+    resolved: list = field(default_factory=list, repr=False, compare=False)
+
+    def spec_of(self, name: str) -> str:
+        """The spec a shard job gets for the strategy named ``name``."""
+        return self.specs[self.strategies.index(name)]
 
     def as_dict(self) -> dict:
+        if not self.resolved:
+            validate(self)
         return {"kind": "tournament", "players": self.players,
                 "strategies": list(self.strategies), "matches": self.matches,
-                "seed": self.seed, "duplicate": self.duplicate, "max_rounds": self.max_rounds}
+                "seed": self.seed, "duplicate": self.duplicate, "max_rounds": self.max_rounds,
+                "specs": list(self.specs), "strategy_code": dict(self.strategy_code)}
+
+
+def resolve_field(entries) -> list:
+    """The :class:`strategies.Strategy` of every entry of a tournament field (specs or objects).
+
+    Raises
+    ------
+    ValueError
+        One line: an unknown or unloadable strategy
+        (:class:`strategies.StrategyError`), two different strategies under one
+        name, or one strategy entered twice.
+    """
+    from sim.engine import check_distinct_names, split_specs
+    from strategies import Strategy, resolve
+
+    if isinstance(entries, (str, Strategy)):
+        entries = split_specs(entries) if isinstance(entries, str) else [entries]
+    resolved = [resolve(entry.strip() if isinstance(entry, str) else entry) for entry in entries]
+    check_distinct_names(resolved)
+    names = [s.name for s in resolved]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"strategy {repeated[0]!r} is named more than once")
+    return resolved
 
 
 def validate(config: TournamentConfig) -> None:
-    """Raise ValueError with one clear sentence on bad input."""
-    from strategies.registry import get
+    """Resolve the field (see :class:`TournamentConfig`); raise ValueError with one clear
+    sentence on bad input."""
+    from strategies.catalogue import spec_of
 
     if config.players not in (2, 3, 4):
         raise ValueError(f"players must be 2, 3 or 4, not {config.players}")
-    for name in config.strategies:
-        get(name)  # raises with the known names
-    repeated = sorted({n for n in config.strategies if config.strategies.count(n) > 1})
-    if repeated:
-        raise ValueError(f"strategy {repeated[0]!r} is named more than once")
+    if not (config.resolved and [s.name for s in config.resolved] == list(config.strategies)):
+        resolved = resolve_field(config.strategies)
+        config.resolved = resolved
+        config.strategies = [s.name for s in resolved]
+        config.specs = [spec_of(s) for s in resolved]
+        config.strategy_code = {s.name: s.code_key for s in resolved}
     need = 3 if config.players == 3 else 2
     if len(config.strategies) < need:
         raise ValueError(f"a {config.players}-player tournament needs at least {need} "
@@ -330,11 +375,15 @@ def check_out_dir(out_dir: str | os.PathLike, config: TournamentConfig) -> None:
 def _diff(old: dict, new: dict) -> str:
     for key in new:
         if old.get(key) != new[key]:
-            return f"{key} was {old.get(key)!r}, now {new[key]!r}"
+            before, after = old.get(key), new[key]
+            if isinstance(before, dict) and isinstance(after, dict):  # name the entry
+                sub = next(k for k in list(after) + list(before) if before.get(k) != after.get(k))
+                return f"{key} of {sub!r} was {before.get(sub)!r}, now {after.get(sub)!r}"
+            return f"{key} was {before!r}, now {after!r}"
     return "different settings"
 
 
-def tournament(players: int, strategies: list[str], matches: int, seed: int,
+def tournament(players: int, strategies: list, matches: int, seed: int,
                duplicate: bool = False, threads: int | None = None, max_rounds: int = 1000,
                out: str | os.PathLike | None = None, progress: bool = False,
                backend="local", shard_size: int | None = None, summary_only: bool = False,
@@ -345,8 +394,13 @@ def tournament(players: int, strategies: list[str], matches: int, seed: int,
     ----------
     players : int
         2, 3 or 4.
-    strategies : list of str
-        Distinct registered names (at least 2; 3 for three players).
+    strategies : list of str and Strategy
+        The field (at least 2; 3 for three players): :class:`strategies.Strategy`
+        objects and specs (a built-in name, ``MODULE:NAME``, ``FILE.py:NAME``,
+        ``name[k=v,...]``), with distinct names (the tables show names). With
+        ``backend="dask"`` each worker resolves the strategy's spec, importing
+        its module: a strategy defined in a notebook or ``__main__`` runs on
+        the local backend only.
     matches : int
         Matches per seating.
     seed : int
@@ -376,7 +430,16 @@ def tournament(players: int, strategies: list[str], matches: int, seed: int,
     from experiments.tournament_shards import run_seatings, tables_from_aggregate
     from sim.shards import DEFAULT_SHARD_SIZE
 
-    config = TournamentConfig(players, list(strategies), matches, seed, duplicate, max_rounds)
+    from sim.engine import split_specs
+    from strategies import Strategy
+
+    if isinstance(strategies, str):
+        entries = split_specs(strategies)
+    elif isinstance(strategies, Strategy):
+        entries = [strategies]
+    else:
+        entries = list(strategies)
+    config = TournamentConfig(players, entries, matches, seed, duplicate, max_rounds)
     validate(config)
     if out is not None:
         check_out_dir(out, config)
@@ -436,8 +499,11 @@ def add_tournament_parser(subparsers):
         ),
     )
     parser.add_argument("--players", default="2", metavar="N", help="2, 3 or 4 (default 2)")
+    from sim.engine_cli import STRATEGY_SPECS_HELP
+
     parser.add_argument("--strategies", required=True, metavar="A,B,C,...",
-                        help="distinct registered strategy names (see `five-up strategies`)")
+                        help="the field: strategies with distinct names, comma-separated. "
+                             + STRATEGY_SPECS_HELP.replace("%", "%%"))
     parser.add_argument("--matches", default="1000", metavar="M",
                         help="matches per seating (default 1000)")
     parser.add_argument("--seed", default="0", metavar="S", help="master seed (default 0)")
@@ -467,15 +533,17 @@ def run_tournament_command(args) -> int:
     from experiments.tournament_shards import SHARDS_DIR, shard_store
     from sim.backends import backend_options, cluster_failure, open_backend
     from sim.engine import MAX_SEED
-    from sim.engine_cli import UsageError, _error, _int_option, _players_option
+    from sim.engine import split_specs
+    from sim.engine_cli import UsageError, _error, _failed, _int_option, _players_option, \
+        strategy_failure
 
     try:
         scale = backend_options(args)
         players = _players_option(args.players)
-        names = [n.strip() for n in args.strategies.split(",") if n.strip()]
+        specs = [n for n in split_specs(args.strategies) if n]
         config = TournamentConfig(
             players=players,
-            strategies=names,
+            strategies=specs,
             matches=_int_option(args.matches, "--matches", 1),
             seed=_int_option(args.seed, "--seed", 0, MAX_SEED),
             duplicate=bool(args.duplicate),
@@ -496,7 +564,7 @@ def run_tournament_command(args) -> int:
     shards = Path(args.out) / SHARDS_DIR
     try:
         with backend:
-            result = tournament(config.players, config.strategies, config.matches, config.seed,
+            result = tournament(config.players, config.resolved, config.matches, config.seed,
                                 duplicate=config.duplicate, threads=threads,
                                 max_rounds=config.max_rounds, out=args.out,
                                 progress=not args.quiet, backend=backend,
@@ -508,6 +576,8 @@ def run_tournament_command(args) -> int:
               "same command to resume", file=sys.stderr)
         return 130
     except Exception as exc:  # cluster failures become one line; others propagate
+        if strategy_failure(exc):  # a strategy failed at run time: one line, status 1
+            return _failed(exc)
         if not cluster_failure(exc):
             raise
         if isinstance(exc, OSError) and exc.filename:
@@ -517,6 +587,7 @@ def run_tournament_command(args) -> int:
               f"are kept in {shards}: rerun the same command to resume", file=sys.stderr)
         return 1
     elapsed = time.perf_counter() - started
+    names = config.strategies
     total = config.matches * len(pairings(players, names))
     print(f"{total} matches ({len(pairings(players, names))} seatings x {config.matches}), "
           f"{players} players, seed {config.seed}{', duplicate' if config.duplicate else ''}: "

@@ -28,12 +28,19 @@ SHARDS_DIR = "shards"
 
 def seating_job(first_match: int, count: int, *, players: int, seat_strategies, seed: int,
                 max_rounds: int, pairing: int, group: int, entity_strategies,
-                threads: int | None = None) -> pd.DataFrame:
-    """Matches ``first_match ..`` of one seating: the engine frame plus pairing columns."""
+                field=None, threads: int | None = None) -> pd.DataFrame:
+    """Matches ``first_match ..`` of one seating: the engine frame plus pairing columns.
+
+    ``seat_strategies`` are specs (:func:`strategies.catalogue.spec_of`), resolved here
+    (on a dask worker: by importing the strategy's module); ``entity_strategies`` are the
+    names the tables show. ``field`` (the specs of the whole field) compiles every
+    seating's strategies into one kernel; the results do not depend on it.
+    """
     from sim.engine import simulate
 
     frame = simulate(players, list(seat_strategies), count, seed, threads=threads,
-                     max_rounds=max_rounds, first_match=first_match, progress=False)
+                     max_rounds=max_rounds, first_match=first_match, progress=False,
+                     field=None if field is None else list(field))
     frame.insert(0, "pairing", pairing)
     frame.insert(1, "group", group)
     for e, name in enumerate(entity_strategies):
@@ -51,12 +58,15 @@ def seating_tasks(config, shard_size: int) -> list[Task]:
         seed = derive_seed(config.seed, key)
         job_config = {
             "players": config.players,
-            "seat_strategies": pairing.seat_strategies(config.players),
+            # specs (JSON-ready; a dask worker resolves them), names for the labels
+            "seat_strategies": [config.spec_of(name)
+                                for name in pairing.seat_strategies(config.players)],
             "seed": seed,
             "max_rounds": config.max_rounds,
             "pairing": pairing.pairing,
             "group": pairing.group,
             "entity_strategies": list(pairing.entity_strategies),
+            "field": list(config.specs),
         }
         tasks += [Task(shard, job_config)
                   for shard in plan(config.matches, shard_size, seed, part=pairing.pairing)]

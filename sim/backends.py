@@ -21,9 +21,16 @@ never depends on the backend, the worker count or the completion order.
 
 Workers must be able to import the project (``pip install
 'exact61-five-up[cluster]'`` in the workers' environment) and every strategy
-the run uses; the compiled kernels come from each worker's Numba disk cache
-(the first shard on a fresh worker pays the warm start, a cold compile on a
-machine that never ran the engine).
+the run uses: a shard carries each strategy as a spec string
+(:func:`strategies.catalogue.spec_of`: a built-in name, ``MODULE:NAME`` or
+``FILE.py:NAME``, plus ``[k=v,...]`` for a variant) and the worker resolves it,
+importing the module (so it must be installed or on the workers'
+``PYTHONPATH``; a file must exist at the same path). A strategy defined in a
+notebook or ``__main__`` has no such reference: it runs on the local backend
+only, and a dask run refuses it up front (:func:`sim.shards.run_shards`). The
+compiled kernels come from each worker's Numba disk cache (the first shard on
+a fresh worker pays the warm start, a cold compile on a machine that never ran
+the engine or this set of strategies).
 
 Bad settings raise :class:`BackendError`, a ``ValueError`` whose message is one
 line for the command line.

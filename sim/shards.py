@@ -597,6 +597,13 @@ def run_shards(job: Callable, tasks: Sequence[Task], *, backend=None, store: Sha
               f"({run.resumed_matches} matches) already done", file=sys.stderr)
     owned = not hasattr(backend, "run")
     backend = open_backend(backend)
+    if backend.name != "local" and pending:
+        try:
+            _check_portable([tasks[index].config for index in pending])
+        except ValueError:
+            if owned:
+                backend.close()
+            raise
     if threads is None:
         threads = backend.shard_threads
     own_bar = bar is None
@@ -630,6 +637,35 @@ def run_shards(job: Callable, tasks: Sequence[Task], *, backend=None, store: Sha
         if owned:
             backend.close()
     return run
+
+
+def _session_specs(value):
+    """The ``@session:`` strategy specs anywhere in a job config (strings, lists, dicts)."""
+    from strategies.catalogue import SESSION_PREFIX
+
+    if isinstance(value, str):
+        return [value] if value.startswith(SESSION_PREFIX) else []
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [spec for item in value for spec in _session_specs(item)]
+    return []
+
+
+def _check_portable(configs) -> None:
+    """Refuse, before anything is submitted, strategies that exist only in this process
+    (defined in a notebook or ``__main__``): another process cannot rebuild them."""
+    from strategies.catalogue import SESSION_PREFIX, StrategyError
+
+    for config in configs:
+        found = _session_specs(config)
+        if found:
+            name = found[0][len(SESSION_PREFIX):].split("#")[0]
+            raise StrategyError(
+                f"strategy {name!r} was defined in a notebook or __main__ and runs only on the "
+                "local backend: put it in a module or file importable by the workers and name "
+                "it MODULE:NAME or FILE.py:NAME"
+            )
 
 
 # ---------------------------------------------------------------------------

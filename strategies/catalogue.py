@@ -200,10 +200,11 @@ def reference(strategy: Strategy) -> str | None:
     changed = [p for p, q in zip(strategy.parameters, base.parameters) if p.default != q.default]
     if not changed and strategy.name == base.name:
         return base_spec
-    if strategy.name != f"{base.name}[{','.join(f'{p.name}={p.default:g}' for p in changed)}]" \
-            and not strategy.name.startswith(base.name + "["):
-        return None  # a variant renamed in Python: its name cannot be rebuilt from a spec
-    return base_spec + "[" + ",".join(f"{p.name}={p.default!r}" for p in changed) + "]"
+    if strategy.name.startswith(base.name + "["):
+        # A variant resolved from a spec is named after its bracket text: keep it verbatim,
+        # so that the name rebuilt from the spec is the same.
+        return base_spec + strategy.name[len(base.name):]
+    return None  # a variant renamed in Python: its name cannot be rebuilt from a spec
 
 
 def spec_of(strategy) -> str:

@@ -1,8 +1,11 @@
-"""The ``five-up strategies`` subcommand: list the registered strategies.
+"""The ``five-up strategies`` subcommand: list the built-in strategies, or describe any.
 
 Wired into the ``five-up`` command by :mod:`sim.cli` with
-:func:`add_strategies_parser`. Listing compiles nothing (Numba compiles a
-strategy when it first runs), so it takes under a second.
+:func:`add_strategies_parser`. Without arguments it lists the built-ins
+(:func:`strategies.catalogue.builtins`); with specs (``greedy``,
+``mymodule:edge``, ``path/to/file.py:edge``, ``weighted[w_exact=3]``) it
+describes those. Listing compiles nothing (Numba compiles a strategy when it
+first runs), so it takes under a second.
 """
 
 from __future__ import annotations
@@ -18,41 +21,58 @@ def add_strategies_parser(subparsers) -> None:
     """Add ``strategies`` to an argparse ``subparsers`` object (sets ``func``)."""
     parser = subparsers.add_parser(
         "strategies",
-        help="list the registered strategies, their metadata and parameters",
+        help="list the built-in strategies, or describe any strategy: metadata and parameters",
         description=(
-            "List every registered strategy: its name (what --strategies takes), whether it "
-            "is stochastic, uses inference about opponents' tiles, looks ahead, its "
-            "parameters with defaults (override them with params= in sim.simulate) and a "
-            "one-paragraph description."
+            "Without SPEC: list every built-in strategy. With SPECs: describe those. A SPEC "
+            "is what --strategies takes: a built-in name, MODULE:NAME (a strategy of an "
+            "importable module), path/to/file.py:NAME, or any of these with other parameter "
+            "values, name[k=v,...]. Shown: the name (what tables show), whether it is "
+            "compiled or plain Python, stochastic, uses inference about opponents' tiles, "
+            "looks ahead, its parameters with defaults (override them with params= in "
+            "sim.simulate, or name[k=v]) and a one-paragraph description."
         ),
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.add_argument("names", nargs="*", metavar="NAME", help="only these strategies")
+    parser.add_argument("names", nargs="*", metavar="SPEC",
+                        help="only these strategies (built-in names, MODULE:NAME, FILE.py:NAME, "
+                             "name[k=v,...])")
     parser.set_defaults(func=run_strategies_command)
 
 
 def strategy_table(names: list[str] | None = None) -> list[dict]:
-    """One dict per strategy (id order): the data ``five-up strategies`` prints.
+    """One dict per strategy: the data ``five-up strategies`` prints.
+
+    Parameters
+    ----------
+    names : list of str or Strategy, optional
+        Specs (each may hold several, comma-separated) or Strategy objects;
+        default every built-in, in listing order.
 
     Raises
     ------
     ValueError
-        An unknown name (the message lists the known ones).
+        A spec that names no strategy (:class:`strategies.StrategyError`, one line).
     """
-    import strategies
+    from sim.engine import split_specs
+    from strategies import Strategy, builtins, resolve
 
-    chosen = strategies.names() if not names else [strategies.get(n).name for n in names]
+    if not names:
+        chosen = list(builtins().values())
+    else:
+        chosen = []
+        for entry in names:
+            parts = [entry] if isinstance(entry, Strategy) else [p for p in split_specs(entry) if p]
+            chosen.extend(resolve(part) for part in parts)
     rows = []
-    for name in chosen:
-        info = strategies.get(name)
+    for info in chosen:
         rows.append(
             {
                 "name": info.name,
-                "id": info.strategy_id,
+                "compiled": info.compiled,
+                "builtin": info.builtin,
                 "stochastic": info.stochastic,
                 "uses_inference": info.uses_inference,
                 "lookahead": info.lookahead,
-                "example": info.example,
                 "parameters": [
                     {"name": p.name, "default": p.default, "description": p.description}
                     for p in info.parameters
@@ -69,12 +89,13 @@ def _yes(flag: bool) -> str:
 
 def format_text(rows: list[dict]) -> str:
     """Human-readable listing: a summary table, then each strategy in full."""
-    header = ("name", "stochastic", "inference", "lookahead", "parameters")
+    header = ("name", "kind", "stochastic", "inference", "lookahead", "parameters")
     table = [header]
     for row in rows:
         table.append(
             (
-                row["name"] + (" (example)" if row["example"] else ""),
+                row["name"],
+                "compiled" if row["compiled"] else "python",
                 _yes(row["stochastic"]),
                 _yes(row["uses_inference"]),
                 str(row["lookahead"]),
@@ -90,7 +111,9 @@ def format_text(rows: list[dict]) -> str:
             f"stochastic: {_yes(row['stochastic'])}, uses inference: {_yes(row['uses_inference'])}, "
             f"lookahead: {row['lookahead']}"
         )
-        lines.append(f"{row['name']} (id {row['id']}; {flags})")
+        if not row["compiled"]:
+            flags = "plain Python, " + flags
+        lines.append(f"{row['name']} ({flags})")
         lines.extend(textwrap.wrap(row["description"], WIDTH, initial_indent="  ", subsequent_indent="  "))
         if row["parameters"]:
             lines.append("  parameters (default):")
@@ -109,7 +132,7 @@ def format_text(rows: list[dict]) -> str:
 
 
 def run_strategies_command(args) -> int:
-    """Print the listing; 0, or 2 with one error line for an unknown name."""
+    """Print the listing; 0, or 2 with one error line for a spec that names no strategy."""
     try:
         rows = strategy_table(args.names)
     except ValueError as error:

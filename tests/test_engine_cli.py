@@ -44,9 +44,9 @@ def with_option(option, value, out):
 BAD = [
     ("--players", "5", "--players must be 2, 3 or 4"),
     ("--players", "two", "--players must be 2, 3 or 4"),
-    ("--strategies", "greedy,bogus", "unknown strategy 'bogus' (known: random, greedy"),
-    ("--strategies", "greedy", "2 players need 2 strategy names"),
-    ("--strategies", "greedy,random,random", "2 players need 2 strategy names"),
+    ("--strategies", "greedy,bogus", "unknown strategy 'bogus' (built-in: random, greedy"),
+    ("--strategies", "greedy", "2 players need 2 strategies"),
+    ("--strategies", "greedy,random,random", "2 players need 2 strategies"),
     ("--matches", "0", "--matches must be at least 1"),
     ("--matches", "-4", "--matches must be at least 1"),
     ("--matches", "many", "--matches expects an integer"),
@@ -128,5 +128,5 @@ def test_unknown_strategy_through_five_up(tmp_path):
         capture_output=True, text=True, timeout=300, check=False,
     )
     assert result.returncode == 2
-    assert result.stderr.strip().startswith("five-up: error: unknown strategy 'x' (known: random, greedy")
+    assert result.stderr.strip().startswith("five-up: error: unknown strategy 'x' (built-in: random, greedy")
     assert len(result.stderr.strip().splitlines()) == 1

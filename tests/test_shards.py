@@ -244,7 +244,7 @@ def test_tournament_three_players_summary_only_matches_full(compiled_engine):
     import strategies
     from experiments.tournament import tournament
 
-    others = sorted(set(strategies.STRATEGIES) - {"random", "greedy"})
+    others = sorted(set(strategies.builtin_names()) - {"random", "greedy"})
     if not others:
         pytest.skip("needs a third registered strategy")
     names = ["random", "greedy", others[0]]

@@ -1,4 +1,4 @@
-"""``five-up strategies``: the listing of registered strategies."""
+"""``five-up strategies``: the listing of built-in strategies and the description of any spec."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ def run(argv, capsys):
 def test_text_listing_names_every_strategy_with_metadata(capsys):
     status, out, _ = run([], capsys)
     assert status == 0
-    for name in strategies.names():
-        assert f"\n{name} (id {strategies.get(name).strategy_id};" in out
-    assert "doubles (example)" in out
+    for name in strategies.builtin_names():
+        assert f"\n{name} (stochastic: " in out
+    assert "(example)" not in out and "(id " not in out
     assert "samples = 16: sampled worlds per decision" in out
-    assert "rollout (id 6; stochastic: yes, uses inference: yes, lookahead: 16)" in out
+    assert "rollout (stochastic: yes, uses inference: yes, lookahead: 16)" in out
 
 
 def test_json_listing_round_trips(capsys):
@@ -49,10 +49,19 @@ def test_unknown_name_is_one_line_and_status_2(capsys):
     assert err.count("\n") == 1 and "unknown strategy 'nope'" in err
 
 
-def test_builtin_names_leave_out_the_example():
-    assert "doubles" in strategies.names()
-    assert strategies.builtin_names() == [n for n in strategies.names() if n != "doubles"]
-    assert strategies.builtin_names()[:2] == ["random", "greedy"]
+def test_listing_is_the_builtins():
+    names = [row["name"] for row in strategy_table()]
+    assert names == strategies.builtin_names() == list(strategies.builtins())
+    assert names[:2] == ["random", "greedy"]
+    assert all("id" not in row and "example" not in row for row in strategy_table())
+
+
+def test_a_variant_spec_is_described(capsys):
+    status, out, _ = run(["--json", "rollout[samples=4]"], capsys)
+    assert status == 0
+    (row,) = json.loads(out)
+    assert row["name"] == "rollout[samples=4]" and not row["builtin"]
+    assert row["parameters"][0]["default"] == 4.0
 
 
 @pytest.mark.parametrize("row", strategy_table())
