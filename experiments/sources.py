@@ -54,12 +54,13 @@ TRACE_TABLES = ("matches", "events", "paths")
 # Shard jobs (module level: importable on dask workers)
 # ---------------------------------------------------------------------------
 def trace_job(first_match: int, count: int, *, players: int, strategies, seed: int,
-              threads: int | None = None) -> dict[str, pd.DataFrame]:
-    """Matches ``first_match ..`` of :func:`sim.studies.trace_events` as three tables."""
+              field=None, threads: int | None = None) -> dict[str, pd.DataFrame]:
+    """Matches ``first_match ..`` of :func:`sim.studies.trace_events` as three tables
+    (``field``: every strategy of the experiment, compiled into one kernel)."""
     from sim.studies import trace_events
 
     trace = trace_events(players, list(strategies), count, seed, threads=threads,
-                         first_match=first_match)
+                         first_match=first_match, field=field)
     return {"matches": trace.matches, "events": trace.events, "paths": trace.paths}
 
 
@@ -67,7 +68,7 @@ ROUND_COLUMNS = ("match", "round", "leader", "opening", "opening_points", "end",
 
 
 def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: int,
-               threads: int | None = None) -> pd.DataFrame:
+               field=None, threads: int | None = None) -> pd.DataFrame:
     """Round rows of matches ``first_match ..``: the studies' columns of
     :func:`sim.engine.simulate_rounds` (``match``, ``round``, ``leader``,
     ``opening``, ``opening_points``, ``end``, ``winner`` (the round's), ``raw_*``,
@@ -83,7 +84,7 @@ def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: 
     keep = (list(ROUND_COLUMNS) + [f"raw_{e}" for e in range(n_entities)]
             + [f"score_{e}" for e in range(n_entities)])
     rounds = simulate_rounds(players, list(strategies), count, seed, threads=threads,
-                             first_match=first_match)[keep].reset_index(drop=True)
+                             first_match=first_match, field=field)[keep].reset_index(drop=True)
     last = rounds.groupby("match", sort=False).tail(1)
     scores = last[[f"score_{e}" for e in range(n_entities)]].to_numpy()
     hit = scores == TARGET_RAW
@@ -211,7 +212,10 @@ class DataRun:
             yield k, name, spec, count
 
     def _match_tasks(self, part: int, spec: str, count: int) -> list[Task]:
-        config = {"players": count, "strategies": [spec] * count, "seed": self.settings["seed"]}
+        # Every configuration compiles the experiment's whole field once (one kernel).
+        field = list(self.settings.get("strategy_specs", self.settings["strategies"]))
+        config = {"players": count, "strategies": [spec] * count, "seed": self.settings["seed"],
+                  "field": field}
         return [Task(shard, config) for shard in plan(self.settings["matches"], self.shard_size,
                                                        self.settings["seed"], part=part)]
 

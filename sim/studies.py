@@ -131,18 +131,21 @@ def trace_events(
     progress: bool = False,
     chunk_size: int | None = None,
     on_chunk=None,
+    field=None,
 ) -> StudyTrace:
     """Simulate matches and return them with every score event in context.
 
     Arguments as :func:`sim.engine.simulate` (the matches are the same ones).
-    ``on_chunk(n)`` is called after each chunk of ``n`` matches (progress).
+    ``on_chunk(n)`` is called after each chunk of ``n`` matches (progress); ``field`` as
+    in :func:`sim.simulate` (more strategies compiled into the same kernel).
 
     Returns
     -------
     StudyTrace
     """
     setup = _engine._Setup(players=players, strategies=strategies, matches=matches, seed=seed,
-                           max_rounds=max_rounds, first_match=first_match, threads=threads)
+                           max_rounds=max_rounds, first_match=first_match, threads=threads,
+                           field=field)
     match_frames, event_frames, path_frames = [], [], []
     with _engine._thread_count(setup.threads) as active, \
             _engine._progress_bar(setup.matches, progress) as bar:
@@ -152,7 +155,8 @@ def trace_events(
             chunk = _engine._Setup(players=setup.players, strategies=setup.strategies,
                                    matches=stop - start, seed=setup.seed,
                                    max_rounds=setup.max_rounds,
-                                   first_match=setup.first_match + start, threads=setup.threads)
+                                   first_match=setup.first_match + start, threads=setup.threads,
+                                   field=field)
             stats, scores, round_offsets, rows, _, trace = _engine._traced_run(
                 chunk, 0, stop - start, active, want_actions=True)
             frame = _engine._match_frame(chunk, stats, scores)
