@@ -103,6 +103,9 @@ def refresh_compiled_cache(modules, anchor, stamp_name: str, extra_files=()) -> 
         pass
 
 
+_REFRESHED: set[str] = set()
+
+
 def refresh_strategy_caches(strategies) -> None:
     """Flush stale disk caches of the compiled helpers a run's strategies call.
 
@@ -114,6 +117,11 @@ def refresh_strategy_caches(strategies) -> None:
     """
     from strategies import definition
 
+    todo = [s for s in strategies if s.code_key not in _REFRESHED]
+    if not todo:
+        return  # once per strategy and process: the sources do not change under a running process
+    _REFRESHED.update(s.code_key for s in todo)
+    strategies = todo
     modules = {}
     by_file = {Path(m.__file__).resolve(): m for m in list(sys.modules.values())
                if isinstance(getattr(m, "__file__", None), str)}

@@ -2,18 +2,41 @@
 
 A :class:`Table` holds a whole state (layout, every hand, boneyard, scores,
 lacking values) in a :class:`sim._kernels.Workspace` built with the engine's
-own primitives; :meth:`Table.view` builds the :class:`sim._kernels.PlayerView`
-field for field as the engine's ``_decide`` does, so a strategy's ``choose``
-can be called on it from Python.
+own primitives; :meth:`Table.view` builds the sealed
+:class:`sim._kernels.PlayerView` field for field as the engine's ``_decide``
+does (layout, open-node and candidate arrays cut to their rows in play, the
+seat's own decision stream), so a strategy's ``choose`` can be called on it
+from Python.
+
+Test strategies defined here (their code digest is this file, so editing it
+recompiles the kernel sets that hold them):
+
+``DOUBLES``
+    The worked user strategy ``doubles`` (award plus ``double_bonus`` raw
+    points for a double, ties in greedy's order), as a decorated function.
+``SPY``
+    Folds every word of every field and array of its view into a hash and
+    picks ``hash % n_candidates``: any hidden word it were handed would show
+    in its choices (``tests/test_strategies_sealed.py``).
+``STALE_CHECK``
+    Greedy's choice, but returns an invalid row unless every array it is
+    handed holds only rows in play (shapes equal the counts, every candidate
+    tile in its hand, every node tile played, unused seats and entities 0).
+``COUNTER_CHECK``
+    Greedy's choice, but returns an invalid row unless its decision-stream
+    counter is 0 (it never draws, so only another seat's draws could move it).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+import strategies
 from sim import _kernels as K
 from sim import rng as R
-from sim.tiles import HAND_SIZE, N_TILES, TILES, tile_index
+from sim._jit import kernel
+from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILES, tile_index
+from strategies._lookahead import greedy_prefers
 
 
 def mask(tiles) -> int:
@@ -106,7 +129,11 @@ class Table:
         return K.list_placements(ws, np.int64(playable))
 
     def view(self, seat: int, params=None, stream=(1, 2)):
-        """The seat's PlayerView (candidates listed), as the engine builds it."""
+        """The seat's sealed PlayerView (candidates listed), as the engine's ``_decide`` builds it.
+
+        ``stream`` is ``(seed, match)``: the seat's decision stream is
+        :func:`sim.rng.decision_state` ``(seed, match, seat)``.
+        """
         ws = self.ws
         count = self.candidates(seat)
         board = ws.board
@@ -126,15 +153,22 @@ class Table:
             np.int64(board[K.BOARD_TOTAL]),
             np.int64(board[K.BOARD_OPEN_VALUES]),
             np.int64(board[K.BOARD_NODES]),
-            ws.nodes,
+            ws.nodes[: board[K.BOARD_NODES]],
             ws.open_count,
             np.int64(board[K.BOARD_OPEN_NODES]),
-            ws.open_nodes,
+            ws.open_nodes[: board[K.BOARD_OPEN_NODES]],
             np.int64(count),
-            ws.cands,
+            ws.cands[:count],
             np.asarray(params, dtype=np.float64),
-            R.decision_state(*stream),
+            R.decision_state(stream[0], stream[1], seat),
         )
+
+    def unsealed_view(self, seat: int, params=None, stream=(1, 2)):
+        """The view as the engine built it before it was sealed: whole arrays (rows past the
+        counts hold earlier decisions' data). Only for showing that a check detects that leak."""
+        view = self.view(seat, params, stream)
+        ws = self.ws
+        return view._replace(nodes=ws.nodes, open_nodes=ws.open_nodes, cands=ws.cands)
 
     def describe(self, row: int) -> tuple:
         """(tile, joined, points) of candidate ``row``."""
@@ -153,11 +187,16 @@ def reference_placement(tile, parent, side, joined):
     return reference.Placement((joined, other), int(parent), "line" if side == K.SIDE_LINE else "arm")
 
 
+def strategy_named(name: str):
+    """The :class:`strategies.Strategy` of a built-in name or of a test strategy of this module
+    (``doubles``, ``spy``, ``stale_check``, ``counter_check``)."""
+    mine = {s.name: s for s in (DOUBLES, SPY, STALE_CHECK, COUNTER_CHECK)}
+    return mine[name] if name in mine else strategies.resolve(name)
+
+
 def params_for(name: str, **overrides) -> np.ndarray:
     """Default parameter row of a strategy, with overrides by name (at least 1 wide)."""
-    import strategies
-
-    info = strategies.get(name)
+    info = strategy_named(name)
     row = info.default_params()
     names = [p.name for p in info.parameters]
     for key, value in overrides.items():
@@ -167,10 +206,8 @@ def params_for(name: str, **overrides) -> np.ndarray:
 
 def choice(name: str, table: Table, seat: int = 0, **overrides) -> tuple:
     """(tile, joined, points) that strategy ``name`` picks for ``seat``."""
-    import strategies
-
     view = table.view(seat, params_for(name, **overrides))
-    row = strategies.get(name).choose(view)
+    row = strategy_named(name).choose(view)
     assert 0 <= row < view.n_candidates
     return table.describe(row)
 
@@ -216,7 +253,132 @@ def redeal(generator, hands, boneyard, seat):
     return new_hands, hidden
 
 
+# ---------------------------------------------------------------------------
+# Test strategies
+# ---------------------------------------------------------------------------
+@strategies.strategy(name="doubles", parameters={"double_bonus": (8.0, "raw points added for playing a double")},
+                     description="Award plus a bonus for doubles; ties in greedy's order.")
+def doubles(view):
+    """Row maximising award + double_bonus * is_double (ties in greedy's order)."""
+    score = view.scores[view.entity_of_seat[view.seat]]
+    bonus = view.params[0]
+    cands = view.cands
+    best = 0
+    best_value = 0.0
+    for row in range(view.n_candidates):
+        points = cands[row, K.CAND_POINTS]
+        award = points if score + points <= TARGET_RAW else 0
+        value = award + bonus * K.TILE_IS_DOUBLE[cands[row, K.CAND_TILE]]
+        if row == 0 or value > best_value or (
+            value == best_value and greedy_prefers(view, score, row, best)
+        ):
+            best = row
+            best_value = value
+    return best
+
+
+DOUBLES = doubles
+
+
+@kernel
+def _fold(state, word):
+    """One step of the spy's hash (uint64)."""
+    return R.mix64(state ^ np.uint64(word)) + R.GOLDEN_GAMMA
+
+
+@kernel
+def _fold_array_1d(state, array):
+    state = _fold(state, array.shape[0])
+    for i in range(array.shape[0]):
+        state = _fold(state, array[i])
+    return state
+
+
+@kernel
+def _fold_array_2d(state, array):
+    state = _fold(state, array.shape[0])
+    state = _fold(state, array.shape[1])
+    for i in range(array.shape[0]):
+        for j in range(array.shape[1]):
+            state = _fold(state, array[i, j])
+    return state
+
+
+@strategies.strategy(name="spy", description="Hashes every word of its view; picks hash % n_candidates.")
+def spy(view):
+    """Row ``hash(every field, every element) % n_candidates``."""
+    h = np.uint64(0x243F6A8885A308D3)
+    h = _fold(h, view.seat)
+    h = _fold(h, view.players)
+    h = _fold(h, view.hand)
+    h = _fold_array_1d(h, view.entity_of_seat)
+    h = _fold_array_1d(h, view.scores)
+    h = _fold_array_1d(h, view.hand_sizes)
+    h = _fold_array_1d(h, view.lacking)
+    h = _fold(h, view.boneyard_size)
+    h = _fold(h, view.played)
+    h = _fold(h, view.total)
+    h = _fold(h, view.open_values)
+    h = _fold(h, view.n_nodes)
+    h = _fold_array_2d(h, view.nodes)
+    h = _fold_array_1d(h, view.open_count)
+    h = _fold(h, view.n_open_nodes)
+    h = _fold_array_1d(h, view.open_nodes)
+    h = _fold(h, view.n_candidates)
+    h = _fold_array_2d(h, view.cands)
+    h = _fold(h, view.params.shape[0])
+    for i in range(view.params.shape[0]):
+        h = _fold(h, np.int64(view.params[i] * 65536.0))
+    h = _fold_array_1d(h, view.rng)
+    return np.int64(R.mix64(h) % np.uint64(view.n_candidates))
+
+
+SPY = spy
+
+_GREEDY = strategies.resolve("greedy").choose
+
+
+@strategies.strategy(name="stale_check", description="Greedy; an invalid row if its view holds rows not in play.")
+def stale_check(view):
+    """Greedy's row, or ``n_candidates`` (out of range) if any array holds a row not in play."""
+    bad = view.n_candidates
+    if view.cands.shape[0] != view.n_candidates or view.nodes.shape[0] != view.n_nodes \
+            or view.open_nodes.shape[0] != view.n_open_nodes \
+            or view.entity_of_seat.shape[0] != view.players:
+        return bad
+    for row in range(view.cands.shape[0]):
+        if ((view.hand >> view.cands[row, K.CAND_TILE]) & 1) == 0:
+            return bad  # a candidate not of this hand: a stale row
+    for node in range(view.nodes.shape[0]):
+        if ((view.played >> view.nodes[node, K.NODE_TILE]) & 1) == 0:
+            return bad  # a node not in the layout: a stale row
+    for k in range(view.open_nodes.shape[0]):
+        if view.open_nodes[k] < 0 or view.open_nodes[k] >= view.n_nodes:
+            return bad
+    for seat in range(view.players, view.hand_sizes.shape[0]):
+        if view.hand_sizes[seat] != 0 or view.lacking[seat] != 0:
+            return bad
+    for entity in range(K.N_ENTITIES[view.players], view.scores.shape[0]):
+        if view.scores[entity] != 0:
+            return bad
+    return _GREEDY(view)
+
+
+STALE_CHECK = stale_check
+
+
+@strategies.strategy(name="counter_check", description="Greedy; an invalid row if its stream counter moved.")
+def counter_check(view):
+    """Greedy's row, or ``n_candidates`` (out of range) if ``view.rng[1] != 0``."""
+    if view.rng[1] != np.uint64(0):
+        return view.n_candidates
+    return _GREEDY(view)
+
+
+COUNTER_CHECK = counter_check
+
+
 __all__ = [
-    "HAND_SIZE", "Table", "choice", "mask", "params_for", "random_state", "redeal",
-    "reference_placement", "value_set",
+    "COUNTER_CHECK", "DOUBLES", "HAND_SIZE", "SPY", "STALE_CHECK", "Table", "choice", "mask",
+    "params_for", "random_state", "redeal", "reference_placement", "strategy_named", "value_set",
 ]

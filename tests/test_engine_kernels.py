@@ -29,10 +29,10 @@ def test_below_is_in_range_and_roughly_uniform():
 
 
 def test_decision_state_advances():
-    state = rng.decision_state(3, 4)
+    state = rng.decision_state(3, 4, 1)
     first = rng.next_below(state, 1000)
     assert state[1] == 1
-    again = rng.decision_state(3, 4)
+    again = rng.decision_state(3, 4, 1)
     assert rng.next_below(again, 1000) == first
     assert 0.0 <= rng.next_unit(state) < 1.0
 

@@ -17,7 +17,7 @@ from sim import reference
 from sim.tiles import N_TILES, TARGET_RAW, TILES
 from strategies import _linear as L
 from strategies.weighted import PRESETS, preset
-from strategy_views import Table, choice, params_for, random_state, reference_placement
+from strategy_views import Table, choice, params_for, random_state, reference_placement, strategy_named
 
 ALL_WEIGHTS = np.ones(L.N_FEATURES)
 
@@ -222,8 +222,8 @@ def test_weighted_presets_choose_like_the_named_strategy_on_random_states(name):
         opening, plays, hands, boneyard = random_state(generator, players, int(generator.integers(0, 10)))
         scores = [int(generator.choice([0, 200, 285, 295, 300])) for _ in range(K.N_ENTITIES[players])]
         table = Table(players, opening, plays, hands, boneyard, scores=scores)
-        mine = strategies.get(name).choose(table.view(0, params))
-        theirs = strategies.get("weighted").choose(table.view(0, weights))
+        mine = strategy_named(name).choose(table.view(0, params))
+        theirs = strategies.resolve("weighted").choose(table.view(0, weights))
         assert table.describe(mine) == table.describe(theirs), case
 
 

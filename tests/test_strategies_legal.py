@@ -1,6 +1,7 @@
 """Every strategy plays only legal placements: engine records replayed by the rules reference.
 
-Mixes cover every registered strategy at 2, 3 and 4 players (a few hundred
+Mixes cover every built-in strategy and the worked user strategy ``doubles``
+(:data:`strategy_views.DOUBLES`) at 2, 3 and 4 players (a few hundred
 matches per table), with default and non-default parameters. Each record is
 checked move by move by :func:`sim.verify.verify_record` (legality, points,
 events, settlement, winner).
@@ -13,6 +14,7 @@ import pytest
 
 import strategies
 from sim.verify import verify_record
+from strategy_views import strategy_named
 
 MIXES = {
     2: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("random", "rollout")],
@@ -25,14 +27,15 @@ MATCHES = {2: 60, 3: 80, 4: 80}
 def test_mixes_cover_every_strategy():
     for players, mixes in MIXES.items():
         seen = {name for mix in mixes for name in mix}
-        assert seen >= set(strategies.names()) - {"random", "greedy"}, players
+        assert seen >= set(strategies.builtin_names()) - {"random", "greedy"} | {"doubles"}, players
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_records_of_every_strategy_verify(compiled_engine, players):
     total = 0
     for index, mix in enumerate(MIXES[players]):
-        records = compiled_engine.record(players, list(mix), MATCHES[players], seed=100 + index)
+        records = compiled_engine.record(players, [strategy_named(name) for name in mix], MATCHES[players],
+                                         seed=100 + index)
         for record in records:
             assert verify_record(record) == [], (mix, record["match"])
         total += len(records)

@@ -17,7 +17,7 @@ def test_quiet_round_loop_reproduces_engine_rounds(compiled_engine, players):
     """continue_round with greedy everywhere = the engine's greedy rounds, score for score."""
     records = compiled_engine.record(players, ["greedy"] * players, 40, seed=31 + players)
     params = np.zeros(1)
-    stream = R.decision_state(0, 0)
+    stream = R.decision_state(0, 0, 0)
     checked = 0
     for record in records:
         scores = np.zeros(4, dtype=np.int64)

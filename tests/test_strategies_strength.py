@@ -10,11 +10,13 @@ from __future__ import annotations
 import pytest
 
 from experiments.stats import wilson_interval
+from strategy_views import strategy_named
 
 pytestmark = pytest.mark.slow
 
 
 def duplicate_win_rate(engine, a, b, matches, seed):
+    a, b = strategy_named(a), strategy_named(b)
     first = engine.simulate(2, [a, b], matches, seed)
     second = engine.simulate(2, [b, a], matches, seed)
     wins = int((first["winner"] == 0).sum() + (second["winner"] == 1).sum())

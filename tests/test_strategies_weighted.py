@@ -26,10 +26,12 @@ def test_presets_play_the_same_matches_as_the_named_strategy(compiled_engine, na
 
 def test_fifty_weight_vectors_run_without_recompiling(compiled_engine):
     """A sweep of 50 weight vectors: no Numba compilation after the first run."""
-    from sim import _play
+    from sim.engine import _Setup
 
     compiled_engine.simulate(2, ["weighted", "greedy"], 4, seed=0)  # compiled or loaded once
-    signatures = len(_play.simulate_batch.signatures)
+    batch = _Setup(2, ["weighted", "greedy"], 1, 0, 1, 0, None).engine.simulate_batch  # the run's kernel
+    signatures = len(batch.signatures)
+    assert signatures >= 1
     generator = np.random.default_rng(50)
     winners = []
     with event.install_recorder("numba:compile") as compiles:
@@ -38,7 +40,7 @@ def test_fifty_weight_vectors_run_without_recompiling(compiled_engine):
             frame = compiled_engine.simulate(2, ["weighted", "greedy"], 20, seed=1, params=[vector, None])
             winners.append(tuple(frame["winner"]))
     assert compiles.buffer == [], "a weight sweep must not compile anything"
-    assert len(_play.simulate_batch.signatures) == signatures
+    assert len(batch.signatures) == signatures
     assert len(set(winners)) > 10  # the vectors do change play
 
 
@@ -78,6 +80,6 @@ def test_weight_helpers():
     assert list(weights(award=1.0)) == [1.0] + [0.0] * 12
     with pytest.raises(ValueError, match="unknown feature 'x'"):
         weights(x=1.0)
-    info = strategies.get("weighted")
+    info = strategies.resolve("weighted")
     assert [p.name for p in info.parameters][:3] == ["w_award", "w_scores", "w_overshoot"]
     assert np.array_equal(info.default_params(), weights(**DEFAULT_WEIGHTS))

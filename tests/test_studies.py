@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from sim import _kernels as K
-from sim.rng import stream_key, word_at
+from sim.rng import SEAT_SALT, decision_key, one_way, stream_key, word_at
 from sim.tiles import TARGET_RAW, TILE_INDEX
 
 CONFIGS = [(2, "greedy,random"), (3, "random,greedy,random"), (4, "greedy,random")]
@@ -182,17 +182,50 @@ def test_study_round_loop_replays_every_engine_round(studies, compiled_engine, p
             previous[:] = rnd["scores"]
 
 
+_SETUPS = {}
+
+
+def _round_with_streams(players, names, deal, leader, keys):
+    """The study round loop (``play_dealt_round`` of the run's engine set, on a fresh workspace,
+    as ``replay_dealt_round`` runs it) with seat ``s``'s decision stream set to ``keys[s]``."""
+    from sim import engine
+    from sim._play import Trace
+
+    setup = _SETUPS.get((players, names))
+    if setup is None:
+        setup = _SETUPS[players, names] = engine._Setup(players=players, strategies=names, matches=1, seed=0,
+                                                        max_rounds=1, first_match=0, threads=None, own_set=True)
+    ws = K.new_workspace()
+    ws.deal[:] = deal
+    for seat in range(players):
+        ws.rng[seat, 0] = np.uint64(keys[seat])
+        ws.rng[seat, 1] = np.uint64(0)
+    trace = Trace(np.zeros((0, K.ROUND_FIELDS), np.int32), np.zeros((0, 28), np.int8),
+                  np.zeros((0, K.ACTION_FIELDS), np.int16), np.zeros((0, K.EVENT_FIELDS), np.int32),
+                  np.zeros((0, K.ANSWER_FIELDS), np.int64))
+    setup.engine.module.play_dealt_round(ws, trace, np.int64(players), K.ENTITY_OF_SEAT[players, :players].copy(),
+                                         setup.strategy_ids, setup.params, np.int64(leader), np.int64(-1))
+    return ws.round_stats.copy()
+
+
 def test_first_round_replays_with_a_stochastic_strategy(studies, compiled_engine):
-    """Round 0 of a match, decision stream at its start: even `random` replays exactly."""
-    rounds = compiled_engine.simulate_rounds(3, "random,random,random", 30, seed=4)
+    """Round 0 of a match, every seat's decision stream at its start: even `random` replays
+    exactly. (Each seat's key is derived one-way from the match key, so no ``rng_key`` of
+    ``replay_round`` gives a match's streams: the round loop is run with them directly, and
+    ``replay_round`` is checked to be that loop with the streams it documents.)"""
+    names = "random,random,random"
+    rounds = compiled_engine.simulate_rounds(3, names, 30, seed=4)
     first = rounds[rounds["round"] == 0]
     for row in first.itertuples():
-        key = np.uint64(stream_key(np.int64(4), np.int64(row.match), np.int64(2)))
         deal = studies.engine_deal(4, row.match, 0)
-        stats = studies.replay_round(3, "random,random,random", deal, row.leader, None,
-                                     rng_key=key)
+        keys = [decision_key(np.int64(4), np.int64(row.match), np.int64(seat)) for seat in range(3)]
+        stats = _round_with_streams(3, names, deal, row.leader, keys)
         assert [int(stats[K.R_GAIN + e]) for e in range(3)] == [row.raw_0, row.raw_1, row.raw_2]
         assert int(stats[K.R_OPENING_TILE]) == TILE_INDEX[tuple(map(int, row.opening.split("-")))]
+        key = np.uint64(stream_key(np.int64(4), np.int64(row.match), np.int64(2)))
+        study_keys = [one_way(key, np.uint64((seat + 1) * int(SEAT_SALT) % 2**64)) for seat in range(3)]
+        np.testing.assert_array_equal(studies.replay_round(3, names, deal, row.leader, None, rng_key=key),
+                                      _round_with_streams(3, names, deal, row.leader, study_keys))
 
 
 def test_counterfactual_playouts_are_rounds_of_the_study_loop(studies):
@@ -258,8 +291,7 @@ def test_counterfactual_rejects_bad_hands(studies, hands, message):
 def _deterministic_strategies():
     import strategies
 
-    return [name for name, info in strategies.STRATEGIES.items()
-            if not info.stochastic and not info.example]
+    return [name for name, info in strategies.builtins().items() if not info.stochastic]
 
 
 @pytest.mark.slow
@@ -283,7 +315,7 @@ def test_round_loop_replays_every_deterministic_strategy(studies, compiled_engin
 def test_events_match_the_records_for_every_strategy(studies, compiled_engine, players):
     import strategies
 
-    for name in [n for n, info in strategies.STRATEGIES.items() if info.lookahead == 0
+    for name in [n for n, info in strategies.builtins().items() if info.lookahead == 0
                  or not info.stochastic]:
         names = [name] * players
         records = compiled_engine.record(players, names, 200, seed=23)
