@@ -1,7 +1,7 @@
 """Move features and the linear chooser shared by ``exact``, ``defensive`` and ``weighted``.
 
-Not a strategy (no ``NAME``); listed in
-:data:`strategies.registry.SUPPORT_MODULES`.
+Not a strategy. The engine's cache check follows the compiled functions a strategy
+calls into this module (:func:`strategies.definition.code_closure`).
 
 Features of a candidate placement
 ---------------------------------

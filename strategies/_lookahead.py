@@ -1,8 +1,8 @@
 """Lookahead support for strategies: a private layout copy, determinized worlds, quiet playouts.
 
-Not a strategy (it has no ``NAME``); it is listed in
-:data:`strategies.registry.SUPPORT_MODULES` so the engine's compiled-cache
-freshness check covers it.
+Not a strategy. The engine's cache check follows the compiled functions a strategy
+calls into this module (:func:`strategies.definition.code_closure`); the public
+face of these helpers for strategy authors is :mod:`strategies.toolkit`.
 
 Everything here works on a *scratch* :class:`sim._kernels.Workspace` that the
 strategy allocates for one decision (:func:`new_scratch`), never on the

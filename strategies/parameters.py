@@ -1,5 +1,4 @@
-"""The :class:`Parameter` record (kept apart so strategy modules can import it
-without importing the registry, which imports them)."""
+"""The :class:`Parameter` record: one tunable number of a strategy."""
 
 from __future__ import annotations
 

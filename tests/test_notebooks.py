@@ -20,7 +20,9 @@ CELL_TIMEOUT = 240
 """Seconds per cell: generous for a cold Numba cache; a warm run takes a few seconds."""
 
 
-@pytest.mark.parametrize("name", ["01-quickstart", "02-openings", "03-overshoot-and-settlement"])
+@pytest.mark.parametrize("name", [
+    "01-quickstart", "02-openings", "03-overshoot-and-settlement", "04-your-own-strategy",
+])
 def test_notebook_runs_small(compiled_engine, tmp_path, monkeypatch, name):
     path = NOTEBOOKS / f"{name}.ipynb"
     before = path.read_bytes()
