@@ -178,9 +178,10 @@ from sim.rng import (
     LOT_WORD,
     STREAM_DEAL,
     SEAT_SALT,
+    STREAM_DECISION,
     below,
-    decision_key,
     one_way,
+    seat_decision_key,
     shuffle_round_deal,
     stream_key,
     word_at,
@@ -684,8 +685,9 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
     ws.board[BOARD_ERROR] = 0
     ws.board[BOARD_SUSPENDED] = 0
     deal_key = stream_key(seed, match, STREAM_DEAL)
+    match_key = stream_key(seed, match, STREAM_DECISION)
     for seat in range(players):
-        ws.rng[seat, 0] = decision_key(seed, match, seat)
+        ws.rng[seat, 0] = seat_decision_key(match_key, seat)  # = decision_key(seed, match, seat)
         ws.rng[seat, 1] = 0
     stats = ws.round_stats
     end = END_BLOCKED

@@ -172,8 +172,13 @@ def decision_key(seed, match, seat):
     (see the module docstring): holding it, a strategy learns neither the
     deal key nor another seat's key.
     """
-    key = one_way(stream_key(seed, match, STREAM_DECISION), np.uint64(seat + 1) * SEAT_SALT)
-    return one_way(key, FEED_FORWARD_SALT)
+    return seat_decision_key(stream_key(seed, match, STREAM_DECISION), seat)
+
+
+@kernel
+def seat_decision_key(match_key, seat):
+    """:func:`decision_key` from the match's decision-stream key (computed once per match)."""
+    return one_way(one_way(match_key, np.uint64(seat + 1) * SEAT_SALT), FEED_FORWARD_SALT)
 
 
 @njit(cache=True)
