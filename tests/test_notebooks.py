@@ -30,6 +30,7 @@ def test_notebook_runs_small(compiled_engine, tmp_path, monkeypatch, name):
     monkeypatch.setenv("FIVE_UP_NOTEBOOK_SCALE", "small")
     monkeypatch.setenv("FIVE_UP_NOTEBOOK_OUT", str(tmp_path))
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("FIVE_UP_REPO", str(NOTEBOOKS.parent))  # examples/ is not installed
     client = nbclient.NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError on the first failing cell
