@@ -239,6 +239,19 @@ def random_state(generator, players, placed):
     return opening, plays, hands, [TILES[t] for t in rest]
 
 
+
+def random_tables(generator, cases: int):
+    """Yield ``(case, table, state)`` for ``cases`` random mid-round states: 2, 3, 4 players in
+    turn, 0-8 tiles placed, every entity at a random multiple of 5 below 310. ``state`` holds
+    the :class:`Table` arguments (``Table(**state)`` is ``table``), to rebuild it re-dealt."""
+    for case in range(cases):
+        players = 2 + case % 3
+        opening, plays, hands, boneyard = random_state(generator, players, int(generator.integers(0, 9)))
+        scores = [int(generator.integers(0, 62)) * 5 for _ in range(K.N_ENTITIES[players])]
+        state = {"players": players, "opening": opening, "plays": plays, "hands": hands,
+                 "boneyard": boneyard, "scores": scores}
+        yield case, Table(**state), state
+
 def redeal(generator, hands, boneyard, seat):
     """Other hands and boneyard re-dealt from the same tiles with the same sizes."""
     hidden = [t for s, hand in enumerate(hands) if s != seat for t in hand] + list(boneyard)

@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 import strategies
-from sim import _kernels as K
-from strategy_views import Table, params_for, random_state, redeal, strategy_named
+from strategy_views import Table, params_for, random_tables, redeal, strategy_named
 
 NAMES = sorted(strategies.builtin_names()) + ["doubles", "spy"]
 """Every built-in, the worked user strategy and the spy (it hashes every word of its view)."""
@@ -26,19 +25,15 @@ def test_choice_ignores_hidden_hands_and_boneyard(name):
     generator = np.random.default_rng(77)
     info = strategy_named(name)
     asked = 0
-    for case in range(40):
-        players = 2 + case % 3
-        opening, plays, hands, boneyard = random_state(generator, players, int(generator.integers(0, 9)))
-        scores = [int(generator.integers(0, 62)) * 5 for _ in range(K.N_ENTITIES[players])]
-        table = Table(players, opening, plays, hands, boneyard, scores=scores)
+    for case, table, state in random_tables(generator, 40):
         view = table.view(0, params_for(name), stream=(case, 3))
         if view.n_candidates < 2:
             continue
         asked += 1
         first = table.describe(info.choose(view))
         for again in range(2):
-            new_hands, new_boneyard = redeal(generator, hands, boneyard, 0)
-            other = Table(players, opening, plays, new_hands, new_boneyard, scores=scores)
+            new_hands, new_boneyard = redeal(generator, state["hands"], state["boneyard"], 0)
+            other = Table(**{**state, "hands": new_hands, "boneyard": new_boneyard})
             other_view = other.view(0, params_for(name), stream=(case, 3))
             assert other.describe(info.choose(other_view)) == first, (case, again)
     assert asked >= 15

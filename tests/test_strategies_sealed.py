@@ -40,7 +40,7 @@ import strategies
 from sim import _kernels as K
 from sim import rng as R
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
-from strategy_views import COUNTER_CHECK, SPY, STALE_CHECK, Table, random_state
+from strategy_views import COUNTER_CHECK, SPY, STALE_CHECK, Table, random_tables
 
 FIELD = [STALE_CHECK, COUNTER_CHECK, SPY, "random", "greedy"]
 """Compiled together (one kernel set) for the engine runs here."""
@@ -60,11 +60,7 @@ def test_stale_check_rejects_the_unsealed_view_and_accepts_the_sealed_one():
     generator = np.random.default_rng(12)
     greedy = strategies.resolve("greedy")
     asked = 0
-    for case in range(40):
-        players = 2 + case % 3
-        opening, plays, hands, boneyard = random_state(generator, players, int(generator.integers(0, 9)))
-        scores = [int(generator.integers(0, 62)) * 5 for _ in range(K.N_ENTITIES[players])]
-        table = Table(players, opening, plays, hands, boneyard, scores=scores)
+    for case, table, _ in random_tables(generator, 40):
         view = table.view(0)
         if view.n_candidates < 2:
             continue
