@@ -22,6 +22,7 @@ blocked_credit``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
 from collections.abc import Callable, Sequence
@@ -287,12 +288,12 @@ class _Setup:
                 [s.name for s in self.set_strategies],
             )
             if not self.own_set and not (engine.is_compiled() or engine.is_cached()):
-                engine = kernel_sets.cached_superset(engine.code_keys, self._known()) or engine
+                engine = kernel_sets.cached_superset(engine.code_keys, self.known_strategies()) or engine
             announce_compile(engine)
             self._engine = engine
         return self._engine
 
-    def _known(self) -> dict:
+    def known_strategies(self) -> dict:
         """``code_key -> (function, name)`` of every compiled strategy this process can supply."""
         from strategies import builtins
 
@@ -300,7 +301,7 @@ class _Setup:
         known.update({s.code_key: (s.choose, s.name) for s in self.set_strategies})
         return known
 
-    @property
+    @functools.cached_property
     def strategy_ids(self) -> np.ndarray:
         """int64[players]: each seat's slot in :attr:`engine` (``EXTERNAL_SEAT`` for a Python seat)."""
         keys = self.engine.code_keys

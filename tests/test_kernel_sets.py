@@ -61,14 +61,14 @@ def test_generated_module_names_its_slots_and_keys(compiled_engine):
     assert sorted(engine.names) == ["greedy", "heavy"]
 
 
-def test_a_larger_cached_engine_gives_the_same_matches(compiled_engine):
-    """conftest compiled every built-in together; a run on that kernel equals its own set's."""
+def test_a_larger_engine_gives_the_same_matches(compiled_engine):
+    """The kernel of every built-in plays a run exactly as the run's own three-strategy kernel."""
     from sim import _kernels as K
     from sim.engine import _Setup, _run_kernel
 
     results = []
-    for own_set in (False, True):
-        setup = _Setup(3, "heavy,random,exact", 300, 11, 200, 0, None, own_set=own_set)
+    for field in (strategies.builtin_names(), None):
+        setup = _Setup(3, "heavy,random,exact", 300, 11, 200, 0, None, field=field, own_set=True)
         stats = np.zeros((300, K.MATCH_FIELDS), dtype=np.int32)
         scores = np.zeros((300, K.MAX_ENTITIES), dtype=np.int32)
         _run_kernel(setup, 0, stats, scores, 1)
@@ -76,6 +76,17 @@ def test_a_larger_cached_engine_gives_the_same_matches(compiled_engine):
     (wide, stats_a, scores_a), (narrow, stats_b, scores_b) = results
     assert wide == len(strategies.builtin_names()) and narrow == 3
     assert np.array_equal(stats_a, stats_b) and np.array_equal(scores_a, scores_b)
+
+
+def test_a_run_without_its_own_kernel_finds_a_cached_one_that_holds_it(compiled_engine):
+    """conftest compiled every built-in together: a cached engine holds any built-in set."""
+    from sim.engine import _Setup
+
+    setup = _Setup(2, "heavy,defensive", 1, 0, 10, 0, None, own_set=True)
+    wanted = [s.code_key for s in setup.set_strategies]
+    found = kernel_sets.cached_superset(wanted, setup.known_strategies())
+    assert found is not None and found.is_cached()
+    assert set(wanted) <= set(found.code_keys)
 
 
 def test_changed_strategy_code_gets_a_new_engine(tmp_path):
