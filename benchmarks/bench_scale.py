@@ -58,9 +58,9 @@ def load() -> str:
 # 1. speed-up
 # ---------------------------------------------------------------------------
 def speed(matches: int, shard_size: int, strategies: str) -> list[tuple[str, float, float]]:
-    from sim.backends import open_backend
+    from sim.scale.backends import open_backend
     from sim.engine import simulate
-    from sim.shards import simulate_sharded
+    from sim.scale.simulate import simulate_sharded
 
     simulate(2, strategies, 100, seed=0)  # compile or load the cache here
     rows = []
@@ -95,7 +95,7 @@ def speed(matches: int, shard_size: int, strategies: str) -> list[tuple[str, flo
 # ---------------------------------------------------------------------------
 def child(mode: str, matches: int, strategies: str) -> None:
     """Run one CLI simulate in this process and print {seconds, maxrss_mb} as JSON."""
-    from sim.cli import main
+    from cli.main import main
 
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "s.json" if mode == "summary" else "f.parquet")
@@ -138,7 +138,7 @@ def main() -> None:
     import dask
     import numba
 
-    from sim.shards import DEFAULT_SHARD_SIZE
+    from sim.scale.shards import DEFAULT_SHARD_SIZE
 
     print(f"Machine: {machine()}; Python {platform.python_version()}, Numba {numba.__version__}, "
           f"dask {dask.__version__}; {load()} at start\n")

@@ -25,24 +25,24 @@ Per tile (``cf_tiles``): its mean value over the hands holding it, its value
 relative to the hand's average opening, how often it is the hand's best, and
 how often the baseline opens with it when it holds it.
 
-Run ``python -m experiments.openings --help``; from Python, :func:`run`.
+Run ``five-up openings --help``; from Python, :func:`run`.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from experiments import common
-from experiments.common import (
-    ExperimentResult,
-    UsageError,
-    fmt_ci,
-    grouped_mean_ci,
-    md_table,
-    mean_ci,
-    proportion,
-)
+from experiments import study_plots
+from experiments.reports import ExperimentResult, fmt_ci, md_table
+from experiments.runs import run_experiment
+from experiments.settings import study_settings
+from experiments.sources import DataRun, leader_differential, pairs
+from experiments.stats import grouped_mean_ci, mean_interval, proportion
+from sim.checks import check_int
+from sim.engine.spec import check_threads
 from sim.tiles import N_TILES, tile_name
+from strategies.catalogue import check_distinct_names, resolve, resolve_field, spec_of, strategy_entries
+from strategies.definition import Strategy
 
 NAME = "openings"
 TILE_NAMES = [tile_name(t) for t in range(N_TILES)]
@@ -85,58 +85,50 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         cf = data.counterfactuals() if settings["hands"] > 0 else {}
         return analyse(tiles, cf, settings)
 
-    return common.run_experiment(settings, compute, out=out, backend=backend,
+    return run_experiment(settings, compute, out=out, backend=backend,
                                  shard_size=shard_size, threads=threads, progress=progress,
                                  keep_shards=keep_shards)
 
 
 def settings_for(players, strategies, matches, seed, hands, playouts, playout_strategy,
                  baseline) -> dict:
-    """Validated settings (raises :class:`experiments.common.UsageError`).
+    """Checked settings (raises ValueError, one line).
 
     Every strategy argument may be a spec (built-in name, ``MODULE:NAME``,
     ``FILE.py:NAME``, ``name[k=v]``) or a :class:`strategies.Strategy`; the
     settings hold names (the tables' labels), specs (what the shard jobs
     resolve) and code digests.
     """
-    common.check_players(players)
-    resolved = common.resolve_strategies(strategies)
-    settings = common.common_settings(NAME, players, resolved, matches, seed)
-    settings["hands"] = common.check_int(hands, "--hands", 0)
-    settings["playouts"] = common.check_int(playouts, "--playouts", 2)
-    playout = _one_strategy(playout_strategy, "--playout-strategy")
-    base = _one_strategy(baseline, "--baseline")
-    from strategies.catalogue import spec_of
-
+    settings = study_settings(NAME, players, strategies, matches, seed)
+    settings["hands"] = check_int(hands, "hands", 0)
+    settings["playouts"] = check_int(playouts, "playouts", 2)
+    playout = one_strategy(playout_strategy, "playout_strategy")
+    base = one_strategy(baseline, "baseline")
     settings["playout_strategy"] = playout.name
     settings["baseline"] = base.name
     settings["playout_strategy_spec"] = spec_of(playout)
     settings["baseline_spec"] = spec_of(base)
-    common.check_distinct(resolved + [playout, base])
+    check_distinct_names(resolve_field(strategies) + [playout, base])
     settings["strategy_code"] = {**settings["strategy_code"], playout.name: playout.code_key,
                                  base.name: base.code_key}
     return settings
 
 
-def _one_strategy(name, option: str):
-    """The :class:`strategies.Strategy` of one spec or object (UsageError naming ``option``)."""
-    from strategies import Strategy
-
-    if isinstance(name, Strategy):
-        return name
-    from sim.engine import split_specs
-
-    if not isinstance(name, str) or not name.strip() or len(split_specs(name)) != 1:
-        raise UsageError(f"{option} takes one strategy, found {name!r}")
-    return common.resolve_strategy(name.strip(), option)
+def one_strategy(entry, what: str) -> Strategy:
+    """The :class:`strategies.Strategy` of one spec or object (ValueError naming ``what``)."""
+    entries = strategy_entries(entry, what)
+    if len(entries) != 1:
+        raise ValueError(f"{what} takes one strategy, found {entry!r}")
+    try:
+        return resolve(entries[0])
+    except ValueError as exc:
+        raise ValueError(f"{what}: {exc}") from None
 
 
 def counterfactuals(settings: dict, threads=None, progress: bool = False) -> dict:
-    """:func:`sim.studies.opening_counterfactual` per player count of ``settings`` (in memory,
-    local backend: :meth:`experiments.sources.DataRun.counterfactuals`)."""
-    from experiments.sources import DataRun
-
-    with DataRun(settings, threads=common.check_threads(threads), progress=progress) as data:
+    """:func:`sim.studies.openings.opening_counterfactual` per player count of ``settings`` (in
+    memory, local backend: :meth:`experiments.sources.DataRun.counterfactuals`)."""
+    with DataRun(settings, threads=check_threads(threads), progress=progress) as data:
         return data.counterfactuals()
 
 
@@ -144,13 +136,13 @@ def analyse(rounds, cf: dict, settings: dict) -> ExperimentResult:
     """Frames, plots and summary from the round frames and counterfactual results.
 
     ``rounds``: a dict ``(strategy, players) -> rounds frame``
-    (:func:`experiments.common.collect_rounds`), an iterable of such pairs, or a
+    (:func:`experiments.sources.collect_rounds`), an iterable of such pairs, or a
     list of already built observed tables.
     """
     if isinstance(rounds, list) and all(isinstance(t, pd.DataFrame) for t in rounds):
         observed = rounds
     else:
-        observed = [_observed(r, s, p) for (s, p), r in common.items(rounds)]
+        observed = [_observed(r, s, p) for (s, p), r in pairs(rounds)]
     frames = {"tiles": pd.concat(observed, ignore_index=True)}
     if cf:
         per_tile, per_hand, summary = [], [], []
@@ -162,8 +154,6 @@ def analyse(rounds, cf: dict, settings: dict) -> ExperimentResult:
         frames["cf_tiles"] = pd.concat(per_tile, ignore_index=True)
         frames["cf_hands"] = pd.concat(per_hand, ignore_index=True)
         frames["cf_summary"] = pd.concat(summary, ignore_index=True)
-    from experiments import study_plots
-
     plots = {"opening_tiles": lambda p: study_plots.plot_opening_tiles(frames["tiles"], p)}
     if cf:
         plots["counterfactual"] = lambda p: study_plots.plot_counterfactual(
@@ -176,7 +166,7 @@ def _observed(rounds: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame
     frame = pd.DataFrame({
         "tile": pd.Categorical(rounds["opening"].astype(str), categories=TILE_NAMES),
         "first": rounds["round"].to_numpy() == 0,
-        "diff": common.leader_differential(rounds, players),
+        "diff": leader_differential(rounds, players),
         "won": (rounds["match_winner"].to_numpy() == rounds["leader_entity"].to_numpy()),
         "finished": rounds["match_winner"].to_numpy() >= 0,
         "points": rounds["opening_points"].to_numpy() / 5.0,
@@ -233,8 +223,8 @@ def _counterfactual_tables(result) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataF
     per_hand = result.per_hand()
     per_hand.insert(0, "players", players)
 
-    gain = mean_ci(per_hand["gain"])
-    held_out = mean_ci(per_hand["gain_heldout"])
+    gain = mean_interval(per_hand["gain"])
+    held_out = mean_interval(per_hand["gain_heldout"])
     same = proportion(int(per_hand["baseline_is_best"].sum()), len(per_hand))
     summary = pd.DataFrame([{
         "players": players, "playout_strategy": result.strategy, "baseline": result.baseline,
@@ -344,49 +334,3 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
               "`cf_tiles`, `cf_hands` (parquet and CSV). Plots: `opening_tiles.png`"
               + (", `counterfactual.png`." if "cf_tiles" in frames else "."), ""]
     return "\n".join(lines)
-
-
-def _build(args):
-    common.check_players(args.players)
-    resolved = common.resolve_strategies(args.strategies)  # once: the runner gets the objects
-    playout = _one_strategy(args.playout_strategy, "--playout-strategy")
-    base = _one_strategy(args.baseline, "--baseline")
-    settings = settings_for(args.players, resolved, args.matches, args.seed, args.hands,
-                            args.playouts, playout, base)
-    threads = common.check_threads(args.threads)
-
-    def runner(**run_options):
-        return run(settings["players"], resolved, settings["matches"],
-                   settings["seed"], hands=settings["hands"], playouts=settings["playouts"],
-                   playout_strategy=playout, baseline=base, threads=threads, **run_options)
-
-    return settings, runner
-
-
-def main(argv=None) -> int:
-    parser = common.make_parser(
-        "python -m experiments.openings",
-        "Openings: for each of the 28 tiles as the match's first opening (and as any round's\n"
-        "opening), the leader's mean round point differential and match win rate with 95%\n"
-        "intervals, per strategy (self-play) and player count; and a counterfactual study:\n"
-        "sampled leader hands, each tile forced as the opening and the round played out many\n"
-        "times with a fixed strategy, giving the best opening per hand and how much it beats\n"
-        "the tile the baseline strategy opens with. Writes tiles, cf_tiles, cf_hands,\n"
-        "cf_summary (parquet and CSV), opening_tiles.png, counterfactual.png and summary.md.",
-        matches_default=20_000)
-    parser.add_argument("--hands", default="300", metavar="H",
-                        help="sampled leader hands per player count for the counterfactual "
-                             "(0 skips it; default 300)")
-    parser.add_argument("--playouts", default="100", metavar="K",
-                        help="playouts per (hand, forced tile), at least 2 (default 100)")
-    parser.add_argument("--playout-strategy", default="greedy", metavar="SPEC",
-                        help="strategy at every seat in the playouts (default greedy; a "
-                             "compiled strategy, named as in --strategies)")
-    parser.add_argument("--baseline", default="greedy", metavar="SPEC",
-                        help="strategy whose opening the best one is compared with "
-                             "(default greedy; named as in --strategies)")
-    return common.run_main(parser, argv, _build)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

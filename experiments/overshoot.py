@@ -19,7 +19,7 @@ round5 of the pips in hands, 168 pips in all), so nothing is ever discarded
 below displayed 28 (raw 140); at displayed 60 every positive event above 5
 raw is discarded.
 
-Run ``python -m experiments.overshoot --help``; from Python, :func:`run`.
+Run ``five-up overshoot --help``; from Python, :func:`run`.
 """
 
 from __future__ import annotations
@@ -27,8 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import common
-from experiments.common import ExperimentResult, fmt_ci, md_table, mean_ci, proportion
+from experiments import study_plots
+from experiments.reports import ExperimentResult, fmt_ci, md_table
+from experiments.runs import run_traced
+from experiments.sources import pairs
+from experiments.stats import mean_interval, proportion
 
 NAME = "overshoot"
 MAX_EVENT_RAW = 170
@@ -62,9 +65,9 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
     out : path, optional
         Write the frames, plots and summary there.
     traces : dict, optional
-        Precomputed :func:`experiments.common.collect_traces` output for the
+        Precomputed :func:`experiments.sources.collect_traces` output for the
         same settings (the notebook shares one set with the settlement study).
-    backend : str or sim.backends.Backend
+    backend : str or sim.scale.backends.Backend
         ``"local"`` (default: this process's threads), ``"dask"`` (a LocalCluster
         for this call) or an open backend; the frames are the same on each.
     shard_size : int, optional
@@ -78,7 +81,7 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
     ExperimentResult
         Frames ``by_score``, ``paths``, ``zone_turns``.
     """
-    return common.run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
+    return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
                              threads=threads, progress=progress, out=out, backend=backend,
                              shard_size=shard_size, keep_shards=keep_shards)
 
@@ -89,7 +92,7 @@ def analyse(traces: dict, settings: dict) -> ExperimentResult:
     ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs.
     """
     by_score, paths, zone = [], [], []
-    for (strategy, players), trace in common.items(traces):
+    for (strategy, players), trace in pairs(traces):
         by_score.append(_by_score(trace.events, strategy, players))
         paths.append(_paths(trace, strategy, players))
         zone.append(_zone_turns(trace.paths, strategy, players))
@@ -98,8 +101,6 @@ def analyse(traces: dict, settings: dict) -> ExperimentResult:
         "paths": pd.concat(paths, ignore_index=True),
         "zone_turns": pd.concat(zone, ignore_index=True),
     }
-    from experiments import study_plots
-
     plots = {
         "discard_probability":
             lambda p: study_plots.plot_discard_probability(frames["by_score"], p),
@@ -154,7 +155,7 @@ def _paths(trace, strategy: str, players: int) -> pd.DataFrame:
                           ("zone10_rounds", "winner_zone10_rounds"),
                           ("zone5_turns", "winner_zone5_turns"),
                           ("zone10_table_turns", "winner_zone10_table_turns")):
-        mean, low, high = mean_ci(winners[column])
+        mean, low, high = mean_interval(winners[column])
         row[f"{label}_mean"], row[f"{label}_low"], row[f"{label}_high"] = mean, low, high
     row["winner_zone10_turns_median"] = float(winners["zone10_turns"].median())
     row["winner_zone10_turns_p90"] = float(winners["zone10_turns"].quantile(0.9))
@@ -163,7 +164,7 @@ def _paths(trace, strategy: str, players: int) -> pd.DataFrame:
     p = proportion(jumped, len(winners))
     row["winner_skipped_zone10"], row["winner_skipped_zone10_low"], \
         row["winner_skipped_zone10_high"] = float(p["rate"]), float(p["low"]), float(p["high"])
-    mean, low, high = mean_ci(losers["zone10_turns"])
+    mean, low, high = mean_interval(losers["zone10_turns"])
     row["loser_zone10_turns_mean"], row["loser_zone10_turns_low"], \
         row["loser_zone10_turns_high"] = mean, low, high
     for zone in ("zone5", "zone10"):
@@ -177,7 +178,7 @@ def _paths(trace, strategy: str, players: int) -> pd.DataFrame:
         row[f"first_{zone}_lost_low"] = float(p["low"])
         row[f"first_{zone}_lost_high"] = float(p["high"])
     for column in ("raw_discarded", "events_discarded"):
-        mean, low, high = mean_ci(matches[column])
+        mean, low, high = mean_interval(matches[column])
         row[f"{column}_per_match"], row[f"{column}_low"], row[f"{column}_high"] = mean, low, high
     any_discard = int((matches["events_discarded"] > 0).sum())
     p = proportion(any_discard, len(matches))
@@ -292,23 +293,3 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         "",
     ]
     return "\n".join(lines)
-
-
-_build = common.standard_build(NAME, run)
-
-
-def main(argv=None) -> int:
-    parser = common.make_parser(
-        "python -m experiments.overshoot",
-        "Overshoot risk under the exact-61 rule, per strategy (self-play) and player count:\n"
-        "the probability that a score event is discarded as a function of its entity's\n"
-        "displayed score before it (0..60), the turns and rounds the winner spent within 10\n"
-        "points of 61, how often the entity first within 5 points of 61 lost, and raw points\n"
-        "discarded per match. Writes by_score, paths and zone_turns (parquet and CSV),\n"
-        "discard_probability.png, zone_turns.png and summary.md into --out.",
-        matches_default=10_000)
-    return common.run_main(parser, argv, _build)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

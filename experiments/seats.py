@@ -18,7 +18,7 @@ to the first leader. For every strategy (in self-play) and player count:
   short by the target counts for nobody), and the leader's mean round point
   differential.
 
-Run ``python -m experiments.seats --help``; from Python, :func:`run`.
+Run ``five-up seats --help``; from Python, :func:`run`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import common
-from experiments.common import ExperimentResult, fmt_ci, md_table, mean_ci, proportion
+from experiments import study_plots
+from experiments.reports import ExperimentResult, fmt_ci, md_table
+from experiments.runs import run_experiment
+from experiments.settings import study_settings
+from experiments.sources import leader_differential, pairs
+from experiments.stats import mean_interval, proportion
 
 NAME = "seats"
 
@@ -38,7 +42,7 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         keep_shards: bool = False) -> ExperimentResult:
     """Run the seats study (arguments as :func:`experiments.overshoot.run`).
 
-    ``rounds`` may hold precomputed :func:`experiments.common.collect_rounds`
+    ``rounds`` may hold precomputed :func:`experiments.sources.collect_rounds`
     output for the same settings; ``backend``, ``shard_size`` and
     ``keep_shards`` as :func:`experiments.overshoot.run`.
 
@@ -47,8 +51,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
     ExperimentResult
         Frames ``first_lot``, ``positions``, ``absolute_seats``, ``round_positions``.
     """
-    settings = common.common_settings(NAME, players, strategies, matches, seed)
-    return common.run_experiment(
+    settings = study_settings(NAME, players, strategies, matches, seed)
+    return run_experiment(
         settings, lambda data: analyse(data.rounds() if rounds is None else rounds, settings),
         out=out, backend=backend, shard_size=shard_size, threads=threads, progress=progress,
         keep_shards=keep_shards)
@@ -56,7 +60,7 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
 
 def analyse(rounds: dict, settings: dict) -> ExperimentResult:
     lot, positions, absolute, round_pos = [], [], [], []
-    for (strategy, players), frame in common.items(rounds):
+    for (strategy, players), frame in pairs(rounds):
         a, b, c, d = _tables(frame, strategy, players)
         lot.append(a)
         positions.append(b)
@@ -68,8 +72,6 @@ def analyse(rounds: dict, settings: dict) -> ExperimentResult:
         "absolute_seats": pd.concat(absolute, ignore_index=True),
         "round_positions": pd.concat(round_pos, ignore_index=True),
     }
-    from experiments import study_plots
-
     plots = {"seats": lambda p: study_plots.plot_seats(frames["positions"], p)}
     key = _key_numbers(frames)
     return ExperimentResult(NAME, settings, frames, _markdown(settings, frames, key), plots, key)
@@ -126,8 +128,8 @@ def _tables(rounds: pd.DataFrame, strategy: str, players: int):
     round_winner = rounds["winner"].to_numpy().astype(np.int64)
     round_leader = rounds["leader_entity"].to_numpy().astype(np.int64)
     total = len(rounds)
-    diff = common.leader_differential(rounds, players)
-    mean, dlow, dhigh = mean_ci(diff)
+    diff = leader_differential(rounds, players)
+    mean, dlow, dhigh = mean_interval(diff)
     rows = []
     for offset in range(n_entities):
         side = (round_leader + offset) % n_entities
@@ -202,23 +204,3 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                                                   "leader_diff_mean"]], 4)]
     lines += ["", "Plot: `seats.png`.", ""]
     return "\n".join(lines)
-
-
-_build = common.standard_build(NAME, run)
-
-
-def main(argv=None) -> int:
-    parser = common.make_parser(
-        "python -m experiments.seats",
-        "Seats: the value of winning the first lot (the lot winner's side's match win rate\n"
-        "against the fair share), match win rates by seat clockwise from the first leader\n"
-        "(seat effects with 3 and 4 players), by absolute seat (a check), and who wins each\n"
-        "round relative to its leader, per strategy (self-play) and player count, with 95%\n"
-        "intervals. Writes first_lot, positions, absolute_seats, round_positions (parquet\n"
-        "and CSV), seats.png and summary.md into --out.",
-        matches_default=20_000)
-    return common.run_main(parser, argv, _build)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

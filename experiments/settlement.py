@@ -20,7 +20,7 @@ For every strategy (in self-play) and player count:
   how often it changes the target test (an event that would have overshot
   without the debit is accepted with it, an exact 61 made or missed).
 
-Run ``python -m experiments.settlement --help``; from Python, :func:`run`.
+Run ``five-up settlement --help``; from Python, :func:`run`.
 """
 
 from __future__ import annotations
@@ -28,15 +28,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import common
-from experiments.common import (
-    ExperimentResult,
-    fmt_ci,
-    md_table,
-    mean_ci,
-    proportion,
-    ratio_ci,
-)
+from experiments import study_plots
+from experiments.reports import ExperimentResult, fmt_ci, md_table
+from experiments.runs import run_traced
+from experiments.sources import pairs
+from experiments.stats import mean_interval, proportion, ratio_ci
 from sim.tiles import TARGET_RAW
 
 NAME = "settlement"
@@ -55,7 +51,7 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         Frames ``domino_parts``, ``parts_hist``, ``blocked``, ``points`` and,
         when 4 players are studied, ``partner_debit``.
     """
-    return common.run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
+    return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
                              threads=threads, progress=progress, out=out, backend=backend,
                              shard_size=shard_size, keep_shards=keep_shards)
 
@@ -66,7 +62,7 @@ def analyse(traces: dict, settings: dict) -> ExperimentResult:
     ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs.
     """
     parts, hist, blocked, points, debit = [], [], [], [], []
-    for (strategy, players), trace in common.items(traces):
+    for (strategy, players), trace in pairs(traces):
         ev = trace.events
         dominoes = ev[ev["kind"] == "domino"]
         blocked_events = ev[ev["kind"] == "blocked"]
@@ -97,8 +93,6 @@ def analyse(traces: dict, settings: dict) -> ExperimentResult:
     }
     if debit:
         frames["partner_debit"] = pd.concat(debit, ignore_index=True)
-    from experiments import study_plots
-
     plots = {
         "domino_parts": lambda p: study_plots.plot_domino_parts(frames["parts_hist"], p),
         "point_sources": lambda p: study_plots.plot_point_sources(frames["points"], p),
@@ -108,7 +102,7 @@ def analyse(traces: dict, settings: dict) -> ExperimentResult:
 
 
 def _describe(x: np.ndarray, strategy: str, players: int, part: str) -> pd.DataFrame:
-    mean, low, high = mean_ci(x)
+    mean, low, high = mean_interval(x)
     q = np.quantile(x, [0.1, 0.25, 0.5, 0.75, 0.9]) if x.size else [np.nan] * 5
     return pd.DataFrame([{
         "strategy": strategy, "players": players, "part": part, "events": int(x.size),
@@ -126,7 +120,7 @@ def _blocked(trace, strategy: str, players: int) -> pd.DataFrame:
     ev = trace.events
     blocked_events = ev[ev["kind"] == "blocked"]
     share, low, high = ratio_ci(m["blocked_rounds"], m["rounds"])
-    credit_mean, credit_low, credit_high = mean_ci(blocked_events["raw"])
+    credit_mean, credit_low, credit_high = mean_interval(blocked_events["raw"])
     discarded = int((~blocked_events["accepted"]).sum())
     return pd.DataFrame([{
         "strategy": strategy, "players": players, "matches": len(m),
@@ -200,7 +194,7 @@ def _partner_debit(trace, strategy: str) -> pd.DataFrame:
         row[f"{label}_low"] = float(p["low"])
         row[f"{label}_high"] = float(p["high"])
     for label, x in (("debit", debit), ("credit", credit), ("net", net), ("gross", gross)):
-        mean, low, high = mean_ci(x)
+        mean, low, high = mean_interval(x)
         row[f"{label}_mean"], row[f"{label}_low"], row[f"{label}_high"] = mean, low, high
     row["debit_per_credit"] = float(debit.sum() / max(1, credit.sum()))
     m = trace.matches
@@ -283,23 +277,3 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                               "exact_61_made_rate", "exact_61_missed_rate"]], 4)]
     lines += ["", "Plots: `domino_parts.png`, `point_sources.png`.", ""]
     return "\n".join(lines)
-
-
-_build = common.standard_build(NAME, run)
-
-
-def main(argv=None) -> int:
-    parser = common.make_parser(
-        "python -m experiments.settlement",
-        "Settlement value, per strategy (self-play) and player count: distributions of the\n"
-        "domino event's parts (final placement, credit, debit, net) and of blocked credits,\n"
-        "the share of accepted points that comes from settlement, how often rounds end\n"
-        "blocked, and what the partner debit does in 4-player play. Writes domino_parts,\n"
-        "parts_hist, blocked, points, partner_debit (parquet and CSV), domino_parts.png,\n"
-        "point_sources.png and summary.md into --out.",
-        matches_default=10_000)
-    return common.run_main(parser, argv, _build)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

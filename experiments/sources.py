@@ -1,25 +1,25 @@
 """The experiments' data, cut into shards: the same frames on any backend, resumable on disk.
 
 Three sources feed the four studies; each is a module-level shard job
-(:mod:`sim.shards`) so that it runs unchanged on the local backend or on dask
-workers (:mod:`sim.backends`):
+(:mod:`sim.scale`) so that it runs unchanged on the local backend or on dask
+workers (:mod:`sim.scale.backends`):
 
 ``traces`` (overshoot, settlement)
-    :func:`sim.studies.trace_events` of one self-play configuration
+    :func:`sim.studies.traces.trace_events` of one self-play configuration
     ``(strategy, players)``; a shard holds three tables (``matches``,
     ``events``, ``paths``).
 ``rounds`` (seats, openings observed)
-    :func:`sim.engine.simulate_rounds` reduced to the columns the studies read,
+    :func:`sim.simulate_rounds` reduced to the columns the studies read,
     plus ``match_winner`` and ``leader_entity`` (:func:`rounds_job`).
 ``counterfactual`` (openings)
-    :func:`sim.studies.opening_counterfactual` of one player count, sharded by
+    :func:`sim.studies.openings.opening_counterfactual` of one player count, sharded by
     hand (hands ``first .. first + count - 1`` of the seed's hand stream), as
-    the long frame of :meth:`sim.studies.OpeningCounterfactual.to_frame`.
+    the long frame of :meth:`sim.studies.openings.OpeningCounterfactual.to_frame`.
 
 Every match (and hand) is a pure function of ``(seed, index)`` and the
 settings, so a source's shards concatenated in plan order equal the unsharded
 run, row for row, whatever the backend, worker count, shard size or
-completion order; tests/test_experiment_sources.py checks exactly that.
+completion order; tests/experiments/test_sources.py checks exactly that.
 
 With a directory (the command line uses ``OUT/shards``) each source keeps its
 finished shards in ``DIR/<source>/`` with a manifest of the experiment's
@@ -37,7 +37,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.shards import ShardStore, Task, plan, run_shards
+from sim.engine.runs import simulate_rounds
+from sim.engine.spec import check_threads
+from sim.progress import progress_bar
+from sim.scale.backends import open_backend
+from sim.scale.runner import run_shards
+from sim.scale.shards import Task, plan
+from sim.scale.store import ShardStore
+from sim.studies.openings import OpeningCounterfactual, opening_counterfactual
+from sim.studies.traces import StudyTrace, trace_events
+from sim.tiles import TARGET_RAW, entity_count
+from experiments.settings import study_settings
 
 DEFAULT_SHARD_SIZE = 10_000
 """Matches per shard of a trace or rounds source (a few seconds of one core;
@@ -55,10 +65,8 @@ TRACE_TABLES = ("matches", "events", "paths")
 # ---------------------------------------------------------------------------
 def trace_job(first_match: int, count: int, *, players: int, strategies, seed: int,
               field=None, threads: int | None = None) -> dict[str, pd.DataFrame]:
-    """Matches ``first_match ..`` of :func:`sim.studies.trace_events` as three tables
+    """Matches ``first_match ..`` of :func:`sim.studies.traces.trace_events` as three tables
     (``field``: every strategy of the experiment, compiled into one kernel)."""
-    from sim.studies import trace_events
-
     trace = trace_events(players, list(strategies), count, seed, threads=threads,
                          first_match=first_match, field=field)
     return {"matches": trace.matches, "events": trace.events, "paths": trace.paths}
@@ -70,17 +78,14 @@ ROUND_COLUMNS = ("match", "round", "leader", "opening", "opening_points", "end",
 def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: int,
                field=None, threads: int | None = None) -> pd.DataFrame:
     """Round rows of matches ``first_match ..``: the studies' columns of
-    :func:`sim.engine.simulate_rounds` (``match``, ``round``, ``leader``,
+    :func:`sim.simulate_rounds` (``match``, ``round``, ``leader``,
     ``opening``, ``opening_points``, ``end``, ``winner`` (the round's), ``raw_*``,
     ``score_*``) plus ``match_winner`` (the entity that reached 61, -1 if the
     match stopped unfinished) and ``leader_entity``.
 
     Every column is a function of the match's own rows, so shards concatenate.
     """
-    from sim.engine import simulate_rounds
-    from sim.tiles import TARGET_RAW
-
-    n_entities = 2 if players == 4 else players
+    n_entities = entity_count(players)
     keep = (list(ROUND_COLUMNS) + [f"raw_{e}" for e in range(n_entities)]
             + [f"score_{e}" for e in range(n_entities)])
     rounds = simulate_rounds(players, list(strategies), count, seed, threads=threads,
@@ -99,9 +104,7 @@ def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: 
 def counterfactual_job(first_hand: int, count: int, *, players: int, strategy: str,
                        baseline: str, playouts: int, seed: int,
                        threads: int | None = None) -> pd.DataFrame:
-    """Hands ``first_hand ..`` of :func:`sim.studies.opening_counterfactual`, one row per playout."""
-    from sim.studies import opening_counterfactual
-
+    """Hands ``first_hand ..`` of :func:`sim.studies.openings.opening_counterfactual`, one row per playout."""
     return opening_counterfactual(players, strategy, hands=count, playouts=playouts, seed=seed,
                                   baseline=baseline, first_hand=first_hand,
                                   threads=threads).to_frame()
@@ -119,7 +122,7 @@ class DataRun:
     settings : dict
         The experiment's validated settings (written into every store's
         manifest: the shards of another run are refused).
-    backend : str or sim.backends.Backend
+    backend : str or sim.scale.backends.Backend
         ``"local"`` (default), ``"dask"`` (a LocalCluster for this run) or an
         open backend (left open).
     directory : path, optional
@@ -156,8 +159,6 @@ class DataRun:
             self.directory = Path(self.directory)
 
     def __enter__(self) -> DataRun:
-        from sim.backends import open_backend
-
         if isinstance(self.backend, str) or self.backend is None:
             self._owned = self.backend = open_backend(self.backend or "local")
         return self
@@ -168,7 +169,7 @@ class DataRun:
             self._owned = None
 
     def check(self) -> None:
-        """Refuse (``sim.shards.ShardError``) stores of another run, before any work."""
+        """Refuse (:class:`sim.scale.store.ShardError`) stores of another run, before any work."""
         if self.directory is None or not self.directory.is_dir():
             return
         for entry in sorted(self.directory.iterdir()):
@@ -197,9 +198,7 @@ class DataRun:
                 store.close()
 
     def _bar(self, total: int, unit: str, desc: str):
-        from experiments.common import Progress
-
-        return Progress(total, self.progress, unit=unit, desc=desc)
+        return progress_bar(total, self.progress, unit=unit, desc=desc)
 
     # -- the sources ---------------------------------------------------------
     def _configurations(self):
@@ -221,8 +220,6 @@ class DataRun:
 
     def traces(self) -> Iterator[tuple[tuple[str, int], object]]:
         """Yield ``((strategy, players), StudyTrace)`` per self-play configuration, in order."""
-        from sim.studies import StudyTrace
-
         configurations = list(self._configurations())
         bar = self._bar(self.settings["matches"] * len(configurations), "match", "matches")
         try:
@@ -245,8 +242,6 @@ class DataRun:
 
     def counterfactuals(self) -> dict:
         """``players -> OpeningCounterfactual`` for the openings study's settings."""
-        from sim.studies import OpeningCounterfactual
-
         s = self.settings
         bar = self._bar(s["hands"] * len(s["players"]), "hand", "forced openings")
         out = {}
@@ -276,3 +271,59 @@ class DataRun:
             self.directory.rmdir()
         except OSError:
             pass
+
+
+# ---------------------------------------------------------------------------
+# The sources in memory (a notebook shares one set between studies)
+# ---------------------------------------------------------------------------
+def iter_traces(players, strategies, matches, seed, threads=None, progress=False):
+    """Yield ``((strategy, players), sim.studies.StudyTrace)`` per self-play configuration.
+
+    One configuration at a time, so a large study never holds every trace at
+    once; computed in memory on the local backend
+    (:meth:`DataRun.traces`).
+    """
+    settings = study_settings("traces", players, strategies, matches, seed)
+    with DataRun(settings, threads=check_threads(threads), progress=progress) as data:
+        yield from data.traces()
+
+
+def collect_traces(players, strategies, matches, seed, threads=None, progress=False) -> dict:
+    """:func:`iter_traces` as a dict ``(strategy, players) -> StudyTrace`` (for sharing
+    one set of traces between studies, e.g. in a notebook)."""
+    return dict(iter_traces(players, strategies, matches, seed, threads, progress))
+
+
+def pairs(source):
+    """``source.items()`` for a dict, else the iterable of ``(key, value)`` pairs itself."""
+    return source.items() if isinstance(source, dict) else source
+
+
+def iter_rounds(players, strategies, matches, seed, threads=None, progress=False):
+    """Yield ``((strategy, players), rounds)`` per self-play configuration, one at a time.
+
+    Each ``rounds`` frame is :func:`rounds_job` over the
+    configuration's matches: :func:`sim.engine.simulate_rounds` reduced to
+    ``match``, ``round``, ``leader``, ``opening``, ``opening_points``, ``end``,
+    ``winner`` (the round's winner), ``raw_*`` and ``score_*``, plus
+    ``match_winner`` (the entity that reached 61, -1 if the match stopped
+    unfinished) and ``leader_entity``. See :func:`collect_rounds` for a dict.
+    """
+    settings = study_settings("rounds", players, strategies, matches, seed)
+    with DataRun(settings, threads=check_threads(threads), progress=progress) as data:
+        yield from data.rounds()
+
+
+def collect_rounds(players, strategies, matches, seed, threads=None, progress=False) -> dict:
+    """:func:`iter_rounds` as a dict ``(strategy, players) -> DataFrame``."""
+    return dict(iter_rounds(players, strategies, matches, seed, threads, progress))
+
+
+def leader_differential(rounds: pd.DataFrame, players: int) -> np.ndarray:
+    """Per round: the leader's side's raw gain minus the opponents' mean, in displayed points."""
+    n_entities = entity_count(players)
+    raw = rounds[[f"raw_{e}" for e in range(n_entities)]].to_numpy(dtype=np.float64)
+    leader = rounds["leader_entity"].to_numpy().astype(np.int64)
+    own = raw[np.arange(len(raw)), leader]
+    others = (raw.sum(axis=1) - own) / (n_entities - 1)
+    return (own - others) / 5.0

@@ -1,12 +1,19 @@
 """Interval estimates and rankings for match outcomes.
 
-Pure numpy functions over arrays: the tournament and experiment modules turn
-their frames into these arrays and back.
+Pure NumPy and pandas functions: the tournament and the studies turn their
+frames into these arrays and back. Every interval is 95% unless a ``z`` says
+otherwise: Wilson for proportions, normal for means, a ratio-of-sums (delta
+method, rows as clusters) for shares of totals and for rates whose events
+cluster within matches.
 """
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
+import pandas as pd
 
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
@@ -135,3 +142,77 @@ def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
     low = log_s - z * se
     high = log_s + z * se
     return log_s, low, high
+
+
+def proportion(successes, trials) -> dict:
+    """Rate and 95% Wilson interval as a dict (``rate``, ``low``, ``high``)."""
+    successes = np.asarray(successes)
+    trials = np.asarray(trials)
+    low, high = wilson_interval(successes, trials)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(trials > 0, successes / np.maximum(trials, 1), np.nan)
+    return {"rate": rate, "low": low, "high": high}
+
+
+def grouped_mean_ci(frame: pd.DataFrame, keys: list[str], value: str, prefix: str) -> pd.DataFrame:
+    """Per group: ``{prefix}_n``, ``{prefix}_mean``, ``{prefix}_low``, ``{prefix}_high``."""
+    grouped = frame.groupby(keys, observed=True, sort=True)[value]
+    table = grouped.agg(["count", "mean", "std"])
+    half = Z95 * table["std"] / np.sqrt(table["count"])
+    half = half.where(table["count"] >= 2)
+    return pd.DataFrame({
+        f"{prefix}_n": table["count"].astype("int64"),
+        f"{prefix}_mean": table["mean"],
+        f"{prefix}_low": table["mean"] - half,
+        f"{prefix}_high": table["mean"] + half,
+    })
+
+
+def ratio_ci(numerator, denominator) -> tuple[float, float, float]:
+    """``sum(num) / sum(den)`` with a delta-method 95% interval (rows as clusters)."""
+    y = np.asarray(numerator, dtype=np.float64)
+    x = np.asarray(denominator, dtype=np.float64)
+    total = x.sum()
+    if y.size == 0 or total == 0:
+        return float("nan"), float("nan"), float("nan")
+    ratio = float(y.sum() / total)
+    if y.size < 2:
+        return ratio, float("nan"), float("nan")
+    residual = y - ratio * x
+    se = float(np.sqrt(residual.var(ddof=1) * y.size) / total)
+    return ratio, ratio - Z95 * se, ratio + Z95 * se
+
+
+def _moments(n: int, total: int, total_sq) -> tuple[float, float, float]:
+    mean = total / n if n else math.nan
+    if n < 2:
+        return mean, math.nan, math.nan
+    # exact integer numerator: n * sum(x^2) - sum(x)^2
+    var = (n * total_sq - total * total) / (n * (n - 1))
+    std = math.sqrt(max(var, 0.0))
+    return mean, std, std / math.sqrt(n)
+
+
+def summary_table(aggregate: dict) -> pd.DataFrame:
+    """Per quantity: ``count, sum, sum_sq, mean, std, se, low, high`` from
+    :func:`sim.scale.aggregates.match_aggregate`.
+
+    Rows ``win_<e>`` (entity ``e`` won) and ``unfinished`` are 0/1 indicators
+    with 95% Wilson intervals; every summed column follows with a normal 95%
+    interval of its mean.
+    """
+    n = int(aggregate["matches"])
+    winners = {int(k): int(v) for k, v in aggregate["hist"].get("winner", {}).items()}
+    entities = sorted(int(c.split("_")[1]) for c in aggregate["sum"] if re.fullmatch(r"score_\d+", c))
+    rows = []
+    for label, wins in [(f"win_{e}", winners.get(e, 0)) for e in entities] + \
+                       [("unfinished", winners.get(-1, 0))]:
+        mean, std, se = _moments(n, wins, wins)
+        low, high = wilson_interval(np.array([wins]), np.array([n]))
+        rows.append((label, n, wins, wins, mean, std, se, float(low[0]), float(high[0])))
+    for column, total in aggregate["sum"].items():
+        mean, std, se = _moments(n, int(total), int(aggregate["sum_sq"][column]))
+        rows.append((column, n, int(total), int(aggregate["sum_sq"][column]), mean, std, se,
+                     mean - Z95 * se, mean + Z95 * se))
+    return pd.DataFrame(rows, columns=["quantity", "count", "sum", "sum_sq", "mean", "std", "se",
+                                       "low", "high"])

@@ -6,33 +6,32 @@ with deterministic metadata (same data, same bytes).
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")  # files only: works on machines with no screen
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from sim.tiles import N_TILES, tile_name  # noqa: E402
+from experiments.figures import color_cycle, new_figure, save_png
+from sim.tiles import N_TILES, tile_name
 
 TILE_ORDER = [tile_name(t) for t in range(N_TILES)]
-COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+
+DPI = 110
+"""Resolution of the studies' figures."""
 
 
 def _save(fig, path) -> None:
-    fig.savefig(path, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
+    save_png(fig, path, DPI)
 
 
 def _panels(count: int, width: float = 5.0, height: float = 3.6, sharey: bool = True):
-    fig, axes = plt.subplots(1, count, figsize=(width * count, height), sharey=sharey,
+    fig, axes = new_figure(1, count, figsize=(width * count, height), sharey=sharey,
                              squeeze=False)
     return fig, axes[0]
 
 
 def _color(strategies: list[str], name: str) -> str:
-    return COLORS[strategies.index(name) % len(COLORS)]
+    colors = color_cycle()
+    return colors[strategies.index(name) % len(colors)]
 
 
 # ---------------------------------------------------------------------------
@@ -45,7 +44,7 @@ def plot_discard_probability(by_score: pd.DataFrame, path) -> None:
     """
     players = sorted(by_score["players"].unique())
     strategies = list(dict.fromkeys(by_score["strategy"]))
-    fig, axes = plt.subplots(2, len(players), figsize=(5.0 * len(players), 6.6), sharey="row",
+    fig, axes = new_figure(2, len(players), figsize=(5.0 * len(players), 6.6), sharey="row",
                              squeeze=False)
     for j, count in enumerate(players):
         for i, (low_x, high_x) in enumerate(((0, 60), (45, 60))):
@@ -105,7 +104,7 @@ def plot_domino_parts(hist: pd.DataFrame, path) -> None:
     players = sorted(hist["players"].unique())
     parts = ["placement", "credit", "debit", "net"]
     strategies = list(dict.fromkeys(hist["strategy"]))
-    fig, axes = plt.subplots(len(players), len(parts), figsize=(4.2 * len(parts),
+    fig, axes = new_figure(len(players), len(parts), figsize=(4.2 * len(parts),
                                                                  2.8 * len(players)),
                              squeeze=False)
     for i, count in enumerate(players):
@@ -140,15 +139,15 @@ def plot_point_sources(share: pd.DataFrame, path) -> None:
     """Accepted points per match by source (stacked), one bar per (strategy, players)."""
     labels = [f"{r.strategy}\n{r.players}p" for r in share.itertuples()]
     x = np.arange(len(share))
-    fig, ax = plt.subplots(figsize=(1.3 * len(share) + 2.5, 4.2))
+    fig, ax = new_figure(figsize=(1.3 * len(share) + 2.5, 4.2))
     placement = share["placement_raw_per_match"].to_numpy() / 5
     credit = share["domino_credit_per_match"].to_numpy() / 5
     blocked = share["blocked_credit_per_match"].to_numpy() / 5
     debit = share["domino_debit_per_match"].to_numpy() / 5
-    ax.bar(x, placement, label="placements (incl. final)", color=COLORS[0])
-    ax.bar(x, credit, bottom=placement, label="domino credit", color=COLORS[1])
-    ax.bar(x, blocked, bottom=placement + credit, label="blocked credit", color=COLORS[2])
-    ax.bar(x, -debit, label="partner debit", color=COLORS[3])
+    ax.bar(x, placement, label="placements (incl. final)", color=color_cycle()[0])
+    ax.bar(x, credit, bottom=placement, label="domino credit", color=color_cycle()[1])
+    ax.bar(x, blocked, bottom=placement + credit, label="blocked credit", color=color_cycle()[2])
+    ax.bar(x, -debit, label="partner debit", color=color_cycle()[3])
     for xi, top, pct in zip(x, placement + credit + blocked, share["settlement_share"]):
         ax.text(xi, top + 1, f"{100 * pct:.0f}%", ha="center", fontsize=8)
     ax.axhline(0, color="black", lw=0.8)
@@ -170,7 +169,7 @@ def plot_opening_tiles(tiles: pd.DataFrame, path, min_n: int = 30) -> None:
     """
     players = sorted(tiles["players"].unique())
     strategies = list(dict.fromkeys(tiles["strategy"]))
-    fig, axes = plt.subplots(2, len(players), figsize=(6.5 * len(players), 7), squeeze=False)
+    fig, axes = new_figure(2, len(players), figsize=(6.5 * len(players), 7), squeeze=False)
     x = np.arange(N_TILES)
     width = 0.8 / max(1, len(strategies))
     for j, count in enumerate(players):
@@ -207,7 +206,7 @@ def plot_opening_tiles(tiles: pd.DataFrame, path, min_n: int = 30) -> None:
 def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path) -> None:
     """Forced openings: each tile's value relative to its hand, and the gain over the baseline."""
     players = sorted(cf_tiles["players"].unique())
-    fig, axes = plt.subplots(2, len(players), figsize=(6.5 * len(players), 7), squeeze=False)
+    fig, axes = new_figure(2, len(players), figsize=(6.5 * len(players), 7), squeeze=False)
     x = np.arange(N_TILES)
     for j, count in enumerate(players):
         sel = cf_tiles[cf_tiles.players == count].set_index("tile").reindex(TILE_ORDER)
@@ -215,7 +214,7 @@ def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path) ->
         err = np.vstack([centre - sel["relative_low"].to_numpy(dtype=float),
                          sel["relative_high"].to_numpy(dtype=float) - centre])
         err = np.where(np.isfinite(err), err, 0)
-        colors = [COLORS[1] if v >= 0 else COLORS[0] for v in np.nan_to_num(centre)]
+        colors = [color_cycle()[1] if v >= 0 else color_cycle()[0] for v in np.nan_to_num(centre)]
         axes[0, j].bar(x, centre, yerr=err, color=colors, capsize=2, error_kw={"lw": 0.8})
         axes[0, j].axhline(0, color="black", lw=0.8)
         axes[0, j].set_xticks(x, TILE_ORDER, rotation=90, fontsize=7)
@@ -226,7 +225,7 @@ def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path) ->
         gain = hands["gain_heldout"].to_numpy(dtype=float)
         if gain.size:
             bins = np.linspace(min(-2.0, np.nanmin(gain)), max(4.0, np.nanmax(gain)), 41)
-            axes[1, j].hist(gain, bins=bins, color=COLORS[2])
+            axes[1, j].hist(gain, bins=bins, color=color_cycle()[2])
         axes[1, j].axvline(0, color="black", lw=0.8)
         axes[1, j].set_xlabel("best opening minus baseline's opening "
                               "(held-out playouts, displayed points)")

@@ -1,26 +1,32 @@
 """Exact 61 Five Up: rules reference, Numba engine and match records.
 
-Pipeline, one module per job:
+One folder per layer, each importing only the layers below it (checked by
+import-linter in the tests; see README's layout table):
 
-- :mod:`sim.tiles`      the double-six set as data (shared constants only)
-- :mod:`sim.reference`  pure-Python rules reference, the independent oracle
-- :mod:`sim.records`    exact61-record/1 reading and writing
-- :mod:`sim.verify`     replays records with the reference and checks every figure
-- :mod:`sim.cli`        the ``five-up`` command
+- pure Python: :mod:`sim.tiles` (the double-six set), :mod:`sim.reference`
+  (the rules reference, the independent oracle), :mod:`sim.records`
+  (exact61-record/1 files), :mod:`sim.verify` (replays records with the
+  reference), :mod:`sim.checks` (option checks), :mod:`sim.files` (atomic
+  writes, output directories), :mod:`sim.progress` (the progress bar);
+- :mod:`sim.core`: the Numba state contract, rule primitives and random streams;
+- :mod:`sim.engine`: round and match loops, run specification, frames, records;
+- :mod:`sim.studies`: score events in context and forced openings, for the experiments;
+- :mod:`sim.scale`: shards, their durable store, aggregates and backends (local, dask).
 
-The engine entry points (``sim.simulate``, ``sim.record``) are loaded lazily so
-that ``import sim.reference`` never imports the Numba engine.
+The engine's entry points (``sim.simulate``, ``sim.simulate_rounds``,
+``sim.record``) are loaded on first use, so that ``import sim.reference`` and
+``five-up verify`` never load Numba.
 """
 
 from __future__ import annotations
+
+import importlib
 
 __all__ = ["simulate", "simulate_rounds", "record"]
 
 
 def __getattr__(name: str):
-    # PEP 562 lazy attributes: keep the reference importable without the engine.
+    # PEP 562 lazy attributes: the pure-Python reference stays importable without Numba.
     if name in __all__:
-        from sim import engine
-
-        return getattr(engine, name)
+        return getattr(importlib.import_module("sim.engine"), name)
     raise AttributeError(f"module 'sim' has no attribute {name!r}")

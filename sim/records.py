@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from sim.files import atomic_write
 
 FORMAT = "exact61-record/1"
 """The value of every record's ``format`` key."""
@@ -43,35 +44,25 @@ def dumps(record: dict) -> str:
 
 
 def write_records(path: str | os.PathLike, records: Iterable[dict]) -> int:
-    """Write records to ``path`` as JSON Lines, atomically.
-
-    The file is written under a temporary name in the same directory and then
-    renamed, so a crash never leaves a half-written record file behind.
+    """Write records to ``path`` as JSON Lines, atomically (:func:`sim.files.atomic_write`):
+    a crash never leaves a half-written record file behind.
 
     Returns
     -------
     int
         The number of records written.
     """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".records-", suffix=".tmp", dir=directory)
     count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+
+    def write(temporary) -> None:
+        nonlocal count
+        with open(temporary, "w", encoding="utf-8") as out:
             for record in records:
                 out.write(dumps(record))
                 out.write("\n")
                 count += 1
-        # mkstemp creates the file 0600; give it the permissions open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    atomic_write(path, write)
     return count
 
 

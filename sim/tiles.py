@@ -54,3 +54,8 @@ def entities_for(players: int) -> tuple[int, ...]:
     if players == 4:
         return (0, 1, 0, 1)
     return tuple(range(players))
+
+
+def entity_count(players: int) -> int:
+    """Ruling 7: scoring entities at a table of ``players`` (two partnerships at four)."""
+    return 2 if players == 4 else players

@@ -6,11 +6,11 @@ placement of a playable drawn tile with two or more connections. A single legal
 placement is played without asking. Every strategy, built-in or a user's, is a
 function decorated with :func:`strategy` (:mod:`strategies.definition`); the
 engine is handed the strategies of a run and compiles one kernel per set of
-them (:mod:`sim.kernel_sets`), so it imports none.
+them (:mod:`sim.engine.kernel_sets`), so it imports none.
 
 Built-ins
 ---------
-``random``     uniform over the distinct legal placements (:mod:`strategies.random_placement`)
+``random``     uniform over the distinct legal placements (:mod:`strategies.random`)
 ``greedy``     largest immediate accepted award (:mod:`strategies.greedy`)
 ``exact``      overshoot-aware: exact hits first, then fewest expected turns to land
                exactly on 61, minus the next opponent's chance of an exact hit
@@ -19,14 +19,14 @@ Built-ins
 ``defensive``  accepted award minus the next opponent's expected best reply, inferred
                from the tiles it may hold (:mod:`strategies.defensive`)
 ``weighted``   linear in 13 documented move features, weights = parameters
-               (:mod:`strategies.weighted`, features in :mod:`strategies._linear`)
+               (:mod:`strategies.weighted`, features in :mod:`strategies.linear`)
 ``rollout``    determinized Monte Carlo: sampled hidden hands and boneyard, each
                candidate played out to the end of the round with greedy
                (:mod:`strategies.rollout`)
 
-Support modules (no strategy of their own): :mod:`strategies._lookahead`
+Support modules (no strategy of their own): :mod:`strategies.lookahead`
 (private layout copy, determinized worlds, a trace-free greedy round loop),
-:mod:`strategies._linear` (move features, the turns-to-finish table, the
+:mod:`strategies.linear` (move features, the turns-to-finish table, the
 linear chooser), :mod:`strategies.parameters` (:class:`Parameter`),
 :mod:`strategies.catalogue` (names, ``MODULE:NAME`` and ``FILE.py:NAME``
 references, variants ``name[k=v]``), :mod:`strategies.toolkit` (helpers for
@@ -34,7 +34,7 @@ strategy authors).
 
 What a strategy sees
 --------------------
-Only a sealed :class:`sim._kernels.PlayerView`: its own hand, the layout and
+Only a sealed :class:`sim.core.state.PlayerView`: its own hand, the layout and
 its open connections (with the scoring total), the entity scores, the tiles
 already played, every seat's hand size, the boneyard size, the values each
 seat is known to lack, the candidate placements with the points each would
@@ -48,7 +48,7 @@ Write your own
 ::
 
     import strategies
-    from sim._kernels import CAND_POINTS
+    from sim.core.state import CAND_POINTS
 
     @strategies.strategy(name="edge", parameters={"bonus": (8.0, "raw points per double")},
                          description="Largest award, plus a bonus for doubles.")

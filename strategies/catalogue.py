@@ -26,10 +26,12 @@ import re
 import sys
 from pathlib import Path
 
+from collections.abc import Sequence
+
 from strategies.definition import Strategy, variant
 
 BUILTIN_MODULES = (
-    "strategies.random_placement",
+    "strategies.random",
     "strategies.greedy",
     "strategies.exact",
     "strategies.heavy",
@@ -225,3 +227,109 @@ def spec_of(strategy) -> str:
     spec = f"{SESSION_PREFIX}{strategy.name}#{strategy.code_key[:16]}"
     _SESSION[spec] = strategy
     return spec
+
+
+# ---------------------------------------------------------------------------
+# Lists of strategies
+# ---------------------------------------------------------------------------
+def split_specs(text: str) -> list[str]:
+    """Split a comma-separated list of specs, keeping commas inside ``[...]``."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current).strip())
+    return parts
+
+
+def strategy_entries(value, what: str = "strategies") -> list:
+    """The entries of a list of strategies: a comma-separated string of specs (commas inside
+    ``[...]`` kept), one :class:`Strategy`, or a sequence of specs and Strategy objects.
+
+    Raises
+    ------
+    StrategyError
+        Not such a list, or an empty entry.
+    """
+    if isinstance(value, Strategy):
+        return [value]
+    if isinstance(value, str):
+        items = split_specs(value)
+    elif isinstance(value, Sequence) and all(isinstance(v, (str, Strategy)) for v in value):
+        items = [v.strip() if isinstance(v, str) else v for v in value]
+    else:
+        raise StrategyError(f"{what} must be a comma-separated string or a list of names and "
+                            f"Strategy objects, not {value!r}")
+    if not items or any(isinstance(item, str) and not item for item in items):
+        raise StrategyError(f"{what} has an empty entry: {value!r}")
+    return items
+
+
+def check_distinct_names(resolved) -> None:
+    """Raise :class:`StrategyError` when two different strategies (code or parameters) share a name."""
+    seen = {}
+    for strategy in resolved:
+        signature = (strategy.function, strategy.compiled, tuple(strategy.default_params().tolist()))
+        previous = seen.setdefault(strategy.name, signature)
+        if previous != signature:
+            raise StrategyError(f"two different strategies are named {strategy.name!r}: give one another name")
+
+
+def resolve_field(value, what: str = "strategies") -> list[Strategy]:
+    """The strategies of a field (a tournament's, an experiment's): each resolved once, with
+    distinct names and none entered twice.
+
+    Raises
+    ------
+    StrategyError
+        One line: a bad entry (:func:`strategy_entries`, :func:`resolve`), two
+        strategies under one name, or one strategy entered twice.
+    """
+    resolved = [resolve(entry) for entry in strategy_entries(value, what)]
+    check_distinct_names(resolved)
+    names = [s.name for s in resolved]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise StrategyError(f"{what} names {repeated[0]!r} twice")
+    return resolved
+
+
+def describe(specs=None) -> list[dict]:
+    """One JSON-ready dict per strategy: name, how it runs, metadata, parameters, description.
+
+    Parameters
+    ----------
+    specs : sequence of str or Strategy, optional
+        Specs (each may hold several, comma-separated) or Strategy objects;
+        default every built-in, in listing order.
+
+    Raises
+    ------
+    StrategyError
+        A spec that names no strategy (one line).
+    """
+    if not specs:
+        chosen = list(builtins().values())
+    else:
+        chosen = [resolve(part) for entry in specs for part in strategy_entries(entry)]
+    return [
+        {
+            "name": info.name,
+            "compiled": info.compiled,
+            "builtin": info.builtin,
+            "stochastic": info.stochastic,
+            "uses_inference": info.uses_inference,
+            "lookahead": info.lookahead,
+            "parameters": [{"name": p.name, "default": p.default, "description": p.description}
+                           for p in info.parameters],
+            "description": info.description,
+        }
+        for info in chosen
+    ]

@@ -3,7 +3,7 @@
 ``value = award - reply_weight * reply`` in displayed points, where ``award``
 is the accepted immediate award (0 if nothing or an overshoot) and ``reply``
 the expected best accepted award the next opponent can score immediately on
-the layout the placement leaves (:mod:`strategies._linear` feature 9):
+the layout the placement leaves (:mod:`strategies.linear` feature 9):
 
 * the tiles it may hold are the unseen ones (28 minus own hand minus the
   layout) without any tile carrying a value it is known to lack (it drew or
@@ -22,7 +22,7 @@ Ties follow ``greedy``'s order. It is ``weighted`` with ``w_award = 1``,
 
 from __future__ import annotations
 
-from strategies._linear import F_AWARD, F_REPLY, choose_linear, weight_mapping
+from strategies.linear import F_AWARD, F_REPLY, choose_linear, weight_mapping
 from strategies.parameters import Parameter
 from strategies.definition import strategy
 
@@ -32,7 +32,7 @@ PARAMETERS = (
 
 
 MAPPING = weight_mapping({F_AWARD: 1.0}, [{F_REPLY: -1.0}])
-"""Feature weights from the parameters (see :func:`strategies._linear.choose_linear`)."""
+"""Feature weights from the parameters (see :func:`strategies.linear.choose_linear`)."""
 
 
 @strategy(

@@ -17,10 +17,10 @@ engine's turn loop, no reference counting: it must not allocate; see
 tournaments, experiments). With ``compiled=False`` the function stays plain
 Python and receives a read-only :class:`strategies.python_view.PythonView`
 with the same fields; matches that seat one are played by the engine with the
-Python seat's choices fed in (see :mod:`sim.python_seats`).
+Python seat's choices fed in (see :mod:`sim.engine.python_seats`).
 
 The engine never imports a strategy: it is handed the compiled functions of a
-run (:mod:`sim.kernel_sets`) and compiles one kernel per set of functions,
+run (:mod:`sim.engine.kernel_sets`) and compiles one kernel per set of functions,
 cached on disk under a digest of their code (:func:`code_digest`).
 """
 
@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.core.jit import strategy_kernel
 from strategies.parameters import Parameter
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*(\[[^\[\]]*\])?$")
@@ -183,8 +184,6 @@ def strategy(
         chosen_name = _check_name(name if name is not None else py_func.__name__)
         text = description or inspect.getdoc(py_func) or ""
         if compiled:
-            from sim._jit import strategy_kernel
-
             choose = strategy_kernel(py_func)
         else:
             choose = py_func

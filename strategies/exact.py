@@ -1,6 +1,6 @@
 """``exact``: value every placement by what it does toward exactly 305 raw (61 displayed).
 
-Heuristic (a fixed weight vector of :mod:`strategies._linear`'s features):
+Heuristic (a fixed weight vector of :mod:`strategies.linear`'s features):
 
 ``value = exact_bonus * exact - turns_weight * turns - deny_weight * opp_exact``
 
@@ -8,7 +8,7 @@ Heuristic (a fixed weight vector of :mod:`strategies._linear`'s features):
   always comes first (an exact hit also makes ``turns`` 0 and the opponent's
   reply moot).
 * ``turns``: the expected number of own turns still needed to land exactly on
-  305 from the score the placement leaves (:data:`strategies._linear.TURNS_TO_FINISH`).
+  305 from the score the placement leaves (:data:`strategies.linear.TURNS_TO_FINISH`).
   An award that would overshoot is worth nothing (the event is discarded). The
   table encodes which gaps are hard to close: from a gap of 5 or 10 raw only
   an award of exactly that size (or a small settlement) finishes, so such a
@@ -28,7 +28,7 @@ threat) follow ``greedy``'s order: larger award, heavier tile first.
 
 from __future__ import annotations
 
-from strategies._linear import F_EXACT, F_OPP_EXACT, F_TURNS, choose_linear, weight_mapping
+from strategies.linear import F_EXACT, F_OPP_EXACT, F_TURNS, choose_linear, weight_mapping
 from strategies.parameters import Parameter
 from strategies.definition import strategy
 
@@ -40,7 +40,7 @@ PARAMETERS = (
 
 
 MAPPING = weight_mapping({}, [{F_TURNS: -1.0}, {F_OPP_EXACT: -1.0}, {F_EXACT: 1.0}])
-"""Feature weights from the parameters (see :func:`strategies._linear.choose_linear`)."""
+"""Feature weights from the parameters (see :func:`strategies.linear.choose_linear`)."""
 
 
 @strategy(

@@ -9,7 +9,7 @@ line side before an arm. The opening counts the points of its tile alone.
 
 from __future__ import annotations
 
-from sim._kernels import CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE, TILE_PIPS
+from sim.core.state import CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE, TILE_PIPS
 from sim.tiles import TARGET_RAW
 from strategies.definition import strategy
 

@@ -2,7 +2,7 @@
 
 For each decision:
 
-1. Draw ``samples`` worlds (:func:`strategies._lookahead.sample_world`): the
+1. Draw ``samples`` worlds (:func:`strategies.lookahead.sample_world`): the
    hidden tiles (28 minus own hand minus the layout) are dealt to the other
    seats' hands, with their public sizes and without any tile carrying a value
    the seat is known to lack, and the rest is the boneyard in random order.
@@ -11,7 +11,7 @@ For each decision:
 2. In every world, for every candidate (common worlds across candidates, which
    cancels most of the sampling noise between them): place the candidate on a
    private copy of the layout and play the round out with ``greedy`` at every
-   seat (:func:`strategies._lookahead.continue_round`: draws, passes, blocks,
+   seat (:func:`strategies.lookahead.continue_round`: draws, passes, blocks,
    score events target-tested, domino and blocked settlement).
 3. Score the outcome for the deciding entity: its accepted raw gain in the
    round minus the mean gain of the other entities (settlement included;
@@ -45,10 +45,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim._jit import kernel
-from sim._kernels import CAND_JOINED, CAND_PARENT, CAND_SIDE, CAND_TILE, N_ENTITIES
+from sim.core.jit import kernel
+from sim.core.state import N_ENTITIES
 from sim.tiles import TARGET_RAW
-from strategies._lookahead import (
+from strategies.lookahead import (
     allocating,
     best_row,
     continue_round,
@@ -56,7 +56,7 @@ from strategies._lookahead import (
     new_scratch,
     sample_world,
 )
-from strategies._linear import N_FEATURES, candidate_features
+from strategies.linear import N_FEATURES, candidate_features
 from strategies.parameters import Parameter
 from strategies.weighted import DEFAULT_WEIGHTS, weights
 from strategies.definition import strategy
@@ -82,7 +82,6 @@ def _search(view, ws, values, features, prior):
     if samples < 1:
         samples = 1
     bonus = view.params[1]
-    cands = view.cands
     n = view.n_candidates
     for row in range(n):
         values[row] = 0.0

@@ -18,8 +18,8 @@ import::
         return best
 
 Nothing here is new logic: the functions are the ones the engine and the
-built-ins run (:mod:`sim._kernels`, :mod:`sim.rng`,
-:mod:`strategies._lookahead`, :mod:`strategies._linear`), re-exported or
+built-ins run (:mod:`sim.core.state`, :mod:`sim.core.rules`, :mod:`sim.core.rng`,
+:mod:`strategies.lookahead`, :mod:`strategies.linear`), re-exported or
 wrapped in a line or two, so a strategy written with them cannot drift from
 the rules the engine applies.
 
@@ -58,7 +58,7 @@ arm), ``CAND_JOINED`` (pip value joined; the low half for an opening) and
 ``CAND_POINTS`` (raw points the placement scores, before the 305 test).
 ``view.nodes`` is int64[n_nodes, NODE_FIELDS] (``NODE_TILE``,
 ``NODE_LINE_OPEN``, ``NODE_VALUE_A``, ``NODE_VALUE_B``, ``NODE_ARMS_OPEN``;
-see :mod:`sim._kernels`).
+see :mod:`sim.core.state`).
 
 Tables: ``TILE_LOW``, ``TILE_HIGH``, ``TILE_PIPS``, ``TILE_IS_DOUBLE`` are
 int64[28] by tile index; ``VALUE_TILES`` int64[7] is the tile set carrying
@@ -102,24 +102,8 @@ Decorators (*Python*)
     :data:`allocating` for your function that allocates scratch arrays.
 
 A whole determinized Monte Carlo strategy (sample worlds, play each
-candidate out with greedy, keep the best mean)::
-
-    import numpy as np
-
-    @tk.allocating
-    def _search(view):
-        ws = tk.new_scratch()
-        values = np.zeros(view.n_candidates)
-        for _ in range(int(view.params[0])):
-            world = tk.sample_world(ws, view)
-            for row in range(view.n_candidates):
-                values[row] += tk.advantage(view, tk.playout(ws, view, world, row))
-        return tk.best_row(view, values)
-
-    @strategies.strategy(name="mini_rollout", parameters={"samples": (8.0, "worlds per decision")},
-                         stochastic=True, uses_inference=True, lookahead=8)
-    def mini_rollout(view):
-        return _search(view)
+candidate out with greedy, keep the best mean) is about twenty lines:
+``examples/mini_rollout.py`` is one, ready to copy.
 """
 
 from __future__ import annotations
@@ -127,9 +111,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim import _kernels as _K
-from sim._jit import KERNEL_OPTIONS, hot_kernel, kernel
-from sim._kernels import (
+from sim.core import bits
+from sim.core.jit import KERNEL_OPTIONS, hot_kernel, kernel
+from sim.core.state import (
     CAND_FIELDS,
     CAND_JOINED,
     CAND_PARENT,
@@ -140,31 +124,31 @@ from sim._kernels import (
     END_DOMINO,
     END_NONE,
     END_TARGET,
-    N_ENTITIES,
-    NO_PARENT,
     NODE_ARMS_OPEN,
     NODE_FIELDS,
     NODE_LINE_OPEN,
     NODE_TILE,
     NODE_VALUE_A,
     NODE_VALUE_B,
+    NO_PARENT,
+    N_ENTITIES,
     SIDE_ARM,
     SIDE_LINE,
     SIDE_NONE,
+    TILES_MATCHING,
     TILE_HIGH,
     TILE_IS_DOUBLE,
     TILE_LOW,
     TILE_PIPS,
-    TILES_MATCHING,
     VALUE_TILES,
-    hand_pips,
 )
-from sim.rng import next_below, next_unit
+from sim.core.rules import hand_pips
+from sim.core.rng import next_below, next_unit
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, TILES, tile_index, tile_name
-from strategies import _lookahead as _L
-from strategies._linear import FEATURE_NAMES, N_FEATURES, candidate_features
-from strategies._linear import features_of as _features_of
-from strategies._lookahead import (
+from strategies import linear, lookahead
+from strategies.greedy import greedy as greedy_strategy
+from strategies.linear import FEATURE_NAMES, N_FEATURES, candidate_features
+from strategies.lookahead import (
     ALL_TILES,
     allocating,
     best_row,
@@ -176,7 +160,6 @@ from strategies._lookahead import (
     place_candidate,
     unseen_tiles,
 )
-from strategies.greedy import greedy as _greedy
 
 # ---------------------------------------------------------------------------
 # Decorators
@@ -189,7 +172,7 @@ inlined, no reference counting, no on-disk cache so it also works in a
 notebook cell): such a function must not allocate arrays. Use
 :data:`allocating` for the one function that does."""
 
-# ``allocating`` (re-exported from strategies._lookahead): njit(cache=True, _nrt=True): the
+# ``allocating`` (re-exported from strategies.lookahead): njit(cache=True, _nrt=True): the
 # function of a compiled strategy that allocates its scratch arrays and hands them to
 # non-allocating code; it should return a number (a row), not an array.
 
@@ -208,7 +191,7 @@ def bit_count(mask):
     -------
     int64
     """
-    return _K.bit_count(np.int64(mask))
+    return bits.bit_count(np.int64(mask))
 
 
 @hot_kernel
@@ -222,7 +205,7 @@ def lowest_bit(mask):
             tile = lowest_bit(rest)
             rest &= rest - 1
     """
-    return _K.lowest_bit_index(np.int64(mask))
+    return bits.lowest_bit_index(np.int64(mask))
 
 
 @hot_kernel
@@ -238,7 +221,7 @@ def has_tile(tiles, tile):
 
 
 # nth_bit(mask, n): index of the n-th (0-based) set bit (re-exported, *both*).
-# hand_pips(tiles): pip total of a tile set (re-exported from sim._kernels, *both*).
+# hand_pips(tiles): pip total of a tile set (re-exported from sim.core.rules, *both*).
 
 
 # ---------------------------------------------------------------------------
@@ -310,7 +293,7 @@ def hits_target(view, row):
 #   (larger accepted award at entity score ``score``, heavier tile, lower tile index, lower
 #   parent, line before arm) (re-exported, *both*).
 
-greedy_choice = _greedy.choose
+greedy_choice = greedy_strategy.choose
 """``greedy_choice(view)``: the row the built-in ``greedy`` plays (*both*)."""
 
 
@@ -350,7 +333,7 @@ def sample_world(ws, view):
 
     The unseen tiles are dealt to the other seats' hands (with their public
     sizes, none carrying a value the seat is known to lack) and the rest is
-    the boneyard in a random order (:func:`strategies._lookahead.sample_world`;
+    the boneyard in a random order (:func:`strategies.lookahead.sample_world`;
     random numbers from ``view.rng``, the seat's own stream).
 
     Parameters
@@ -368,7 +351,7 @@ def sample_world(ws, view):
         deciding seat's own as it is, 0 past the last seat). Pass it to
         :func:`playout` as many times as you like: ``ws.deal`` is only read.
     """
-    first_draw = _L.sample_world(ws, view, view.rng)
+    first_draw = lookahead.sample_world(ws, view, view.rng)
     return first_draw, ws.hands[0], ws.hands[1], ws.hands[2], ws.hands[3]
 
 
@@ -379,7 +362,7 @@ def playout(ws, view, world, row):
     Loads the world's hands, the public hand sizes and scores and the layout
     into ``ws``, plays ``view.cands[row]`` for the deciding seat (``row = -1``:
     greedy's choice) and continues with
-    :func:`strategies._lookahead.continue_round`: draws, passes, score events
+    :func:`strategies.lookahead.continue_round`: draws, passes, score events
     target-tested (discarded past 305), an exact 305 ending the playout,
     domino and blocked settlement as the engine does them. Blocked ties are
     broken clockwise from the deciding seat (the view does not name the
@@ -410,7 +393,7 @@ def playout(ws, view, world, row):
         ws.hand_sizes[seat] = view.hand_sizes[seat]
         ws.scores[seat] = view.scores[seat]
     load_layout(ws, view)
-    _L.continue_round(ws, view, view.seat, world[0], view.seat, row)
+    lookahead.continue_round(ws, view, view.seat, world[0], view.seat, row)
     return (
         ws.scores[0] - view.scores[0],
         ws.scores[1] - view.scores[1],
@@ -473,9 +456,9 @@ def move_features(view, weights):
     Returns
     -------
     float64[n_candidates, N_FEATURES]
-        Columns in :data:`FEATURE_NAMES` order (see :mod:`strategies._linear`).
+        Columns in :data:`FEATURE_NAMES` order (see :mod:`strategies.linear`).
     """
-    return _features_of(view, weights)
+    return linear.features_of(view, weights)
 
 
 # candidate_features(view, weights, ws, features): the same into your float64[n, N_FEATURES]

@@ -1,7 +1,7 @@
 """``weighted``: a linear strategy over documented move features.
 
 Plays the candidate maximising ``sum(w[f] * feature[f])`` over the 13
-features of :mod:`strategies._linear` (award, scores, overshoot, exact, gap,
+features of :mod:`strategies.linear` (award, scores, overshoot, exact, gap,
 turns, pips, double, doubles_kept, reply, opp_exact, open_unseen,
 own_playable; see that module for each definition and unit). The weights are
 this strategy's parameters ``w_<feature>``, one float per feature, read from
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from strategies._linear import (
+from strategies.linear import (
     FEATURE_DESCRIPTIONS,
     FEATURE_NAMES,
     IDENTITY_MAPPING,

@@ -1,0 +1,135 @@
+"""Options shared by the ``five-up`` subcommands, and the parser that reports bad input in one line.
+
+Every option is read as text and checked by the project's own checks
+(:mod:`sim.checks`, :class:`sim.engine.spec.RunSpec`, :func:`backend_options`),
+never by argparse types, so that all bad input gives exactly one line
+``five-up: error: ...`` and status 2 (argparse would print its usage too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+
+from sim.checks import check_int
+from sim.scale.backends import BACKENDS, DEFAULT_CONNECT_TIMEOUT, BackendError
+from sim.scale.shards import DEFAULT_SHARD_SIZE
+
+PROG = "five-up"
+"""The command's name, the prefix of every error line."""
+
+STRATEGY_SPECS_HELP = (
+    "Each strategy is a built-in name (`five-up strategies`), MODULE:NAME (a strategy of an "
+    "importable module), path/to/file.py:NAME, or any of these with other parameter values: "
+    "name[k=v,...] (commas inside [...] are kept). With --backend dask the workers import "
+    "the module, so it must be importable on every worker (installed or on PYTHONPATH); "
+    "strategies defined in a notebook or __main__ run only on the local backend."
+)
+"""The part of ``--strategies``' help shared by every command that takes it."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose errors are one line ``five-up: error: ...`` and exit status 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(2, f"{PROG}: error: {message} (see {self.prog} --help)\n")
+
+
+def strategies_help(what: str) -> str:
+    """``--strategies``' help: ``what`` the list means, then the spec syntax (``%`` escaped)."""
+    return f"{what} {STRATEGY_SPECS_HELP}".replace("%", "%%")
+
+
+def check_output_file(path: str, suffixes: tuple[str, ...]) -> str:
+    """``--out FILE``, checked before a long run: its directory exists and is writable, its
+    suffix is one of ``suffixes`` (any when empty). Raises ValueError (one line)."""
+    if not path:
+        raise ValueError("--out needs a file name")
+    if os.path.isdir(path):
+        raise ValueError(f"--out {path} is a directory, not a file")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ValueError(f"cannot write {path}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write {path}: directory {directory} is not writable")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"cannot write {path}: file is not writable")
+    if suffixes and not path.endswith(suffixes):
+        raise ValueError(f"--out {path} should end with {' or '.join(suffixes)}")
+    return path
+
+
+def add_backend_arguments(parser, summary_only: bool = True, shard_size: int = DEFAULT_SHARD_SIZE,
+                          shard_unit: str = "matches") -> None:
+    """Add ``--backend --scheduler --workers --connect-timeout --shard-size --keep-shards``
+    (and ``--summary-only``); :func:`backend_options` checks their values. ``shard_size`` is
+    the default shown in ``--help``."""
+    group = parser.add_argument_group("scale-out and resume")
+    group.add_argument("--backend", default="local", metavar="NAME",
+                       help="where shards run: local (default: threads in this process) or dask")
+    group.add_argument("--scheduler", default=None, metavar="ADDR",
+                       help="dask scheduler address (e.g. tcp://host:8786); without it "
+                            "--backend dask starts a local cluster for the run")
+    group.add_argument("--workers", default=None, metavar="N",
+                       help="worker processes of that local dask cluster (default: all cores)")
+    group.add_argument("--connect-timeout", default=str(DEFAULT_CONNECT_TIMEOUT), metavar="SEC",
+                       help=f"seconds to wait for --scheduler (default {DEFAULT_CONNECT_TIMEOUT:g})")
+    group.add_argument("--shard-size", default=None, metavar="K",
+                       help=f"{shard_unit} per shard (default {shard_size}); finished shards "
+                            "are kept on disk and a re-run of the same command resumes from them")
+    group.add_argument("--keep-shards", action="store_true",
+                       help="keep the shard files after the final output is written")
+    if summary_only:
+        group.add_argument("--summary-only", action="store_true",
+                           help="keep only per-shard aggregates (win counts, sums, sums of "
+                                "squares, histograms): memory independent of --matches")
+
+
+def backend_options(args, default_shard_size: int = DEFAULT_SHARD_SIZE) -> dict:
+    """Check the options of :func:`add_backend_arguments`.
+
+    Returns
+    -------
+    dict
+        ``backend, scheduler, workers, connect_timeout, shard_size, keep_shards,
+        summary_only`` ready for :func:`sim.scale.backends.open_backend` and the
+        shard runner.
+
+    Raises
+    ------
+    BackendError
+        One line naming the option (a ValueError).
+    """
+    backend = str(args.backend).strip()
+    if backend not in BACKENDS:
+        raise BackendError(f"--backend must be one of {', '.join(BACKENDS)}, found {args.backend!r}")
+    scheduler = args.scheduler.strip() if args.scheduler else None
+    if scheduler is not None and backend != "dask":
+        raise BackendError("--scheduler needs --backend dask")
+    if args.scheduler is not None and not scheduler:
+        raise BackendError("--scheduler needs an address such as tcp://host:8786")
+    workers = None
+    if args.workers is not None:
+        if backend != "dask":
+            raise BackendError("--workers needs --backend dask")
+        if scheduler:
+            raise BackendError("--workers starts a local cluster; it cannot be combined with --scheduler")
+        workers = check_int(args.workers, "--workers", 1)
+    try:
+        timeout = float(str(args.connect_timeout).strip())
+    except ValueError:
+        raise BackendError(f"--connect-timeout expects seconds, found {args.connect_timeout!r}") from None
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise BackendError(f"--connect-timeout must be positive, found {args.connect_timeout!r}")
+    shard_size = (default_shard_size if args.shard_size is None
+                  else check_int(args.shard_size, "--shard-size", 1))
+    return {
+        "backend": backend,
+        "scheduler": scheduler,
+        "workers": workers,
+        "connect_timeout": timeout,
+        "shard_size": shard_size,
+        "keep_shards": bool(getattr(args, "keep_shards", False)),
+        "summary_only": bool(getattr(args, "summary_only", False)),
+    }

@@ -1,0 +1,170 @@
+"""``five-up overshoot | settlement | openings | seats``: the research studies.
+
+Each subcommand checks its options once (the study's settings), claims the
+output directory, runs the study on the chosen backend and writes its frames
+(parquet and CSV), plots and ``summary.md`` into ``--out``. While it runs, the
+finished shards are kept in ``OUT/shards``; after a crash, Ctrl-C or a lost
+cluster, the same command resumes from them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from cli.arguments import add_backend_arguments, backend_options, strategies_help
+from cli.failures import EXIT_OK, run_reporting_failures, usage_error
+from experiments import openings, overshoot, seats, settlement
+from experiments.settings import study_settings
+from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
+from sim.engine.spec import check_threads
+from sim.files import claim_directory
+from sim.scale.backends import open_backend
+from strategies.catalogue import resolve_field
+
+DEFAULT_STRATEGIES = "greedy,random"
+"""Strategies studied when ``--strategies`` is not given."""
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study's subcommand: its Python entry point, its default size and its help."""
+
+    name: str
+    run: Callable
+    matches_default: int
+    summary: str
+    description: str
+
+
+STUDIES = (
+    Study("overshoot", overshoot.run, 10_000,
+          "study: how often the exact-61 rule discards points, and what it costs",
+          "Overshoot risk under the exact-61 rule, per strategy (self-play) and player count:\n"
+          "the probability that a score event is discarded as a function of its entity's\n"
+          "displayed score before it (0..60), the turns and rounds the winner spent within 10\n"
+          "points of 61, how often the entity first within 5 points of 61 lost, and raw points\n"
+          "discarded per match. Writes by_score, paths and zone_turns (parquet and CSV),\n"
+          "discard_probability.png, zone_turns.png and summary.md into --out."),
+    Study("settlement", settlement.run, 10_000,
+          "study: what dominoes and blocked rounds are worth against placement scoring",
+          "Settlement value, per strategy (self-play) and player count: distributions of the\n"
+          "domino event's parts (final placement, credit, debit, net) and of blocked credits,\n"
+          "the share of accepted points that comes from settlement, how often rounds end\n"
+          "blocked, and what the partner debit does in 4-player play. Writes domino_parts,\n"
+          "parts_hist, blocked, points, partner_debit (parquet and CSV), domino_parts.png,\n"
+          "point_sources.png and summary.md into --out."),
+    Study("openings", openings.run, 20_000,
+          "study: the value of each opening tile, observed and forced",
+          "Openings: for each of the 28 tiles as the match's first opening (and as any round's\n"
+          "opening), the leader's mean round point differential and match win rate with 95%\n"
+          "intervals, per strategy (self-play) and player count; and a counterfactual study:\n"
+          "sampled leader hands, each tile forced as the opening and the round played out many\n"
+          "times with a fixed strategy, giving the best opening per hand and how much it beats\n"
+          "the tile the baseline strategy opens with. Writes tiles, cf_tiles, cf_hands,\n"
+          "cf_summary (parquet and CSV), opening_tiles.png, counterfactual.png and summary.md."),
+    Study("seats", seats.run, 20_000,
+          "study: the value of the first lot and of each seat",
+          "Seats: the value of winning the first lot (the lot winner's side's match win rate\n"
+          "against the fair share), match win rates by seat clockwise from the first leader\n"
+          "(seat effects with 3 and 4 players), by absolute seat (a check), and who wins each\n"
+          "round relative to its leader, per strategy (self-play) and player count, with 95%\n"
+          "intervals. Writes first_lot, positions, absolute_seats, round_positions (parquet\n"
+          "and CSV), seats.png and summary.md into --out."),
+)
+
+
+def add_study_parsers(subparsers) -> None:
+    """Register one subcommand per study."""
+    for study in STUDIES:
+        parser = subparsers.add_parser(
+            study.name, help=study.summary,
+            description=study.description.replace("%", "%%"),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+            epilog="While it runs, finished shards are kept in DIR/shards; after a crash or a kill "
+                   "the\nsame command resumes from them. They are removed once the output is written.")
+        parser.add_argument("--players", default="2,3,4", metavar="N[,N..]",
+                            help="player counts, comma-separated from 2, 3, 4 (default 2,3,4)")
+        parser.add_argument("--strategies", default=DEFAULT_STRATEGIES, metavar="A[,B..]",
+                            help=strategies_help("strategies, each studied in self-play at every "
+                                                 f"seat (default {DEFAULT_STRATEGIES})."))
+        parser.add_argument("--matches", default=str(study.matches_default), metavar="M",
+                            help=f"matches per (strategy, players) configuration "
+                                 f"(default {study.matches_default})")
+        parser.add_argument("--seed", default="0", metavar="S",
+                            help="master seed, 0 .. 2**63-1 (default 0); the same seed gives "
+                                 "the same frames")
+        parser.add_argument("--out", required=True, metavar="DIR",
+                            help="output directory (created; refused if it holds a different run)")
+        parser.add_argument("--threads", default=None, metavar="T",
+                            help="worker threads (default: all cores)")
+        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        if study.name == "openings":
+            parser.add_argument("--hands", default="300", metavar="H",
+                                help="sampled leader hands per player count for the counterfactual "
+                                     "(0 skips it; default 300)")
+            parser.add_argument("--playouts", default="100", metavar="K",
+                                help="playouts per (hand, forced tile), at least 2 (default 100)")
+            parser.add_argument("--playout-strategy", default="greedy", metavar="SPEC",
+                                help="strategy at every seat in the playouts (default greedy; a "
+                                     "compiled strategy, named as in --strategies)")
+            parser.add_argument("--baseline", default="greedy", metavar="SPEC",
+                                help="strategy whose opening the best one is compared with "
+                                     "(default greedy; named as in --strategies)")
+        add_backend_arguments(parser, summary_only=False, shard_size=DEFAULT_SHARD_SIZE,
+                              shard_unit="matches (of one configuration)")
+        parser.set_defaults(func=run_study_command, study=study)
+
+
+def study_run(study: Study, args) -> tuple[dict, Callable]:
+    """The study's checked settings and a runner ``runner(**run_options)`` (ValueError, one line)."""
+    resolved = resolve_field(args.strategies)  # once: the runner gets the objects
+    threads = check_threads(args.threads)
+    if study.name == "openings":
+        playout = openings.one_strategy(args.playout_strategy, "playout_strategy")
+        base = openings.one_strategy(args.baseline, "baseline")
+        settings = openings.settings_for(args.players, resolved, args.matches, args.seed,
+                                         args.hands, args.playouts, playout, base)
+        extra = {"hands": settings["hands"], "playouts": settings["playouts"],
+                 "playout_strategy": playout, "baseline": base}
+    else:
+        settings = study_settings(study.name, args.players, resolved, args.matches, args.seed)
+        extra = {}
+
+    def runner(**run_options):
+        return study.run(settings["players"], resolved, settings["matches"], settings["seed"],
+                         threads=threads, **extra, **run_options)
+
+    return settings, runner
+
+
+def run_study_command(args) -> int:
+    """Handler of every study's subcommand; returns the exit status."""
+    shards = Path(args.out) / SHARDS_DIR
+    try:
+        scale = backend_options(args, default_shard_size=DEFAULT_SHARD_SIZE)
+        settings, runner = study_run(args.study, args)
+        DataRun(settings, directory=shards, shard_size=scale["shard_size"]).check()
+        claim_directory(args.out, settings)
+        backend = open_backend(scale["backend"], scale["scheduler"], scale["workers"],
+                               scale["connect_timeout"])
+    except ValueError as exc:
+        return usage_error(exc)
+    started = time.perf_counter()
+
+    def work():
+        with backend:
+            return runner(progress=not args.quiet, out=args.out, backend=backend,
+                          shard_size=scale["shard_size"], keep_shards=scale["keep_shards"])
+
+    status, result = run_reporting_failures(work, shards=shards, out=args.out)
+    if status != EXIT_OK:
+        return status
+    elapsed = time.perf_counter() - started
+    print(f"{result.name}: {elapsed:.1f} s; wrote {len(result.files)} files to {args.out}")
+    for key, value in result.key_numbers.items():
+        print(f"  {key}: {value}")
+    return EXIT_OK

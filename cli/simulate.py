@@ -1,0 +1,245 @@
+"""``five-up simulate`` and ``five-up record``: the engine's own commands.
+
+``simulate`` runs in shards (:mod:`sim.scale`). Output layout for ``--out FILE``:
+
+``FILE.parts/``
+    The shard store (:class:`sim.scale.store.ShardStore`): ``manifest.json``
+    and one file per finished shard. Kept after a crash, a kill or an error,
+    so that re-running the same command resumes; removed once ``FILE`` is
+    written (unless ``--keep-shards``). Another configuration with the same
+    ``--out`` is refused while it exists.
+``FILE`` (``.parquet``/``.pq``)
+    The match frame, identical to an unsharded run.
+``FILE`` (``.json``/``.csv``, ``--summary-only``)
+    The summary: JSON holds the configuration, the merged aggregate (win
+    counts, sums and sums of squares, histograms) and the table; CSV holds the
+    table (:func:`experiments.stats.summary_table`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from cli.arguments import add_backend_arguments, backend_options, check_output_file, strategies_help
+from cli.failures import EXIT_OK, run_failed, run_reporting_failures, strategy_failure, usage_error
+from experiments.stats import summary_table
+from sim.engine.runs import record
+from sim.engine.spec import RunSpec
+from sim.files import atomic_write
+from sim.records import write_records
+from sim.scale.aggregates import match_aggregate
+from sim.scale.backends import open_backend
+from sim.scale.runner import run_shards
+from sim.scale.simulate import simulate_job, simulate_manifest
+from sim.scale.store import ShardError, ShardStore
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, out_metavar: str) -> None:
+    """The options of one engine run (checked by :class:`sim.engine.spec.RunSpec`) and ``--out``."""
+    parser.add_argument("--players", required=True, metavar="N", help="2, 3 or 4")
+    parser.add_argument("--strategies", required=True, metavar="A,B[,..]", help=strategies_help(
+        "strategy per seat, comma-separated; with 4 players two strategies are the partnerships "
+        "(seats 0,2 and 1,3)."))
+    parser.add_argument("--matches", required=True, metavar="M", help="number of matches (> 0)")
+    parser.add_argument("--seed", required=True, metavar="S", help="master seed, 0 .. 2**63-1")
+    parser.add_argument("--max-rounds", default="1000", metavar="R",
+                        help="ruling 15: a match still running after R rounds stops unfinished "
+                             "(default 1000)")
+    parser.add_argument("--threads", default=None, metavar="T",
+                        help="worker threads (default: NUMBA_NUM_THREADS, i.e. all cores)")
+    parser.add_argument("--first-match", default="0", metavar="F",
+                        help="index of the first match (default 0)")
+    parser.add_argument("--out", required=True, metavar=out_metavar, help="output file")
+
+
+def run_spec(args) -> RunSpec:
+    """The :class:`RunSpec` of the run options (ValueError, one line, on bad input)."""
+    return RunSpec.build(args.players, args.strategies, args.matches, args.seed,
+                         max_rounds=args.max_rounds, first_match=args.first_match,
+                         threads=args.threads)
+
+
+# ---------------------------------------------------------------------------
+# five-up simulate
+# ---------------------------------------------------------------------------
+def add_simulate_parser(subparsers) -> None:
+    """Register ``five-up simulate`` (handler :func:`run_simulate`)."""
+    parser = subparsers.add_parser(
+        "simulate",
+        help="simulate complete matches with the Numba engine and write a Parquet frame",
+        description=(
+            "Simulate complete matches with the Numba engine and write one row per match "
+            "(winner, final scores, rounds, placements, draws, passes, settlements, discarded "
+            "events, first leader and opening) to a Parquet file. A progress bar with "
+            "matches/s is shown on stderr and a short summary on stdout. The same seed gives "
+            "the same frame whatever the thread count, backend or shard size. Finished shards "
+            "are kept in FILE.parts/ until FILE is written: re-running the same command after "
+            "an interruption resumes. With --summary-only, --out is a .json or .csv summary."
+        ),
+    )
+    add_run_arguments(parser, "FILE.parquet")
+    add_backend_arguments(parser)
+    parser.set_defaults(func=run_simulate)
+
+
+def parts_directory(out: str) -> Path:
+    """The shard store of ``--out FILE``: ``FILE.parts``."""
+    return Path(str(out) + ".parts")
+
+
+def run_simulate(args) -> int:
+    """Handler of ``five-up simulate``; returns the exit status."""
+    try:
+        scale = backend_options(args)
+        spec = run_spec(args)
+        summary_only = scale["summary_only"]
+        out = check_output_file(args.out, (".json", ".csv") if summary_only else (".parquet", ".pq"))
+        manifest, tasks = simulate_manifest(spec.players, spec.strategies, spec.matches, spec.seed,
+                                            spec.max_rounds, spec.first_match, scale["shard_size"])
+        store = ShardStore(parts_directory(out), manifest, "summary" if summary_only else "frames")
+        store.check()
+        backend = open_backend(scale["backend"], scale["scheduler"], scale["workers"],
+                               scale["connect_timeout"])
+    except ValueError as exc:
+        return usage_error(exc)
+    started = time.perf_counter()
+
+    def work():
+        with backend:
+            try:
+                store.open()
+            except ShardError:
+                raise
+            except OSError as exc:
+                raise ShardError(f"cannot create {store.directory}: {exc.strerror or exc}") from None
+            try:
+                return run_shards(simulate_job, tasks, backend=backend, store=store,
+                                  aggregate=match_aggregate if summary_only else None,
+                                  threads=spec.threads, progress=True)
+            finally:
+                store.close()
+
+    status, run = run_reporting_failures(work, shards=store.directory)
+    if status != EXIT_OK:
+        return status
+    elapsed = time.perf_counter() - started
+    try:
+        if summary_only:
+            text = _write_summary(run.aggregate, manifest, out)
+        else:
+            frame = run.frame()
+            atomic_write(out, lambda p: frame.to_parquet(p, engine="pyarrow", index=False))
+            text = _summary(frame, spec, out, elapsed)
+    except OSError as exc:
+        return usage_error(f"cannot write {out}: {exc.strerror or exc}")
+    if not scale["keep_shards"]:
+        store.remove()
+    if summary_only:
+        n = spec.matches
+        text = (f"{n} matches, {spec.players} players ({','.join(spec.names)}), seed "
+                f"{spec.seed}, summary only: {elapsed:.2f} s, {n / max(elapsed, 1e-9):,.0f} "
+                f"matches/s -> {out}\n" + text)
+    if run.resumed:
+        computed = spec.matches - run.resumed_matches
+        text += (f"\n  ({run.resumed} of {len(tasks)} shards resumed from {store.directory}; "
+                 f"{computed} matches computed now at {computed / max(elapsed, 1e-9):,.0f}/s)")
+    print(text)
+    return EXIT_OK
+
+
+def _summary(frame, spec: RunSpec, out: str, elapsed: float) -> str:
+    n = len(frame)
+    lines = [
+        (
+            f"{n} matches, {spec.players} players ({','.join(spec.names)}), seed {spec.seed}: "
+            f"{elapsed:.2f} s, {n / max(elapsed, 1e-9):,.0f} matches/s -> {out}"
+        ),
+    ]
+    winners = frame["winner"].value_counts()
+    for entity in range(spec.n_entities):
+        seats = [s for s in range(spec.players) if spec.entities[s] == entity]
+        who = "+".join(spec.names[s] for s in seats)
+        wins = int(winners.get(entity, 0))
+        lines.append(f"  entity {entity} (seat {','.join(map(str, seats))}, {who}): "
+                     f"{wins} wins ({100 * wins / n:.1f}%)")
+    unfinished = int(winners.get(-1, 0))
+    lines.append(
+        f"  unfinished {unfinished}; mean rounds {frame['rounds'].mean():.2f}, "
+        f"placements {frame['placements'].mean():.1f}, discarded events "
+        f"{frame['events_discarded'].mean():.2f} per match"
+    )
+    return "\n".join(lines)
+
+
+def _write_summary(aggregate: dict, manifest: dict, out: str) -> str:
+    """Write the summary file (JSON or CSV by suffix); return the printed table."""
+    table = summary_table(aggregate)
+    path = Path(out)
+    if path.suffix == ".json":
+        document = {"format": "exact61-summary/1", "run": manifest, "aggregate": aggregate,
+                    "table": json.loads(table.to_json(orient="records"))}
+        atomic_write(path, lambda p: p.write_text(json.dumps(document, indent=1, sort_keys=True)
+                                                  + "\n"))
+    else:
+        atomic_write(path, lambda p: table.to_csv(p, index=False, float_format="%.6f"))
+    return format_table(table)
+
+
+def format_table(table) -> str:
+    """The summary table as fixed-width text."""
+    lines = [f"  {'quantity':<20} {'mean':>12} {'std':>12} {'95% interval':>27}"]
+    for row in table.itertuples(index=False):
+        lines.append(f"  {row.quantity:<20} {row.mean:>12.4f} {row.std:>12.4f} "
+                     f"   [{row.low:>10.4f}, {row.high:>10.4f}]")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# five-up record
+# ---------------------------------------------------------------------------
+def add_record_parser(subparsers) -> None:
+    """Register ``five-up record`` (handler :func:`run_record`)."""
+    parser = subparsers.add_parser(
+        "record",
+        help="simulate matches with the engine and write them as exact61-record/1 JSON Lines",
+        description=(
+            "Simulate matches with the Numba engine and write every deal, action and score "
+            "event as exact61-record/1 (one match per line), for auditing with `five-up "
+            "verify`. The matches are exactly those `five-up simulate` plays for the same "
+            "arguments."
+        ),
+    )
+    add_run_arguments(parser, "FILE.jsonl")
+    parser.set_defaults(func=run_record)
+
+
+def run_record(args) -> int:
+    """Handler of ``five-up record``; returns the exit status."""
+    try:
+        spec = run_spec(args)
+        out = check_output_file(args.out, ())
+    except ValueError as exc:
+        return usage_error(exc)
+    started = time.perf_counter()
+    try:
+        records = record(spec.players, spec.strategies, spec.matches, spec.seed,
+                         max_rounds=spec.max_rounds, first_match=spec.first_match,
+                         threads=spec.threads)
+    except Exception as exc:  # a strategy failing at run time is one line; others propagate
+        if not strategy_failure(exc):
+            raise
+        return run_failed(exc)
+    try:
+        written = write_records(out, records)
+    except OSError as exc:
+        return usage_error(f"cannot write {out}: {exc.strerror or exc}")
+    elapsed = time.perf_counter() - started
+    unfinished = sum(1 for r in records if r["winner"] is None)
+    print(
+        f"{written} records ({spec.players} players, {','.join(spec.names)}, seed "
+        f"{spec.seed}, {unfinished} unfinished) -> {out} in {elapsed:.2f} s"
+    )
+    return EXIT_OK

@@ -1,0 +1,101 @@
+"""Reports of the studies: markdown tables, intervals as text, and an experiment's saved result.
+
+:class:`ExperimentResult` is what every study returns: its frames, a markdown
+summary, its plots and key numbers; :meth:`ExperimentResult.save` writes them
+all into a claimed output directory (:func:`sim.files.claim_directory`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from sim.files import atomic_write, claim_directory
+
+
+def md_table(frame: pd.DataFrame, digits: int = 3) -> str:
+    """A GitHub markdown table (floats with ``digits`` decimals, nan blank)."""
+
+    def cell(v):
+        if isinstance(v, (float, np.floating)):
+            return "" if not np.isfinite(v) else f"{v:.{digits}f}"
+        return str(v)
+
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |",
+             "|" + "---|" * len(frame.columns)]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def fmt_ci(mean, low, high, digits: int = 3, pct: bool = False) -> str:
+    """``0.512 [0.503, 0.521]``, or percentages (``51.2% [50.3, 52.1]``) with enough
+    decimals to show the interval's width."""
+    if pct:
+        places = max(digits - 2, 1)
+        width = 100 * (high - low) if np.isfinite(high - low) else 1.0
+        while places < 2 and width < 10 ** (1 - places):
+            places += 1
+        return f"{100 * mean:.{places}f}% [{100 * low:.{places}f}, {100 * high:.{places}f}]"
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+@dataclass
+class ExperimentResult:
+    """What an experiment produced.
+
+    Attributes
+    ----------
+    name : str
+        The experiment (``overshoot``, ``settlement``, ``openings``, ``seats``).
+    settings : dict
+        Everything that defines the results (written as ``run.json``).
+    frames : dict of str -> DataFrame
+        Result tables; each is written as ``NAME.parquet`` and ``NAME.csv``.
+    markdown : str
+        The summary (``summary.md``).
+    plots : dict of str -> callable
+        ``plot(path)`` writes one PNG (``NAME.png``).
+    key_numbers : dict
+        Headline figures (also at the top of the summary).
+    files : list of str
+        Written by :meth:`save`.
+    """
+
+    name: str
+    settings: dict
+    frames: dict[str, pd.DataFrame]
+    markdown: str
+    plots: dict[str, Callable] = field(default_factory=dict)
+    key_numbers: dict = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def save(self, out) -> list[str]:
+        """Write every frame (parquet and CSV), every plot and ``summary.md`` into ``out``."""
+        path = claim_directory(out, self.settings)
+        written = []
+        for name, frame in self.frames.items():
+            flat = _flat(frame)
+            atomic_write(path / f"{name}.parquet", lambda p, f=flat: f.to_parquet(p, index=False))
+            atomic_write(path / f"{name}.csv",
+                         lambda p, f=flat: f.to_csv(p, index=False, float_format="%.6g"))
+            written += [f"{name}.parquet", f"{name}.csv"]
+        for name, plot in self.plots.items():
+            atomic_write(path / f"{name}.png", plot)
+            written.append(f"{name}.png")
+        atomic_write(path / "summary.md", lambda p: p.write_text(self.markdown))
+        written.append("summary.md")
+        self.files = [str(path / name) for name in written]
+        return self.files
+
+
+def _flat(frame: pd.DataFrame) -> pd.DataFrame:
+    """Categorical columns as strings (stable parquet/CSV across pandas versions)."""
+    out = frame.copy()
+    for column in out.columns:
+        if isinstance(out[column].dtype, pd.CategoricalDtype):
+            out[column] = out[column].astype(str)
+    return out

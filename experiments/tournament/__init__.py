@@ -1,0 +1,19 @@
+"""Round-robin strategy tournaments (2, 3 or 4 players), with duplicate deals and resume.
+
+- :mod:`experiments.tournament.seatings`  every seating of a field, derived seeds
+- :mod:`experiments.tournament.config`    :class:`TournamentConfig`, checked once
+- :mod:`experiments.tournament.shards`    the seatings as shards; per-seating sums
+- :mod:`experiments.tournament.tables`    summary, pairwise and ranking from those sums; paired rates
+- :mod:`experiments.tournament.report`    :class:`TournamentResult`: files and markdown
+- :mod:`experiments.tournament.plots`     the pairwise heatmap and the ranking plot
+- :mod:`experiments.tournament.run`       :func:`tournament`
+"""
+
+from __future__ import annotations
+
+from experiments.tournament.config import TournamentConfig
+from experiments.tournament.report import TournamentResult
+from experiments.tournament.run import tournament
+from experiments.tournament.seatings import Pairing, pairings
+
+__all__ = ["Pairing", "TournamentConfig", "TournamentResult", "pairings", "tournament"]

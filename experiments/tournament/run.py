@@ -1,0 +1,91 @@
+"""Round-robin strategy tournaments: every seating played on the engine, then the tables.
+
+Pipeline: :class:`~experiments.tournament.config.TournamentConfig` checks the
+field once; :func:`~experiments.tournament.seatings.pairings` lists every
+seating; each seating's matches run as shards on a backend, with a seed derived
+from the master seed (:mod:`experiments.tournament.shards`); the tables are
+built from per-seating sums (:mod:`experiments.tournament.tables`) and
+:meth:`~experiments.tournament.report.TournamentResult.save` writes the files.
+"""
+
+from __future__ import annotations
+
+import os
+
+from experiments.tournament.config import TournamentConfig
+from experiments.tournament.report import TournamentResult
+from experiments.tournament.shards import frame_aggregate, run_seatings
+from experiments.tournament.tables import entity_frame, paired_win_rates, tournament_tables
+from sim.checks import check_int
+from sim.engine.spec import check_threads
+from sim.files import claim_directory
+from sim.scale.shards import DEFAULT_SHARD_SIZE
+
+
+def tournament(players: int, strategies: list, matches: int, seed: int,
+               duplicate: bool = False, threads: int | None = None, max_rounds: int = 1000,
+               out: str | os.PathLike | None = None, progress: bool = False,
+               backend="local", shard_size: int | None = None, summary_only: bool = False,
+               keep_shards: bool = False) -> TournamentResult:
+    """Run every seating for ``matches`` matches each and aggregate.
+
+    Parameters
+    ----------
+    players : int
+        2, 3 or 4.
+    strategies : list of str and Strategy
+        The field (at least 2; 3 for three players): :class:`strategies.Strategy`
+        objects and specs (a built-in name, ``MODULE:NAME``, ``FILE.py:NAME``,
+        ``name[k=v,...]``), with distinct names (the tables show names). With
+        ``backend="dask"`` each worker resolves the strategy's spec, importing
+        its module: a strategy defined in a notebook or ``__main__`` runs on
+        the local backend only.
+    matches : int
+        Matches per seating.
+    seed : int
+        Master seed; each group (duplicate) or seating gets a derived seed.
+    duplicate : bool
+        Replay each deal sequence with the strategies swapped.
+    out : path, optional
+        Directory for the output files (refused if it holds a different run).
+        Finished shards go to ``out/shards/`` as they finish; calling again
+        with the same arguments after an interruption resumes from them.
+    backend : str or sim.scale.backends.Backend
+        ``"local"`` (default), ``"dask"`` (a LocalCluster for this call) or an
+        open backend (e.g. ``sim.scale.backends.open_backend("dask", scheduler=...)``).
+    shard_size : int, optional
+        Matches per shard (default :data:`sim.scale.shards.DEFAULT_SHARD_SIZE`);
+        the results do not depend on it.
+    summary_only : bool
+        Keep per-shard aggregates only: the result has ``matches`` and
+        ``entities`` None, and no matches.parquet is written.
+    keep_shards : bool
+        Keep ``out/shards/`` after the output files are written.
+
+    Returns
+    -------
+    TournamentResult
+    """
+    config = TournamentConfig.build(players, strategies, matches, seed, duplicate, max_rounds)
+    if out is not None:
+        claim_directory(out, config.as_dict())
+    run = run_seatings(config, out=out, backend=backend, threads=check_threads(threads),
+                       shard_size=check_int(DEFAULT_SHARD_SIZE if shard_size is None else shard_size,
+                                            "shard_size", 1),
+                       summary_only=summary_only, progress=progress)
+    if summary_only:
+        all_matches = entities = paired = None
+        aggregate = run.aggregate
+    else:
+        all_matches = run.frame()
+        entities = entity_frame(all_matches)
+        aggregate = frame_aggregate(all_matches)
+        paired = paired_win_rates(entities, list(config.strategies)) if config.duplicate else None
+    summary, grid, ranks = tournament_tables(aggregate, config.players, list(config.strategies))
+    result = TournamentResult(config=config, matches=all_matches, entities=entities,
+                              summary=summary, pairwise=grid, ranking=ranks, paired=paired)
+    if out is not None:
+        result.save(out)
+        if not keep_shards:
+            run.store.remove()
+    return result

@@ -1,0 +1,212 @@
+"""Calls of the compiled batch kernel: row blocks on threads, chunks, traced passes, errors.
+
+:func:`run_kernel` plays matches ``first .. first + n - 1`` of a
+:class:`sim.engine.compiled.CompiledRun` into the caller's result arrays (see
+:mod:`sim.engine.play` for their layout), on several threads at once
+(:func:`run_blocks`); :func:`traced_run` makes the two passes of a traced
+chunk (count, then trace into exact-size arrays). Results never depend on the
+thread count, the blocks or the chunks: match ``i`` is a pure function of
+``(seed, i)`` and the strategies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+
+import numba
+import numpy as np
+
+from sim.core.state import (
+    ACTION_FIELDS,
+    ANSWER_FIELDS,
+    EVENT_FIELDS,
+    M_ACTIONS,
+    M_ERROR,
+    M_EVENTS,
+    M_ROUNDS,
+    MATCH_FIELDS,
+    MAX_ENTITIES,
+    ROUND_FIELDS,
+)
+from sim.engine.compiled import CompiledRun
+from sim.engine.play import UNANSWERED_ERROR
+from sim.engine.python_seats import answers_for
+from sim.tiles import N_TILES
+
+BLOCKS_PER_THREAD = 8
+"""Row blocks per thread and kernel call, for load balance (results do not depend on it)."""
+
+NO_OFFSETS = np.zeros(0, dtype=np.int64)
+"""Offsets of a trace that is not written (the kernel skips it)."""
+
+_POOLS: dict[int, ThreadPoolExecutor] = {}
+
+
+def run_blocks(play: Callable[[int, int], None], count: int, threads: int) -> None:
+    """Call ``play(start, stop)`` over contiguous blocks covering ``0 .. count - 1``, on
+    ``threads`` threads.
+
+    ``play`` is a GIL-free kernel writing only its own rows, so the blocks run
+    truly in parallel and the result does not depend on the split or the
+    order; several blocks per thread balance uneven matches. An exception in
+    a block is raised here.
+    """
+    blocks = max(1, min(count, threads * BLOCKS_PER_THREAD))
+    bounds = [(b * count // blocks, (b + 1) * count // blocks) for b in range(blocks)]
+    if threads <= 1 or blocks == 1:
+        for start, stop in bounds:
+            play(start, stop)
+        return
+    pool = _POOLS.get(threads)
+    if pool is None:
+        pool = _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="five-up")
+    for future in [pool.submit(play, start, stop) for start, stop in bounds]:
+        future.result()
+
+
+@contextmanager
+def thread_count(threads: int | None):
+    """Run with ``threads`` Numba threads (None: as they are), restoring the previous count after;
+    yields the count in effect."""
+    previous = numba.get_num_threads()
+    if threads is not None:
+        numba.set_num_threads(threads)
+    try:
+        yield numba.get_num_threads()
+    finally:
+        numba.set_num_threads(previous)
+
+
+def chunk_bounds(matches: int, threads: int, chunk_size: int | None, per_thread: int) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of each chunk of a run's matches: ``chunk_size`` matches, by default
+    ``per_thread`` per thread (a progress bar moves between chunks; results do not depend on it).
+
+    Raises
+    ------
+    ValueError
+        ``chunk_size`` is not a positive integer.
+    """
+    size = chunk_size if chunk_size is not None else per_thread * threads
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise ValueError(f"chunk_size must be a positive integer (got {chunk_size!r})")
+    for start in range(0, matches, int(size)):
+        yield start, min(matches, start + int(size))
+
+
+def _empty(width: int, dtype) -> np.ndarray:
+    return np.zeros((0, width), dtype=dtype)
+
+
+def offsets_of(counts: np.ndarray) -> np.ndarray:
+    """int64[n + 1] row offsets of ``n`` matches with ``counts`` rows each."""
+    offsets = np.zeros(counts.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
+
+
+def run_kernel(
+    run: CompiledRun,
+    first: int,
+    stats: np.ndarray,
+    scores: np.ndarray,
+    threads: int,
+    round_offsets=NO_OFFSETS,
+    round_rows=None,
+    round_deals=None,
+    action_offsets=NO_OFFSETS,
+    actions=None,
+    event_offsets=NO_OFFSETS,
+    events=None,
+) -> None:
+    """One call of the batch kernel for matches ``first .. first + len(stats) - 1`` (global indices).
+
+    Raises
+    ------
+    RuntimeError
+        A strategy returned a row that is not one of its candidates (one line naming it).
+    """
+    arrays = (
+        stats,
+        scores,
+        round_offsets,
+        _empty(ROUND_FIELDS, np.int32) if round_rows is None else round_rows,
+        _empty(N_TILES, np.int8) if round_deals is None else round_deals,
+        action_offsets,
+        _empty(ACTION_FIELDS, np.int16) if actions is None else actions,
+        event_offsets,
+        _empty(EVENT_FIELDS, np.int32) if events is None else events,
+    )
+    spec = run.spec
+    if spec.python_seats:
+        answer_arrays = answers_for(run, first, stats.shape[0])
+    else:
+        answer_arrays = (NO_OFFSETS, _empty(ANSWER_FIELDS, np.int64))
+    fixed = (np.int64(spec.seed), np.int64(first), np.int64(spec.players), run.strategy_ids,
+             spec.params, np.int64(spec.max_rounds))
+    batch = run.engine.simulate_batch
+    run_blocks(lambda start, stop: batch(*fixed, np.int64(start), np.int64(stop), *arrays, *answer_arrays),
+               stats.shape[0], threads)
+    errors = stats[:, M_ERROR]
+    if errors.any():
+        row = int(np.flatnonzero(errors)[0])
+        raise RuntimeError(error_text(run, int(errors[row]), first + row))
+
+
+def error_text(run: CompiledRun, code: int, match: int) -> str:
+    """What went wrong in a match whose ``M_ERROR`` is ``code`` (one line)."""
+    if code == UNANSWERED_ERROR:
+        return f"match {match} needed a Python seat's choice that was not recorded (engine bug)"
+    slot = code - 1
+    name = run.slot_name(slot)
+    ids = run.strategy_ids
+    seats = [seat for seat in range(run.spec.players) if ids[seat] == slot]
+    where = "seat " + ",".join(map(str, seats))
+    return f"strategy {name!r} ({where}) returned a row that is not one of its candidates in match {match}"
+
+
+def result_arrays(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Zeroed ``match_stats`` int32[count, MATCH_FIELDS] and ``match_scores`` int32[count, MAX_ENTITIES]."""
+    return (np.zeros((count, MATCH_FIELDS), dtype=np.int32),
+            np.zeros((count, MAX_ENTITIES), dtype=np.int32))
+
+
+def traced_run(run: CompiledRun, start: int, stop: int, threads: int, want_actions: bool):
+    """Matches ``start .. stop - 1`` of the run (0-based within it) with their trace.
+
+    Two kernel passes over the chunk: the first counts each match's rounds,
+    actions and events, the second writes them into arrays of exactly that
+    size (the batch is deterministic, so it plays the very same matches).
+
+    Returns
+    -------
+    tuple
+        ``stats, scores, round_offsets, round_rows, round_deals, trace``:
+        ``trace`` holds ``action_offsets, actions, event_offsets, events``
+        when ``want_actions`` (empty dict otherwise; ``round_deals`` then has
+        no rows).
+    """
+    count = stop - start
+    first = run.spec.first_match + start
+    stats, scores = result_arrays(count)
+    run_kernel(run, first, stats, scores, threads)
+    round_offsets = offsets_of(stats[:, M_ROUNDS])
+    round_rows = np.zeros((round_offsets[-1], ROUND_FIELDS), dtype=np.int32)
+    round_deals = np.zeros((round_offsets[-1] if want_actions else 0, N_TILES), dtype=np.int8)
+    trace = {}
+    if want_actions:
+        action_offsets = offsets_of(stats[:, M_ACTIONS])
+        event_offsets = offsets_of(stats[:, M_EVENTS])
+        trace = {
+            "action_offsets": action_offsets,
+            "actions": np.zeros((action_offsets[-1], ACTION_FIELDS), dtype=np.int16),
+            "event_offsets": event_offsets,
+            "events": np.zeros((event_offsets[-1], EVENT_FIELDS), dtype=np.int32),
+        }
+    stats_again, scores_again = result_arrays(count)
+    run_kernel(run, first, stats_again, scores_again, threads,
+               round_offsets=round_offsets, round_rows=round_rows, round_deals=round_deals, **trace)
+    if not (np.array_equal(stats, stats_again) and np.array_equal(scores, scores_again)):
+        raise RuntimeError("engine is not deterministic: a traced pass differs from its count pass")
+    return stats, scores, round_offsets, round_rows, round_deals, trace

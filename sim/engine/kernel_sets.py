@@ -1,0 +1,284 @@
+"""One compiled engine per set of strategy functions, cached on disk.
+
+The engine's kernels (:mod:`sim.engine.play`, :mod:`sim.engine.playouts`) are
+templates that reach strategies only through ``choose_placement(slot, view)``.
+:func:`engine_for` turns a set of compiled strategy functions into a working
+engine:
+
+1. The set is ordered canonically (by code digest), so every seating of the
+   same strategies, and every parameter value, uses the same kernel; the
+   seat's slot is its strategy's index in that order.
+2. A small Python module is generated for the set,
+   ``<kernel dir>/engine_<digest>.py``: a ``choose_placement`` that calls
+   ``strategy_<slot>(view)`` by slot. ``<digest>`` covers the engine's source
+   files, every strategy's code (:func:`strategies.definition.code_digest`,
+   handed in as ``code_keys``) and the Numba version, so a changed strategy or
+   engine gets a new module and never a stale kernel.
+3. The template kernels listed in each template's ``STRATEGY_DEPENDENT`` are
+   re-created as functions of that module (same bytecode, the module's
+   globals), so Numba compiles them with the set's ``choose_placement``
+   inlined and caches them beside the generated file, like any module's.
+
+The first compile of a set takes 10-60 s (more with heavier strategies);
+afterwards a new process loads it from the cache in about a second. The
+generated files are small and may be deleted at any time (``FIVE_UP_KERNEL_DIR``
+chooses where they live; default ``~/.cache/exact61-five-up/kernels``).
+
+This module never imports a strategy: it receives the compiled functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+import threading
+import types
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+
+from sim.engine import play, playouts
+from sim.files import atomic_write
+
+TEMPLATE_MODULES = (play, playouts)
+"""Template modules, in the order their globals are adopted."""
+
+ENGINE_SOURCE_MODULES = ("sim.tiles", "sim.core.jit", "sim.core.bits", "sim.core.state", "sim.core.rules",
+                         "sim.core.rng", "sim.engine.play", "sim.engine.playouts",
+                         "sim.engine.kernel_sets")
+"""Modules whose source is compiled into every engine (their text is in the digest)."""
+
+KERNEL_DIR_ENV = "FIVE_UP_KERNEL_DIR"
+"""Environment variable naming the directory of the generated engine modules."""
+
+
+def kernel_dir() -> Path:
+    """Directory of the generated engine modules (created on demand)."""
+    configured = os.environ.get(KERNEL_DIR_ENV)
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "exact61-five-up" / "kernels"
+
+
+@dataclass(frozen=True)
+class EngineSet:
+    """The compiled engine of one set of strategies.
+
+    Attributes
+    ----------
+    digest : str
+        Key of the set (see the module docstring).
+    names : tuple of str
+        A name per slot, for messages.
+    code_keys : tuple of str
+        The code digest of each slot's strategy (slot = index).
+    module : module
+        The generated module: ``simulate_batch``, ``resume_match``,
+        ``replay_dealt_round``, ``opening_counterfactual`` and the rest of the
+        templates' kernels, compiled for this set.
+    """
+
+    digest: str
+    names: tuple
+    code_keys: tuple
+    module: types.ModuleType
+
+    @property
+    def simulate_batch(self):
+        return self.module.simulate_batch
+
+    @property
+    def resume_match(self):
+        return self.module.resume_match
+
+    @property
+    def replay_dealt_round(self):
+        return self.module.replay_dealt_round
+
+    @property
+    def opening_counterfactual(self):
+        return self.module.opening_counterfactual
+
+    def is_compiled(self) -> bool:
+        """True once ``simulate_batch`` holds machine code (compiled or loaded from the cache)."""
+        return bool(self.module.simulate_batch.signatures)
+
+    def is_cached(self) -> bool:
+        """True when the disk cache holds this set's batch kernel (a warm start)."""
+        cache = getattr(self.module.simulate_batch, "_cache", None)
+        if cache is None:
+            return False
+        try:
+            index = cache._cache_file._load_index()  # noqa: SLF001 - Numba exposes no public probe
+        except Exception:  # an unreadable index is a miss
+            return False
+        return bool(index)
+
+
+_ENGINES: dict[str, EngineSet] = {}
+_BUILDING = threading.Lock()  # worker threads of one process may ask for the same set at once
+
+
+@functools.lru_cache(maxsize=1)
+def _engine_sources_digest() -> str:
+    digest = hashlib.sha256()
+    for name in ENGINE_SOURCE_MODULES:
+        path = Path(sys.modules[name].__file__)
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    digest.update(numba.__version__.encode())
+    return digest.hexdigest()
+
+
+def set_order(code_keys: Sequence[str]) -> list[int]:
+    """Indices of the distinct ``code_keys`` in canonical (sorted) order: slot ``k`` runs
+    the strategy ``code_keys[set_order(...)[k]]``."""
+    first_index = {}
+    for index, key in enumerate(code_keys):
+        first_index.setdefault(key, index)
+    return [first_index[key] for key in sorted(first_index)]
+
+
+def _dispatch_source(names: Sequence[str], code_keys: Sequence[str], digest: str) -> str:
+    lines = [
+        '"""Strategy dispatch of one engine set (generated by sim.engine.kernel_sets; do not edit).',
+        "",
+        f"Digest {digest}",
+        "Slots: " + ", ".join(f"{slot} {name}" for slot, name in enumerate(names)),
+        '"""',
+        "",
+        "from sim.core.jit import hot_kernel",
+        "from sim.core.state import INVALID_CHOICE",
+        "",
+        f"ENGINE_SOURCES = {_engine_sources_digest()!r}",
+        f"CODE_KEYS = {tuple(code_keys)!r}",
+        "",
+        "",
+        "@hot_kernel",
+        "def choose_placement(slot, view):",
+    ]
+    for slot in range(len(names)):
+        lines += [f"    if slot == {slot}:", f"        return strategy_{slot}(view)"]
+    lines += ["    return INVALID_CHOICE", ""]
+    return "\n".join(lines)
+
+
+def _recreate(dispatcher, namespace: dict, module_name: str, path: Path):
+    """A copy of the template kernel ``dispatcher`` whose globals are ``namespace`` and whose
+    code is filed under ``path`` (so that its cache lives with the generated module)."""
+    template = dispatcher.py_func
+    code = template.__code__.replace(co_filename=str(path))
+    function = types.FunctionType(code, namespace, template.__name__, template.__defaults__,
+                                  template.__closure__)
+    function.__module__ = module_name
+    function.__qualname__ = template.__qualname__
+    function.__doc__ = template.__doc__
+    options = {key: value for key, value in dispatcher.targetoptions.items() if key != "nopython"}
+    return numba.njit(cache=True, **options)(function)
+
+
+def engine_for(functions: Sequence, code_keys: Sequence[str], names: Sequence[str]) -> EngineSet:
+    """The engine compiled for these strategy functions (built once per process and set).
+
+    Parameters
+    ----------
+    functions : sequence of Numba dispatchers
+        One compiled strategy function per slot, in canonical order
+        (:func:`set_order`); each ``f(view) -> row``.
+    code_keys : sequence of str
+        Their code digests, same order.
+    names : sequence of str
+        Their names, same order (for the generated docstring and messages).
+
+    Returns
+    -------
+    EngineSet
+        Nothing is compiled yet: Numba compiles (or loads from the disk cache)
+        at the first call of a kernel.
+    """
+    digest = hashlib.sha256()
+    digest.update(_engine_sources_digest().encode())
+    for key in code_keys:
+        digest.update(key.encode())
+    key = digest.hexdigest()[:24]
+    with _BUILDING:
+        engine = _ENGINES.get(key)
+        if engine is None:
+            engine = _ENGINES[key] = _build(key, functions, code_keys, names)
+    return engine
+
+
+_HEADER = re.compile(r"^ENGINE_SOURCES = '(?P<sources>[0-9a-f]+)'\nCODE_KEYS = (?P<keys>\([^)]*\))$", re.M)
+
+
+def cached_superset(code_keys: Sequence[str], known: dict) -> EngineSet | None:
+    """The smallest engine in the disk cache that holds every one of ``code_keys``, or None.
+
+    A run whose exact set was never compiled can use such an engine at once
+    (e.g. ``random,greedy`` after a tournament of all built-ins): its kernel
+    holds the same compiled strategies, so the results are the same, only
+    dispatched among more slots.
+
+    Parameters
+    ----------
+    code_keys : sequence of str
+        The strategies the run needs.
+    known : dict
+        ``code_key -> (compiled function, name)`` for every strategy this
+        process can supply; a cached set holding any other is not used.
+    """
+    wanted = set(code_keys)
+    sources = _engine_sources_digest()
+    candidates = []
+    for path in kernel_dir().glob("engine_*.py"):
+        try:
+            header = _HEADER.search(path.read_text())
+        except OSError:
+            continue
+        if header is None or header.group("sources") != sources:
+            continue
+        keys = ast.literal_eval(header.group("keys"))
+        if wanted <= set(keys) and all(key in known for key in keys):
+            candidates.append(keys)
+    for keys in sorted(candidates, key=len):
+        engine = engine_for([known[k][0] for k in keys], keys, [known[k][1] for k in keys])
+        if engine.is_cached():
+            return engine
+    return None
+
+
+def _build(key: str, functions: Sequence, code_keys: Sequence[str], names: Sequence[str]) -> EngineSet:
+    """Generate, load and fill the module of one set (see :func:`engine_for`)."""
+    path = kernel_dir() / f"engine_{key}.py"
+    # Never rewritten once there: Numba's cache beside it is keyed to the file's modification
+    # time, and a concurrent process creating the same file wins once.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        text = _dispatch_source(names, code_keys, key)
+        atomic_write(path, lambda p: p.write_text(text), exclusive=True)
+    module_name = f"exact61_engine_{key}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # Numba's cache reloads environments by module name
+    spec.loader.exec_module(module)
+    namespace = module.__dict__
+    for slot, function in enumerate(functions):
+        namespace[f"strategy_{slot}"] = function
+    dependent = {name for template in TEMPLATE_MODULES for name in template.STRATEGY_DEPENDENT}
+    for template in TEMPLATE_MODULES:
+        for name, value in vars(template).items():
+            if not name.startswith("__") and name not in dependent:
+                namespace.setdefault(name, value)
+    for template in TEMPLATE_MODULES:
+        for name in template.STRATEGY_DEPENDENT:
+            if name != "choose_placement":
+                namespace[name] = _recreate(getattr(template, name), namespace, module_name, path)
+    return EngineSet(key, tuple(names), tuple(code_keys), module)

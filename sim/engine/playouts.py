@@ -1,0 +1,227 @@
+"""Rounds played from given deals: the studies' forced openings and one-round replays.
+
+Array-in / array-out Numba kernels built on the engine's own round loop
+(:func:`sim.engine.play.play_dealt_round`): they add nothing to the rules.
+Like :mod:`sim.engine.play` they are templates that reach strategies only
+through the round loop, so :mod:`sim.engine.kernel_sets` compiles them with
+the engine of each set of strategies (:data:`STRATEGY_DEPENDENT`).
+
+:func:`opening_counterfactual`
+    For given 5-tile hands of the leader, forces each tile of the hand as the
+    round's opening and plays the round out many times with a fixed strategy,
+    the unseen tiles (the other hands and the boneyard) re-dealt at random for
+    every playout. The same re-deals and decision streams serve every tile of
+    a hand (common random numbers), so tile-to-tile differences are sharp.
+:func:`replay_dealt_round`
+    One round from a given deal (tests and spot checks).
+:func:`engine_deal`, :func:`sample_hands`
+    The engine's deals, for choosing hands and for tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sim.core.rng import STREAM_DEAL, below, shuffle_round_deal, stream_key, word_at
+from sim.core.state import (
+    ACTION_FIELDS,
+    ANSWER_FIELDS,
+    BOARD_ERROR,
+    ENTITY_OF_SEAT,
+    EVENT_FIELDS,
+    MAX_ENTITIES,
+    R_GAIN,
+    R_OPENING_TILE,
+    R_WINNER,
+    ROUND_FIELDS,
+    new_workspace,
+)
+from sim.engine.play import Trace, play_dealt_round, start_seat_streams
+from sim.tiles import HAND_SIZE, N_TILES
+
+STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual")
+"""Kernels that play rounds with strategies: :mod:`sim.engine.kernel_sets` compiles a
+copy of them for each set of strategies (like :data:`sim.engine.play.STRATEGY_DEPENDENT`)."""
+
+STREAM_CF_DEAL = 101
+"""Random stream of the counterfactual re-deals of the unseen tiles (distinct
+from the engine's :data:`sim.core.rng.STREAM_DEAL` and ``STREAM_DECISION``)."""
+
+STREAM_CF_DECISION = 102
+"""Random stream of the strategies' decisions in counterfactual playouts."""
+
+
+# ---------------------------------------------------------------------------
+# Counterfactual openings
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced_tile, scores,
+                       rng_key):
+    """Play one round from ``deal`` on a fresh workspace; return a copy of its round stats.
+
+    ``scores`` (int64[MAX_ENTITIES]) are the entities' scores before the round;
+    every seat's decision stream starts from ``rng_key`` (:func:`sim.engine.play.start_seat_streams`). For tests and spot checks
+    (:func:`sim.studies.openings.replay_round`).
+    """
+    ws = new_workspace()
+    for t in range(N_TILES):
+        ws.deal[t] = deal[t]
+    for e in range(MAX_ENTITIES):
+        ws.scores[e] = scores[e]
+    start_seat_streams(ws, players, rng_key)
+    trace = Trace(
+        np.zeros((0, ROUND_FIELDS), dtype=np.int32),
+        np.zeros((0, N_TILES), dtype=np.int8),
+        np.zeros((0, ACTION_FIELDS), dtype=np.int16),
+        np.zeros((0, EVENT_FIELDS), dtype=np.int32),
+        np.zeros((0, ANSWER_FIELDS), dtype=np.int64),
+    )
+    entity_of_seat = ENTITY_OF_SEAT[players, :players]
+    play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
+                     forced_tile)
+    return ws.round_stats.copy()
+
+
+@njit(cache=True)
+def engine_deal(seed, match, round_index, out):
+    """Write the engine's shuffled tiles of a round of ``match`` into ``out`` (int64[28]).
+
+    :func:`sim.core.rng.shuffle_round_deal`, as :func:`sim.engine.play.play_round` deals
+    (tests check the two agree): seat ``s`` holds ``out[5s:5s+5]``.
+    """
+    shuffle_round_deal(stream_key(seed, match, STREAM_DEAL), round_index, out)
+
+
+@njit(cache=True)
+def sample_hands(seed, first_hand, n_hands, out):
+    """Seat 0's dealt hand in round 0 of matches ``first_hand ..`` of ``seed`` (tile bitmasks)."""
+    deal = np.zeros(N_TILES, dtype=np.int64)
+    for h in range(n_hands):
+        engine_deal(seed, first_hand + h, 0, deal)
+        hand = 0
+        for k in range(HAND_SIZE):
+            hand |= 1 << deal[k]
+        out[h] = hand
+
+
+@njit(cache=True)
+def redeal(unseen, n_unseen, key, out):
+    """Fisher-Yates of ``unseen[:n_unseen]`` into ``out`` with the words of stream ``key``.
+
+    The counterfactual's re-deal of the tiles the leader cannot see: the
+    other hands, then the boneyard in draw order.
+    """
+    for t in range(n_unseen):
+        out[t] = unseen[t]
+    for step in range(n_unseen - 1):
+        top = n_unseen - 1 - step
+        pick = below(word_at(key, step), top + 1)
+        swap = out[top]
+        out[top] = out[pick]
+        out[pick] = swap
+
+
+@njit(nogil=True, cache=True)
+def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_params,
+                          baseline_strategy, baseline_params, playouts, start, stop,
+                          baseline_out, gains, winners, ends, errors):
+    """Force each tile of each hand as the opening; play the round out ``playouts`` times.
+
+    Serial and GIL-free over hands ``start .. stop - 1``, one workspace per
+    call: :func:`sim.engine.batch.run_blocks` runs disjoint hand ranges on several
+    threads (see :func:`sim.engine.play.simulate_batch` for why not ``prange``).
+
+    Parameters
+    ----------
+    seed : int64
+    players : int64
+    hands : int64[H]
+        The leader's (seat 0's) 5-tile hands, as tile bitmasks.
+    hand_ids : int64[H]
+        Random-stream index of each hand: playout ``k`` of hand ``h`` re-deals
+        the 23 unseen tiles from ``word_at(stream_key(seed, hand_ids[h],
+        STREAM_CF_DEAL), k)`` and seeds the decisions from
+        ``word_at(stream_key(seed, hand_ids[h], STREAM_CF_DECISION), k)``, the
+        same for every tile of the hand.
+    seat_strategy : int64[players]; seat_params : float64[players, P]
+        The strategy playing every seat in the playouts.
+    baseline_strategy : int64[players]; baseline_params : float64[players, P]
+        The strategy whose opening choice is reported in ``baseline_out``
+        (asked once per hand, at scores 0 with an empty layout).
+    playouts : int64
+    start, stop : int64
+        The hands to play, ``start .. stop - 1`` (results do not depend on how
+        the hands are split).
+    baseline_out : int64[H]
+        Filled: the tile the baseline strategy opens with.
+    gains : int32[H, 5, playouts, MAX_ENTITIES]
+        Filled: raw points each entity gained in the round, for the hand's
+        ``i``-th lowest tile forced as the opening (index ``i``).
+    winners, ends : int8[H, 5, playouts]
+        Filled: the round's winner entity (-1 none) and end kind.
+    errors : int64[H]
+        Set to ``strategy id + 1`` when a strategy returned an invalid choice
+        for that hand (as the engine's ``BOARD_ERROR``), else left 0.
+    """
+    entity_of_seat = ENTITY_OF_SEAT[players, :players]
+    ws = new_workspace()
+    trace = Trace(
+        np.zeros((0, ROUND_FIELDS), dtype=np.int32),
+        np.zeros((0, N_TILES), dtype=np.int8),
+        np.zeros((0, ACTION_FIELDS), dtype=np.int16),
+        np.zeros((0, EVENT_FIELDS), dtype=np.int32),
+        np.zeros((0, ANSWER_FIELDS), dtype=np.int64),
+    )
+    unseen = np.zeros(N_TILES, dtype=np.int64)
+    hidden = np.zeros(N_TILES, dtype=np.int64)
+    hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)
+    for h in range(start, stop):
+        hand = hands[h]
+        n_hidden = 0
+        n_held = 0
+        for tile in range(N_TILES):
+            if (hand >> tile) & 1:
+                hand_tiles[n_held] = tile
+                n_held += 1
+            else:
+                unseen[n_hidden] = tile
+                n_hidden += 1
+        # The baseline's opening: seat 0 to open with scores 0 and an empty layout. Its
+        # strategy sees only its own hand there, so any deal of the unseen tiles will do;
+        # the round is played by the same compiled loop (no second copy of the strategies).
+        for slot in range(HAND_SIZE):
+            ws.deal[slot] = hand_tiles[slot]
+        for k in range(n_hidden):
+            ws.deal[HAND_SIZE + k] = unseen[k]
+        ws.scores[:] = 0
+        start_seat_streams(ws, players, stream_key(seed, hand_ids[h], STREAM_CF_DECISION))
+        ws.cursor[:] = 0
+        ws.board[BOARD_ERROR] = 0
+        play_dealt_round(ws, trace, players, entity_of_seat, baseline_strategy, baseline_params,
+                         0, -1)
+        baseline_out[h] = ws.round_stats[R_OPENING_TILE]
+        if ws.board[BOARD_ERROR] != 0:
+            errors[h] = ws.board[BOARD_ERROR]
+        deal_key = stream_key(seed, hand_ids[h], STREAM_CF_DEAL)
+        decision_key = stream_key(seed, hand_ids[h], STREAM_CF_DECISION)
+        for k in range(playouts):
+            redeal(unseen, n_hidden, word_at(deal_key, k), hidden)
+            for slot in range(HAND_SIZE):
+                forced = hand_tiles[slot]
+                for s in range(HAND_SIZE):
+                    ws.deal[s] = hand_tiles[s]
+                for t in range(n_hidden):
+                    ws.deal[HAND_SIZE + t] = hidden[t]
+                ws.scores[:] = 0
+                start_seat_streams(ws, players, word_at(decision_key, k))
+                ws.cursor[:] = 0
+                ws.board[:] = 0
+                end = play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy,
+                                       seat_params, 0, forced)
+                for e in range(MAX_ENTITIES):
+                    gains[h, slot, k, e] = ws.round_stats[R_GAIN + e]
+                winners[h, slot, k] = ws.round_stats[R_WINNER]
+                ends[h, slot, k] = end
+                if ws.board[BOARD_ERROR] != 0:
+                    errors[h] = ws.board[BOARD_ERROR]

@@ -1,0 +1,114 @@
+"""Matches with Python seats: the engine plays, Python strategies choose.
+
+A seat whose strategy is plain Python (``compiled=False``) has the slot
+``EXTERNAL_SEAT``. Its choices are fed to the compiled engine as the match's
+``answers`` rows (choice, decision-stream counter afterwards). To find them,
+:func:`answers_for` replays the match with the answers known so far
+(:func:`sim.engine.play.resume_match`): the engine stops at the first decision of a
+Python seat that has no answer yet, with that decision in the workspace;
+Python builds the seat's :class:`strategies.python_view.PythonView`, calls the
+strategy, checks its answer and replays. Once a match needs no more answers,
+the batch kernel plays it from them like any other match: same deals, lots and
+streams, same frame columns, same records, and compiled seats choose exactly
+as they do everywhere else (they *are* the engine).
+
+Each replay starts the match again (the compiled part of a match costs
+microseconds), so a match with ``d`` Python decisions costs ``d`` replays.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.core import state as K
+from sim.core.state import new_workspace
+from strategies.python_view import PythonView, frozen
+
+
+class StrategyFailure(RuntimeError):
+    """A strategy raised, or returned something that is not one of its candidates (one line)."""
+
+
+def seat_view(ws, players: int, params: np.ndarray) -> PythonView:
+    """The :class:`PythonView` of the decision the workspace stopped at."""
+    board = ws.board
+    seat = int(board[K.BOARD_DECISION_SEAT])
+    count = int(board[K.BOARD_DECISION_COUNT])
+    n_nodes = int(board[K.BOARD_NODES])
+    n_open = int(board[K.BOARD_OPEN_NODES])
+    return PythonView(
+        seat=seat,
+        players=players,
+        hand=int(ws.hands[seat]),
+        entity_of_seat=frozen(K.ENTITY_OF_SEAT[players, :players]),
+        scores=frozen(ws.scores),
+        hand_sizes=frozen(ws.hand_sizes),
+        lacking=frozen(ws.lacking),
+        boneyard_size=int(board[K.BOARD_DECISION_BONEYARD]),
+        played=int(board[K.BOARD_PLAYED]),
+        total=int(board[K.BOARD_TOTAL]),
+        open_values=int(board[K.BOARD_OPEN_VALUES]),
+        n_nodes=n_nodes,
+        nodes=frozen(ws.nodes[:n_nodes]),
+        open_count=frozen(ws.open_count),
+        n_open_nodes=n_open,
+        open_nodes=frozen(ws.open_nodes[:n_open]),
+        n_candidates=count,
+        cands=frozen(ws.cands[:count]),
+        params=frozen(params[seat]),
+        rng=ws.rng[seat].copy(),
+    )
+
+
+def _checked_choice(strategy, view: PythonView, match: int) -> int:
+    where = f"strategy {strategy.name!r} (seat {view.seat}) in match {match}"
+    try:
+        choice = strategy.function(view)
+    except Exception as error:  # a user's code: report it with where it happened
+        message = str(error).splitlines()[0] if str(error) else ""
+        raise StrategyFailure(f"{where} raised {type(error).__name__}: {message}") from error
+    if isinstance(choice, (bool, np.bool_)) or not isinstance(choice, (int, np.integer)):
+        raise StrategyFailure(f"{where} returned {choice!r}, not a row index of view.cands")
+    if not 0 <= int(choice) < view.n_candidates:
+        raise StrategyFailure(f"{where} returned row {int(choice)}, not one of its {view.n_candidates} candidates")
+    return int(choice)
+
+
+def match_answers(run, match: int, ws=None) -> np.ndarray:
+    """The Python seats' answers of match ``match`` of ``run`` (a
+    :class:`sim.engine.compiled.CompiledRun`): int64[D, ANSWER_FIELDS]."""
+    spec = run.spec
+    engine = run.engine
+    ws = new_workspace() if ws is None else ws
+    answers = np.zeros((16, K.ANSWER_FIELDS), dtype=np.int64)
+    count = 0
+    args = (np.int64(spec.seed), np.int64(match), np.int64(spec.players), run.strategy_ids,
+            spec.params, np.int64(spec.max_rounds))
+    while engine.resume_match(ws, answers[:count], *args):
+        view = seat_view(ws, spec.players, spec.params)
+        choice = _checked_choice(spec.strategies[view.seat], view, match)
+        if count == answers.shape[0]:
+            answers = np.concatenate([answers, np.zeros_like(answers)])
+        answers[count, K.ANSWER_CHOICE] = choice
+        answers[count, K.ANSWER_RNG_COUNTER] = np.int64(view.rng[1])
+        count += 1
+    return answers[:count].copy()
+
+
+def answers_for(run, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Answers of matches ``first .. first + count - 1``, as (offsets int64[count+1], rows).
+
+    Kept in ``run.answers`` so that the two passes of a traced chunk ask each
+    Python strategy once.
+    """
+    memo = run.answers
+    key = (first, count)
+    if key not in memo:
+        ws = new_workspace()
+        per_match = [match_answers(run, first + row, ws) for row in range(count)]
+        offsets = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum([len(a) for a in per_match], out=offsets[1:])
+        rows = np.concatenate(per_match) if per_match else np.zeros((0, K.ANSWER_FIELDS), np.int64)
+        memo.clear()  # one chunk at a time: memory stays bounded
+        memo[key] = (offsets, rows.astype(np.int64, copy=False))
+    return memo[key]

@@ -1,0 +1,199 @@
+"""The run specification: every argument of an engine run, checked once.
+
+:class:`RunSpec` is what the Python functions (:func:`sim.simulate`,
+:func:`sim.simulate_rounds`, :func:`sim.record`), the command line, the shard
+jobs and the studies build from their arguments. It checks every one of them
+(table size, one strategy per seat, matches, seed, round limit, first match,
+threads, parameters) and raises :class:`ValueError` with one line naming the
+argument; the command line prints that line as its error. Nothing is
+compiled here: :class:`sim.engine.compiled.CompiledRun` binds a spec to its
+compiled engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
+
+import numba
+import numpy as np
+
+from sim.checks import MAX_SEED, check_int, check_players, check_seed, per_seat
+from sim.engine.kernel_sets import set_order
+from sim.tiles import DEFAULT_MAX_ROUNDS, entities_for, entity_count
+from strategies.catalogue import check_distinct_names, resolve, strategy_entries
+from strategies.definition import Strategy
+
+
+def check_threads(value, name: str = "threads") -> int | None:
+    """Threads for a run: None (every Numba thread) or ``1 .. NUMBA_NUM_THREADS``."""
+    if value is None:
+        return None
+    return check_int(value, name, 1, numba.config.NUMBA_NUM_THREADS)
+
+
+def seat_strategies(players: int, strategies) -> list[Strategy]:
+    """The :class:`strategies.Strategy` of each seat.
+
+    Parameters
+    ----------
+    players : int
+        2, 3 or 4.
+    strategies : str, Strategy or sequence
+        One entry per seat: a comma-separated string of specs, or a sequence
+        of specs and :class:`strategies.Strategy` objects (a spec is a
+        built-in name, ``MODULE:NAME``, ``FILE.py:NAME``, optionally with
+        ``[param=value,...]``; see :mod:`strategies.catalogue`). With 4
+        players two entries give the partnerships: seats 0,2 and seats 1,3.
+
+    Raises
+    ------
+    ValueError
+        Wrong number of entries, an unknown or unloadable strategy, or two
+        different strategies under one name.
+    """
+    entries = per_seat(check_players(players), strategy_entries(strategies, "strategies"), "strategies")
+    resolved = [resolve(entry) for entry in entries]  # StrategyError is a ValueError
+    check_distinct_names(resolved)
+    return resolved
+
+
+def _finite(value, strategy: str, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{strategy}: parameter {name} must be a number (got {value!r})")
+    if not np.isfinite(value):
+        raise ValueError(f"{strategy}: parameter {name} must be finite (got {value!r})")
+    return float(value)
+
+
+def seat_params(players: int, strategies: Sequence[Strategy], params=None) -> np.ndarray:
+    """float64[players, P]: each seat's parameter row (see ``params`` in :func:`sim.simulate`).
+
+    Row ``s`` holds seat ``s``'s strategy defaults, overridden by ``params[s]``
+    (None, a dict ``{name: value}`` or every value in order), zero-padded to
+    the widest strategy.
+    """
+    width = max([1] + [len(info.parameters) for info in strategies])
+    rows = np.zeros((players, width), dtype=np.float64)
+    for seat, info in enumerate(strategies):
+        defaults = info.default_params()
+        rows[seat, : defaults.size] = defaults
+    if params is None:
+        return rows
+    if isinstance(params, (str, bytes, dict)) or not isinstance(params, (Sequence, np.ndarray)):
+        raise ValueError("params must be a list with one entry per seat (None, a dict or a list of numbers)")
+    entries = per_seat(players, list(params), "params entries")
+    for seat, (info, entry) in enumerate(zip(strategies, entries)):
+        names = [p.name for p in info.parameters]
+        if entry is None:
+            continue
+        if isinstance(entry, dict):
+            for key, value in entry.items():
+                if key not in names:
+                    known = ", ".join(names) or "none"
+                    raise ValueError(f"seat {seat} ({info.name}): unknown parameter {key!r} (known: {known})")
+                rows[seat, names.index(key)] = _finite(value, info.name, key)
+            continue
+        values = np.asarray(entry, dtype=object).ravel()
+        if values.size != len(names):
+            raise ValueError(
+                f"seat {seat} ({info.name}): expected {len(names)} parameter values "
+                f"({', '.join(names) or 'none'}), got {values.size}"
+            )
+        for index, value in enumerate(values):
+            rows[seat, index] = _finite(value, info.name, names[index])
+    return rows
+
+
+@dataclass(frozen=True, eq=False)
+class RunSpec:
+    """The checked arguments of one engine run (build it with :meth:`build`).
+
+    Attributes
+    ----------
+    players : int
+        2, 3 or 4.
+    strategies : tuple of Strategy
+        One per seat.
+    matches : int
+        Matches to play, >= 1: global indices ``first_match .. first_match + matches - 1``.
+    seed : int
+        Master seed, ``0 .. MAX_SEED``.
+    max_rounds : int
+        Ruling 15: a match still running after this many rounds stops unfinished.
+    first_match : int
+        Global index of the first match.
+    threads : int or None
+        Numba threads (None: all).
+    params : ndarray, float64[players, P]
+        Each seat's strategy parameters (:func:`seat_params`).
+    field : tuple of Strategy
+        More strategies compiled into the same kernel (a tournament's field);
+        results do not depend on it.
+    """
+
+    players: int
+    strategies: tuple
+    matches: int
+    seed: int
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    first_match: int = 0
+    threads: int | None = None
+    params: np.ndarray = dataclass_field(default=None, repr=False)
+    field: tuple = ()
+
+    @classmethod
+    def build(cls, players, strategies, matches, seed, *, max_rounds=DEFAULT_MAX_ROUNDS,
+              first_match=0, threads=None, params=None, field=None) -> RunSpec:
+        """Check every argument (see the attributes) and return the spec.
+
+        ``strategies`` as :func:`seat_strategies`; ``params`` as
+        :func:`seat_params`; ``field`` a sequence of specs or Strategy objects.
+
+        Raises
+        ------
+        ValueError
+            One line naming the argument and what was found.
+        """
+        players = check_players(players)
+        seats = tuple(seat_strategies(players, strategies))
+        matches = check_int(matches, "matches", 1)
+        first_match = check_int(first_match, "first_match", 0, MAX_SEED)
+        if first_match + matches - 1 > MAX_SEED:
+            raise ValueError("first_match + matches must stay below 2**63")
+        extra = () if field is None else tuple(resolve(entry) for entry in strategy_entries(field, "field"))
+        return cls(players=players, strategies=seats, matches=matches, seed=check_seed(seed),
+                   max_rounds=check_int(max_rounds, "max_rounds", 1),
+                   first_match=first_match, threads=check_threads(threads),
+                   params=seat_params(players, seats, params), field=extra)
+
+    def rows(self, start: int, stop: int) -> RunSpec:
+        """The same run restricted to its matches ``start .. stop - 1`` (0-based within it)."""
+        return replace(self, first_match=self.first_match + start, matches=stop - start)
+
+    @property
+    def names(self) -> list[str]:
+        """Each seat's strategy name (what frames and records show)."""
+        return [strategy.name for strategy in self.strategies]
+
+    @property
+    def entities(self) -> list[int]:
+        """Each seat's scoring entity (ruling 7)."""
+        return list(entities_for(self.players))
+
+    @property
+    def n_entities(self) -> int:
+        return entity_count(self.players)
+
+    @property
+    def python_seats(self) -> list[int]:
+        """Seats whose strategy is plain Python (``compiled=False``)."""
+        return [seat for seat, s in enumerate(self.strategies) if not s.compiled]
+
+    @property
+    def kernel_strategies(self) -> list[Strategy]:
+        """The compiled strategies of the seats and the field, in canonical slot order
+        (:func:`sim.engine.kernel_sets.set_order`)."""
+        compiled = [s for s in self.strategies + self.field if s.compiled]
+        return [compiled[i] for i in set_order([s.code_key for s in compiled])]

@@ -1,0 +1,18 @@
+"""Engine views for the research studies: score events in context, forced openings.
+
+- :mod:`sim.studies.traces`      :func:`~sim.studies.traces.trace_events`: matches with every
+  score event in context and each entity's path to 61
+- :mod:`sim.studies.trace_walk`  the Numba kernel that derives those from the engine's trace
+- :mod:`sim.studies.openings`    :func:`~sim.studies.openings.opening_counterfactual`: each tile
+  of the leader's hand forced as the opening; the engine's deals and hands
+
+They add nothing to the rules: every placement, event and settlement is the
+engine's own (:mod:`sim.engine`).
+"""
+
+from __future__ import annotations
+
+from sim.studies.openings import OpeningCounterfactual, opening_counterfactual
+from sim.studies.traces import StudyTrace, trace_events
+
+__all__ = ["OpeningCounterfactual", "StudyTrace", "opening_counterfactual", "trace_events"]

@@ -1,0 +1,377 @@
+"""Forced openings: each tile of the leader's hand forced as the opening, the round played out.
+
+:func:`opening_counterfactual` wraps the engine's forced-opening playouts
+(:func:`sim.engine.playouts.opening_counterfactual`): for the leader's 5-tile
+hands, each tile forced as the opening and the round played out many times
+with one strategy at every seat, the unseen tiles re-dealt for every playout
+(the same re-deals for the five tiles of a hand). :func:`sample_hands` and
+:func:`engine_deal` give the engine's deals; :func:`replay_round` plays one
+round from a given deal (testing the playouts' round loop against the
+engine). Every figure is a pure function of ``(seed, hand index, playout)``
+and the strategies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from sim.checks import check_int
+from sim.core import state as K
+from sim.core.rng import stream_key, word_at
+from sim.engine import playouts as PO
+from sim.engine.batch import run_blocks, thread_count
+from sim.engine.compile_cache import ensure_fresh
+from sim.engine.compiled import CompiledRun
+from sim.engine.frames import TILE_NAMES
+from sim.engine.spec import RunSpec
+from sim.progress import progress_bar
+from sim.tiles import HAND_SIZE, N_TILES, TILE_INDEX
+
+__all__ = [
+    "OpeningCounterfactual",
+    "counterfactual_deal",
+    "engine_deal",
+    "hand_mask",
+    "opening_counterfactual",
+    "replay_round",
+    "sample_hands",
+]
+
+
+# ---------------------------------------------------------------------------
+# Deals and hands
+# ---------------------------------------------------------------------------
+def engine_deal(seed: int, match: int, round_index: int = 0) -> np.ndarray:
+    """The engine's 28 shuffled tile indices of a round: seat ``s`` gets ``[5s:5s+5]``."""
+    out = np.zeros(N_TILES, dtype=np.int64)
+    ensure_fresh(PO, PO.engine_deal)
+    PO.engine_deal(np.int64(seed), np.int64(match), np.int64(round_index), out)
+    return out
+
+
+def sample_hands(seed: int, n: int, first: int = 0) -> np.ndarray:
+    """Bitmasks of seat 0's round-0 hands in matches ``first .. first+n-1`` of ``seed``.
+
+    Each is a uniformly random 5-tile hand; distinct indices give independent hands.
+    """
+    out = np.zeros(int(n), dtype=np.int64)
+    ensure_fresh(PO, PO.engine_deal)
+    PO.sample_hands(np.int64(seed), np.int64(first), np.int64(n), out)
+    return out
+
+
+def counterfactual_deal(seed: int, hand_id: int, hand: int, playout: int) -> np.ndarray:
+    """The 28-tile deal of one counterfactual playout: the hand (ascending), then the re-dealt rest.
+
+    Seat 0 holds ``[0:5]``, seat ``s`` holds ``[5s:5s+5]``, the boneyard follows.
+    """
+    tiles = hand_tiles(hand)
+    unseen = np.array([t for t in range(N_TILES) if t not in tiles], dtype=np.int64)
+    out = np.zeros(unseen.size, dtype=np.int64)
+    key = np.uint64(word_at(
+        np.uint64(stream_key(np.int64(seed), np.int64(hand_id), np.int64(PO.STREAM_CF_DEAL))),
+        np.int64(playout)))
+    ensure_fresh(PO, PO.engine_deal)
+    PO.redeal(unseen, np.int64(unseen.size), key, out)
+    return np.concatenate([np.array(tiles, dtype=np.int64), out])
+
+
+def _tile_of(item) -> int:
+    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+        if not 0 <= int(item) < N_TILES:
+            raise ValueError(f"tile index {item} is not in 0..27")
+        return int(item)
+    if isinstance(item, str):
+        parts = item.replace(":", "-").split("-")
+        try:
+            pair = (int(parts[0]), int(parts[1]))
+        except (ValueError, IndexError):
+            raise ValueError(f"cannot read tile {item!r} (write it like '3-5')") from None
+    else:
+        try:
+            pair = (int(item[0]), int(item[1]))
+        except (TypeError, ValueError, IndexError):
+            raise ValueError(f"cannot read tile {item!r}") from None
+    if pair not in TILE_INDEX:
+        raise ValueError(f"no tile {pair[0]}-{pair[1]} in a double-six set")
+    return TILE_INDEX[pair]
+
+
+def hand_mask(tiles) -> int:
+    """Bitmask of a 5-tile hand given as names ("3-5"), (a, b) pairs or tile indices."""
+    indices = [_tile_of(t) for t in tiles]
+    if len(indices) != HAND_SIZE or len(set(indices)) != HAND_SIZE:
+        raise ValueError(f"a hand is {HAND_SIZE} distinct tiles, got {list(tiles)!r}")
+    mask = 0
+    for t in indices:
+        mask |= 1 << t
+    return mask
+
+
+def hand_tiles(mask: int) -> list[int]:
+    """Tile indices of a bitmask, ascending."""
+    return [t for t in range(N_TILES) if (int(mask) >> t) & 1]
+
+
+# ---------------------------------------------------------------------------
+# Counterfactual openings
+# ---------------------------------------------------------------------------
+@dataclass
+class OpeningCounterfactual:
+    """Result of :func:`opening_counterfactual`.
+
+    Attributes
+    ----------
+    players, strategy, baseline, seed, playouts
+        The settings.
+    hands : ndarray int64[H]
+        The leader's hands (bitmasks); ``hand_ids`` their random-stream indices.
+    tiles : ndarray int64[H, 5]
+        Each hand's tiles, ascending: slot ``i`` is the ``i``-th lowest.
+    baseline_tile : ndarray int64[H]
+        The tile the baseline strategy opens with.
+    diff : ndarray float64[H, 5, playouts]
+        The leader's round point differential in displayed points: the
+        leader's entity's accepted raw gain minus the mean gain of the
+        opposing entities, divided by 5.
+    leader_won : ndarray bool[H, 5, playouts]
+        The round was won by the leader's entity.
+    ends : ndarray int8[H, 5, playouts]
+        Round end kind (0 domino, 1 blocked, 2 target).
+    """
+
+    players: int
+    strategy: str
+    baseline: str
+    seed: int
+    playouts: int
+    hands: np.ndarray
+    hand_ids: np.ndarray
+    tiles: np.ndarray
+    baseline_tile: np.ndarray
+    diff: np.ndarray
+    leader_won: np.ndarray
+    ends: np.ndarray
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every playout as one row (the lossless long form; :meth:`from_frame` inverts it).
+
+        Columns: ``hand`` (random-stream id), ``mask`` (the hand's bitmask),
+        ``slot`` (0-4, the tile's rank in the hand), ``playout``, ``tile``
+        (index), ``baseline_tile``, ``diff``, ``leader_won``, ``end``; rows in
+        (hand, slot, playout) order. The settings are not columns: the caller
+        keeps them (e.g. in a shard manifest).
+        """
+        h, s, k = self.diff.shape
+        per_hand = s * k
+        return pd.DataFrame({
+            "hand": np.repeat(self.hand_ids, per_hand),
+            "mask": np.repeat(self.hands, per_hand),
+            "slot": np.tile(np.repeat(np.arange(s, dtype=np.int8), k), h),
+            "playout": np.tile(np.arange(k, dtype=np.int32), h * s),
+            "tile": np.repeat(self.tiles.ravel(), k).astype(np.int8),
+            "baseline_tile": np.repeat(self.baseline_tile, per_hand).astype(np.int8),
+            "diff": self.diff.ravel(),
+            "leader_won": self.leader_won.ravel(),
+            "end": self.ends.ravel(),
+        })
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, *, players: int, strategy: str, baseline: str,
+                   seed: int) -> OpeningCounterfactual:
+        """Rebuild the result from :meth:`to_frame` rows (e.g. shards concatenated in order)."""
+        first = frame[(frame["slot"] == 0) & (frame["playout"] == 0)]
+        h = len(first)
+        playouts = int(frame["playout"].max()) + 1 if len(frame) else 0
+        if h == 0 or len(frame) != h * HAND_SIZE * playouts:
+            raise ValueError(f"a counterfactual frame needs {HAND_SIZE} x playouts rows per hand "
+                             f"(found {len(frame)} rows for {h} hands)")
+        shape = (h, HAND_SIZE, playouts)
+        return cls(
+            players=int(players), strategy=strategy, baseline=baseline, seed=int(seed),
+            playouts=playouts,
+            hands=first["mask"].to_numpy(np.int64),
+            hand_ids=first["hand"].to_numpy(np.int64),
+            tiles=frame["tile"].to_numpy(np.int64)[::playouts].reshape(h, HAND_SIZE),
+            baseline_tile=first["baseline_tile"].to_numpy(np.int64),
+            diff=frame["diff"].to_numpy(np.float64).reshape(shape),
+            leader_won=frame["leader_won"].to_numpy(bool).reshape(shape),
+            ends=frame["end"].to_numpy(np.int8).reshape(shape),
+        )
+
+    def per_tile(self) -> pd.DataFrame:
+        """One row per (hand, tile): mean differential over the playouts and its standard error."""
+        h, s, k = self.diff.shape
+        mean = self.diff.mean(axis=2)
+        se = self.diff.std(axis=2, ddof=1) / np.sqrt(k) if k > 1 else np.full((h, s), np.nan)
+        best = mean.argmax(axis=1)
+        return pd.DataFrame({
+            "hand": np.repeat(self.hand_ids, s),
+            "slot": np.tile(np.arange(s), h),
+            "tile": pd.Categorical.from_codes(self.tiles.ravel(), TILE_NAMES),
+            "mean_diff": mean.ravel(),
+            "se": se.ravel(),
+            "round_win_rate": self.leader_won.mean(axis=2).ravel(),
+            "is_best": (np.arange(s)[None, :] == best[:, None]).ravel(),
+            "is_baseline": (self.tiles == self.baseline_tile[:, None]).ravel(),
+        })
+
+    def per_hand(self) -> pd.DataFrame:
+        """One row per hand: the best opening, the baseline's, and the gain of the best.
+
+        ``gain`` is the best tile's mean minus the baseline tile's mean over
+        all playouts (biased upward: the best of five noisy means). The
+        held-out ``gain_heldout`` picks the best tile on the even-numbered
+        playouts and measures it against the baseline on the odd ones (an
+        unbiased estimate of what following the selection is worth).
+        """
+        h, s, k = self.diff.shape
+        mean = self.diff.mean(axis=2)
+        best = mean.argmax(axis=1)
+        rows = np.arange(h)
+        base_slot = (self.tiles == self.baseline_tile[:, None]).argmax(axis=1)
+        frame = pd.DataFrame({
+            "hand": self.hand_ids,
+            "tiles": [" ".join(TILE_NAMES[t] for t in row) for row in self.tiles],
+            "best_tile": pd.Categorical.from_codes(self.tiles[rows, best], TILE_NAMES),
+            "best_mean": mean[rows, best],
+            "baseline_tile": pd.Categorical.from_codes(self.baseline_tile, TILE_NAMES),
+            "baseline_mean": mean[rows, base_slot],
+            "gain": mean[rows, best] - mean[rows, base_slot],
+            "baseline_is_best": best == base_slot,
+        })
+        if k >= 2:
+            even = self.diff[:, :, 0::2].mean(axis=2)
+            odd = self.diff[:, :, 1::2].mean(axis=2)
+            pick = even.argmax(axis=1)
+            frame["gain_heldout"] = odd[rows, pick] - odd[rows, base_slot]
+        else:
+            frame["gain_heldout"] = np.nan
+        return frame
+
+
+def opening_counterfactual(
+    players: int,
+    strategy: str = "greedy",
+    hands=200,
+    playouts: int = 100,
+    seed: int = 0,
+    baseline: str = "greedy",
+    first_hand: int = 0,
+    threads: int | None = None,
+    progress: bool = False,
+    on_chunk=None,
+) -> OpeningCounterfactual:
+    """Force each tile of the leader's hand as the opening and play the round out.
+
+    Parameters
+    ----------
+    players : int
+        2, 3 or 4; seat 0 leads with the hand, every seat plays ``strategy``.
+    strategy : str
+        The fixed strategy of the playouts.
+    hands : int or sequence
+        A number of hands to sample (seat 0's round-0 hands of matches
+        ``first_hand ..`` of ``seed``: uniform random hands), or explicit
+        hands, each 5 tiles as names ("3-5"), pairs or indices.
+    playouts : int
+        Playouts per (hand, tile); the unseen 23 tiles are re-dealt for each,
+        identically for the five tiles of a hand.
+    seed : int
+    baseline : str
+        The strategy whose opening is compared with the best one.
+    first_hand : int
+        Random-stream index of the first hand.
+    threads : int, optional
+    progress : bool
+        tqdm bar over hands.
+
+    Returns
+    -------
+    OpeningCounterfactual
+    """
+    setup = RunSpec.build(players, [strategy] * players, 1, seed, max_rounds=1, threads=threads)
+    base = RunSpec.build(players, [baseline] * players, 1, seed, max_rounds=1, threads=threads)
+    # One engine for both strategies: the kernel plays the baseline's opening and the playouts.
+    joint = CompiledRun(RunSpec.build(2, [setup.strategies[0], base.strategies[0]], 1, seed,
+                                      max_rounds=1, threads=threads), own_set=True)
+    if joint.spec.python_seats:
+        raise ValueError("the opening counterfactual needs compiled strategies (not compiled=False)")
+    seat_slots = np.full(players, joint.strategy_ids[0], dtype=np.int64)
+    base_slots = np.full(players, joint.strategy_ids[1], dtype=np.int64)
+    counterfactual = joint.engine.opening_counterfactual
+    playouts = check_int(playouts, "playouts", 1)
+    first_hand = check_int(first_hand, "first_hand", 0)
+    if isinstance(hands, (int, np.integer)) and not isinstance(hands, bool):
+        masks = sample_hands(setup.seed, check_int(hands, "hands", 1), first_hand)
+    else:
+        masks = np.array([hand_mask(h) for h in hands], dtype=np.int64)
+        if masks.size == 0:
+            raise ValueError("no hands given")
+    hand_ids = np.arange(first_hand, first_hand + masks.size, dtype=np.int64)
+    n = masks.size
+    width = max(setup.params.shape[1], base.params.shape[1])
+    params = np.zeros((players, width))
+    params[:, : setup.params.shape[1]] = setup.params
+    base_params = np.zeros((players, width))
+    base_params[:, : base.params.shape[1]] = base.params
+    baseline_out = np.zeros(n, dtype=np.int64)
+    gains = np.zeros((n, HAND_SIZE, playouts, K.MAX_ENTITIES), dtype=np.int32)
+    winners = np.zeros((n, HAND_SIZE, playouts), dtype=np.int8)
+    ends = np.zeros((n, HAND_SIZE, playouts), dtype=np.int8)
+    errors = np.zeros(n, dtype=np.int64)
+    with thread_count(setup.threads) as active, progress_bar(n, progress, unit="hand") as bar:
+        size = max(1, min(n, 16 * active))
+        for start in range(0, n, size):
+            stop = min(n, start + size)
+            chunk = (masks[start:stop], hand_ids[start:stop], seat_slots, params,
+                     base_slots, base_params, np.int64(playouts))
+            outputs = (baseline_out[start:stop], gains[start:stop], winners[start:stop],
+                       ends[start:stop], errors[start:stop])
+            run_blocks(
+                lambda a, b, chunk=chunk, outputs=outputs: counterfactual(
+                    np.int64(setup.seed), np.int64(players), *chunk, np.int64(a), np.int64(b),
+                    *outputs),
+                stop - start, active)
+            bar.update(stop - start)
+            if on_chunk is not None:
+                on_chunk(stop - start)
+    if errors.any():
+        bad = int(errors[np.flatnonzero(errors)[0]]) - 1
+        name = joint.slot_name(bad)
+        raise RuntimeError(f"strategy {name!r} returned a row that is not one of its candidates in "
+                           "the opening counterfactual")
+    n_entities = setup.n_entities
+    leader_gain = gains[..., 0].astype(np.float64)
+    opponents = gains[..., 1:n_entities].astype(np.float64).mean(axis=-1)
+    tiles = np.array([hand_tiles(m) for m in masks], dtype=np.int64).reshape(n, HAND_SIZE)
+    return OpeningCounterfactual(
+        players=setup.players, strategy=setup.names[0], baseline=base.names[0], seed=setup.seed,
+        playouts=playouts, hands=masks, hand_ids=hand_ids, tiles=tiles,
+        baseline_tile=baseline_out, diff=(leader_gain - opponents) / 5.0,
+        leader_won=winners == 0, ends=ends,
+    )
+
+
+# ---------------------------------------------------------------------------
+# One round from a given deal (tests)
+# ---------------------------------------------------------------------------
+def replay_round(players: int, strategies, deal, leader: int, scores=None, forced_tile: int = -1,
+                 rng_key: int = 0) -> np.ndarray:
+    """Play one round from ``deal`` (28 tile indices: hands then boneyard) with the study loop.
+
+    Returns the round's ``round_stats`` (columns ``R_*`` of :mod:`sim.core.state`).
+    ``rng_key`` seeds the decision stream (counter 0).
+    """
+    run = CompiledRun(RunSpec.build(players, strategies, 1, 0, max_rounds=1), own_set=True)
+    start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
+    if scores is not None:
+        start[: len(scores)] = scores
+    if run.spec.python_seats:
+        raise ValueError("replay_round needs compiled strategies (not compiled=False)")
+    return run.engine.replay_dealt_round(np.asarray(deal, dtype=np.int64), np.int64(players),
+                                         run.strategy_ids, run.spec.params, np.int64(leader),
+                                         np.int64(forced_tile), start, np.uint64(rng_key))

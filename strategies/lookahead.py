@@ -1,0 +1,530 @@
+"""Lookahead support for strategies: a private layout copy, determinized worlds, quiet playouts.
+
+Not a strategy. The engine's cache check follows the compiled functions a strategy
+calls into this module (:func:`strategies.definition.code_closure`); the public
+face of these helpers for strategy authors is :mod:`strategies.toolkit`.
+
+Everything here works on a *scratch* :class:`sim.core.state.Workspace` that the
+strategy allocates for one decision (:func:`new_scratch`), never on the
+engine's own workspace, and reads the game only through the
+:class:`sim.core.state.PlayerView`. The rule primitives are the engine's own
+(:func:`sim.core.rules.open_layout`, :func:`~sim.core.rules.place_tile`,
+:func:`~sim.core.rules.list_placements`, :func:`~sim.core.rules.list_openings`,
+:func:`~sim.core.rules.placement_points`, :func:`~sim.core.rules.round5`), so a
+lookahead cannot drift from the rules of placement and scoring.
+
+Pieces
+------
+:func:`load_layout`
+    Copy the public layout of a view into the scratch workspace (then
+    :func:`place_candidate` tries a placement on the copy).
+:func:`unseen_tiles`, :func:`holdable_tiles`
+    Tiles the deciding seat cannot see (28 minus its hand minus the layout),
+    and those a given seat may hold (minus every tile carrying a value that
+    seat is known to lack).
+:func:`sample_world`
+    One determinization: every hidden hand and the boneyard order drawn from
+    the decision stream, consistent with the hand sizes, the boneyard size,
+    the layout, the deciding hand and the known lacking values.
+:func:`continue_round`
+    A trace-free round loop from the current scratch state to the round's
+    end, every seat playing ``greedy``; score events, overshoot discards,
+    domino and blocked settlement as in :mod:`sim.engine.play` (rulings 5, 6 and
+    8-12). ``tests/strategies/test_lookahead.py`` checks it reproduces the
+    engine round by round.
+
+The event rules are the engine's primitives too (:func:`sim.core.rules.domino_parts`,
+:func:`~sim.core.rules.rank_blocked_hands`, :func:`~sim.core.rules.blocked_credit`);
+what is written again here is only the target test on the scratch scores,
+without the engine's trace and per-round statistics a playout does not want.
+
+Scratch allocation
+------------------
+The engine's kernels are compiled without Numba's reference counting and
+cannot allocate. A lookahead strategy's ``choose`` (a ``hot_kernel``) calls a
+function compiled with ``njit(cache=True, _nrt=True)`` (:data:`allocating`)
+that allocates the scratch with :func:`new_scratch` (about 35 kB, a few
+microseconds) and hands it to a non-allocating :data:`sim.core.jit.kernel` that does
+the work. The scratch holds nothing from earlier decisions that the strategy
+reads: every field a lookahead uses is written from the view first.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from sim.core.jit import KERNEL_OPTIONS, hot_kernel, kernel
+from sim.core.state import (
+    BOARD_ERROR,
+    BOARD_NODES,
+    BOARD_OPEN_NODES,
+    BOARD_OPEN_VALUES,
+    BOARD_PLAYED,
+    BOARD_TOTAL,
+    CAND_JOINED,
+    CAND_PARENT,
+    CAND_POINTS,
+    CAND_SIDE,
+    CAND_TILE,
+    END_BLOCKED,
+    END_DOMINO,
+    END_NONE,
+    END_TARGET,
+    ENTITY_OF_SEAT,
+    NODE_FIELDS,
+    NO_PARENT,
+    SCRATCH_ORDER,
+    SCRATCH_PIPS,
+    TILES_MATCHING,
+    TILE_PIPS,
+    PlayerView,
+    new_workspace,
+)
+from sim.core.bits import bit_count
+from sim.core.rules import (
+    domino_parts,
+    blocked_credit,
+    list_openings,
+    list_placements,
+    no_hand_can_play,
+    open_layout,
+    place_tile,
+    placement_points,
+    playable_tiles,
+    rank_blocked_hands,
+)
+from sim.core.bits import lowest_bit_index
+from sim.core.rng import next_below
+from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
+from strategies.greedy import greedy as greedy_strategy
+
+greedy_choose = greedy_strategy.choose
+"""``greedy``'s compiled function (the playout policy)."""
+
+ALL_TILES = (1 << N_TILES) - 1
+"""Tile bitmask of the whole set."""
+
+allocating = njit(cache=True, _nrt=True, error_model="numpy")
+"""Decorator for the one function per decision that allocates scratch arrays.
+
+``_nrt=True`` must be explicit: a function called from the engine's
+reference-count-free kernels otherwise inherits ``_nrt=False`` and cannot
+allocate."""
+
+assert KERNEL_OPTIONS["_nrt"] is False  # the engine kernels stay allocation-free
+
+EVENT_DISCARDED = 0
+EVENT_ACCEPTED = 1
+EVENT_HIT_TARGET = 2
+
+
+@njit(cache=True, _nrt=True)
+def new_scratch():
+    """A fresh :class:`sim.core.state.Workspace` for one decision's lookahead."""
+    return new_workspace()
+
+
+# ---------------------------------------------------------------------------
+# Bits
+# ---------------------------------------------------------------------------
+@hot_kernel
+def nth_bit(mask, n):
+    """Index of the ``n``-th (0-based) set bit of ``mask`` (``n < bit_count(mask)``)."""
+    rest = mask
+    for _ in range(n):
+        rest &= rest - 1
+    return lowest_bit_index(rest)
+
+
+@hot_kernel
+def unseen_tiles(view):
+    """Tiles the deciding seat cannot see: not in its hand and not on the layout."""
+    return ALL_TILES & ~view.hand & ~view.played
+
+
+@hot_kernel
+def holdable_tiles(view, seat, unseen):
+    """Tiles of ``unseen`` that ``seat`` may hold: none carries a value it is known to lack."""
+    return unseen & ~TILES_MATCHING[view.lacking[seat]]
+
+
+# ---------------------------------------------------------------------------
+# Greedy order (the common tie-break)
+# ---------------------------------------------------------------------------
+@hot_kernel
+def greedy_prefers(view, score, a, b):
+    """True if candidate row ``a`` comes before row ``b`` in ``greedy``'s order.
+
+    The order: larger accepted award (points, 0 if ``score`` plus points would
+    pass 305), heavier tile, lower tile index, lower parent, line before arm.
+    It is total on distinct candidates, so strategies use it to break ties of
+    their own values deterministically.
+    """
+    cands = view.cands
+    points_a = cands[a, CAND_POINTS]
+    points_b = cands[b, CAND_POINTS]
+    award_a = points_a if score + points_a <= TARGET_RAW else 0
+    award_b = points_b if score + points_b <= TARGET_RAW else 0
+    if award_a != award_b:
+        return award_a > award_b
+    tile_a = cands[a, CAND_TILE]
+    tile_b = cands[b, CAND_TILE]
+    if TILE_PIPS[tile_a] != TILE_PIPS[tile_b]:
+        return TILE_PIPS[tile_a] > TILE_PIPS[tile_b]
+    if tile_a != tile_b:
+        return tile_a < tile_b
+    if cands[a, CAND_PARENT] != cands[b, CAND_PARENT]:
+        return cands[a, CAND_PARENT] < cands[b, CAND_PARENT]
+    return cands[a, CAND_SIDE] < cands[b, CAND_SIDE]
+
+
+@hot_kernel
+def best_row(view, values):
+    """Row with the largest ``values[row]``; exact ties by :func:`greedy_prefers`."""
+    score = view.scores[view.entity_of_seat[view.seat]]
+    best = 0
+    for row in range(1, view.n_candidates):
+        if values[row] > values[best] or (
+            values[row] == values[best] and greedy_prefers(view, score, row, best)
+        ):
+            best = row
+    return best
+
+
+# ---------------------------------------------------------------------------
+# Layout copy
+# ---------------------------------------------------------------------------
+@hot_kernel
+def load_layout(ws, view):
+    """Copy the view's layout (nodes, open connections, total, played set) into ``ws``."""
+    nodes = ws.nodes
+    for node in range(view.n_nodes):
+        for field in range(NODE_FIELDS):
+            nodes[node, field] = view.nodes[node, field]
+    for value in range(N_VALUES):
+        ws.open_count[value] = view.open_count[value]
+    for position in range(view.n_open_nodes):
+        ws.open_nodes[position] = view.open_nodes[position]
+    board = ws.board
+    board[BOARD_NODES] = view.n_nodes
+    board[BOARD_TOTAL] = view.total
+    board[BOARD_OPEN_VALUES] = view.open_values
+    board[BOARD_PLAYED] = view.played
+    board[BOARD_ERROR] = 0
+    board[BOARD_OPEN_NODES] = view.n_open_nodes
+
+
+@hot_kernel
+def place_candidate(ws, tile, parent, side, joined):
+    """Place a candidate on the scratch layout (opening or not); return the new total."""
+    if parent == NO_PARENT:
+        return open_layout(ws, tile)
+    return place_tile(ws, tile, parent, side, joined)
+
+
+# ---------------------------------------------------------------------------
+# Determinization
+# ---------------------------------------------------------------------------
+@hot_kernel
+def sample_world(ws, view, rng):
+    """Draw one consistent assignment of the hidden tiles into ``ws``.
+
+    Writes every seat's hand and hand size (the deciding seat's own hand as
+    it is) and the boneyard, in a uniformly random order, to
+    ``ws.deal[N_TILES - boneyard_size:]``.
+
+    Method: the unseen tiles are dealt to the other seats one seat at a time,
+    the most constrained seat first (fewest tiles it may hold relative to its
+    hand size). Each seat receives a uniformly random subset of the remaining
+    tiles that carry no value it is known to lack; whatever is left is the
+    boneyard. If the constraints cannot be met (they always can for the
+    engine's views; a later seat might still be squeezed by an earlier
+    one's draw), the seat takes any remaining tiles. This is the usual
+    sequential approximation of the uniform distribution over consistent
+    deals, not the exact one.
+
+    Returns
+    -------
+    int64
+        Index of the first boneyard tile in ``ws.deal`` (the draw pointer).
+    """
+    players = view.players
+    me = view.seat
+    remaining = unseen_tiles(view)
+    for seat in range(players):
+        ws.hand_sizes[seat] = view.hand_sizes[seat]
+        ws.hands[seat] = 0
+    ws.hands[me] = view.hand
+    done = 1 << me
+    for _ in range(players - 1):
+        # Most constrained seat first: smallest slack (holdable - hand size).
+        pick = -1
+        pick_slack = N_TILES + 1
+        for seat in range(players):
+            if done >> seat & 1:
+                continue
+            slack = bit_count(holdable_tiles(view, seat, remaining)) - view.hand_sizes[seat]
+            if slack < pick_slack:
+                pick = seat
+                pick_slack = slack
+        done |= 1 << pick
+        need = view.hand_sizes[pick]
+        allowed = holdable_tiles(view, pick, remaining)
+        if bit_count(allowed) < need:
+            allowed = remaining
+        hand = 0
+        for _ in range(need):
+            available = bit_count(allowed)
+            if available == 0:
+                break
+            tile = nth_bit(allowed, next_below(rng, available))
+            hand |= 1 << tile
+            allowed &= ~(1 << tile)
+            remaining &= ~(1 << tile)
+        ws.hands[pick] = hand
+    # The rest is the boneyard, shuffled (Fisher-Yates on the rng stream).
+    count = bit_count(remaining)
+    start = N_TILES - count
+    position = start
+    rest = remaining
+    while rest != 0:
+        ws.deal[position] = lowest_bit_index(rest)
+        rest &= rest - 1
+        position += 1
+    for step in range(count - 1):
+        top = N_TILES - 1 - step
+        other = start + next_below(rng, top - start + 1)
+        swap = ws.deal[top]
+        ws.deal[top] = ws.deal[other]
+        ws.deal[other] = swap
+    return start
+
+
+# ---------------------------------------------------------------------------
+# Quiet round loop (greedy everywhere)
+# ---------------------------------------------------------------------------
+@hot_kernel
+def apply_event(scores, entity, raw):
+    """Target-test one event (ruling 8): EVENT_DISCARDED, EVENT_ACCEPTED or EVENT_HIT_TARGET."""
+    if scores[entity] + raw > TARGET_RAW:
+        return EVENT_DISCARDED
+    scores[entity] += raw
+    if scores[entity] == TARGET_RAW:
+        return EVENT_HIT_TARGET
+    return EVENT_ACCEPTED
+
+
+@hot_kernel
+def settle_domino(ws, players, entity_of_seat, seat, points):
+    """Domino event (ruling 10) on ``ws.scores``; returns END_DOMINO or END_TARGET."""
+    credit, debit = domino_parts(ws, players, entity_of_seat, seat)
+    raw = points + credit - debit
+    if apply_event(ws.scores, entity_of_seat[seat], raw) == EVENT_HIT_TARGET:
+        return END_TARGET
+    return END_DOMINO
+
+
+@hot_kernel
+def settle_blocked(ws, players, entity_of_seat, first_seat):
+    """Blocked settlement (ruling 11) on ``ws.scores``; ties clockwise from ``first_seat``.
+
+    The engine breaks ties clockwise from the round's leader, which a player
+    view does not name; lookahead passes the deciding seat instead. It only
+    matters when two equal hands both earn a credit and the first reaches 305.
+    Returns END_BLOCKED or END_TARGET.
+    """
+    pips = ws.seat_scratch[SCRATCH_PIPS]
+    order = ws.seat_scratch[SCRATCH_ORDER]
+    rank_blocked_hands(ws, players, first_seat, pips, order)
+    for rank in range(players):
+        seat = order[rank]
+        credit = blocked_credit(players, entity_of_seat, pips, seat)
+        if credit != 0 and apply_event(ws.scores, entity_of_seat[seat], credit) == EVENT_HIT_TARGET:
+            return END_TARGET
+    return END_BLOCKED
+
+
+@hot_kernel
+def play_scratch(ws, players, entity_of_seat, seat, tile, parent, side, joined):
+    """Seat plays (tile, parent, side, joined) on the scratch state; returns the end kind.
+
+    END_DOMINO / END_TARGET (domino event or placement event reached 305) or
+    END_NONE. Placement events are target-tested (ruling 8).
+    """
+    total = place_candidate(ws, tile, parent, side, joined)
+    points = placement_points(total)
+    ws.hands[seat] &= ~(1 << tile)
+    ws.hand_sizes[seat] -= 1
+    if ws.hands[seat] == 0:
+        return settle_domino(ws, players, entity_of_seat, seat, points)
+    if points > 0 and apply_event(ws.scores, entity_of_seat[seat], points) == EVENT_HIT_TARGET:
+        return END_TARGET
+    return END_NONE
+
+
+@hot_kernel
+def greedy_row(ws, view, seat, count):
+    """Row of ``ws.cands`` that ``greedy`` picks for ``seat`` (its own kernel, reused)."""
+    probe = PlayerView(
+        seat,
+        view.players,
+        ws.hands[seat],
+        view.entity_of_seat,
+        ws.scores,
+        ws.hand_sizes,
+        ws.lacking,
+        0,
+        ws.board[BOARD_PLAYED],
+        ws.board[BOARD_TOTAL],
+        ws.board[BOARD_OPEN_VALUES],
+        ws.board[BOARD_NODES],
+        ws.nodes,
+        ws.open_count,
+        ws.board[BOARD_OPEN_NODES],
+        ws.open_nodes,
+        count,
+        ws.cands,
+        view.params,
+        view.rng,
+    )
+    if count == 1:
+        return 0
+    return greedy_choose(probe)
+
+
+@kernel
+def continue_round(ws, view, seat, next_draw, tie_seat, first_row):
+    """Play the round in ``ws`` to its end with ``greedy`` at every seat, ``seat`` to act first.
+
+    Parameters
+    ----------
+    ws : Workspace
+        Scratch state: hands, hand sizes, scores, layout (an empty layout
+        means ``seat`` opens), boneyard in ``ws.deal[next_draw:]``.
+    view : PlayerView
+        The table (``players``, ``entity_of_seat``) and, with ``first_row``,
+        the candidate to play first.
+    seat : int64
+        Seat to act first.
+    next_draw : int64
+        Draw pointer into ``ws.deal``.
+    tie_seat : int64
+        Blocked-settlement ties are broken clockwise from this seat.
+    first_row : int64
+        If >= 0, ``seat``'s first action is ``view.cands[first_row]`` (a
+        rollout's candidate) instead of greedy's choice.
+
+    Returns
+    -------
+    int64
+        END_DOMINO, END_BLOCKED or END_TARGET; ``ws.scores`` holds the result.
+
+    Notes
+    -----
+    One listing site and one placement site (as in the engine's round loop)
+    keep the compiled function small: each inlined primitive appears once.
+    """
+    players = view.players
+    entity_of_seat = view.entity_of_seat
+    forced = first_row >= 0
+    source = view.cands
+    row = first_row
+    while True:
+        count = 0
+        if forced:
+            source = view.cands
+            row = first_row
+            count = 1
+        elif ws.board[BOARD_NODES] == 0:
+            count = list_openings(ws, ws.hands[seat])
+        else:
+            tiles = ws.hands[seat] & playable_tiles(ws)
+            if tiles == 0:
+                while next_draw < N_TILES:
+                    tile = ws.deal[next_draw]
+                    next_draw += 1
+                    ws.hands[seat] |= 1 << tile
+                    ws.hand_sizes[seat] += 1
+                    if (1 << tile) & playable_tiles(ws):
+                        tiles = 1 << tile
+                        break
+            if tiles != 0:
+                count = list_placements(ws, tiles)
+        if count > 0:
+            if not forced:
+                source = ws.cands
+                row = greedy_row(ws, view, seat, count)
+            forced = False
+            end = play_scratch(
+                ws, players, entity_of_seat, seat, source[row, CAND_TILE], source[row, CAND_PARENT],
+                source[row, CAND_SIDE], source[row, CAND_JOINED],
+            )
+            if end != END_NONE:
+                return end
+        if next_draw == N_TILES and no_hand_can_play(ws, players):
+            return settle_blocked(ws, players, entity_of_seat, tie_seat)
+        seat = (seat + 1) % players
+
+
+@allocating
+def replay_round_greedy(deal, players, leader, scores, params, rng):
+    """Play one dealt round with ``greedy`` everywhere (test helper for :func:`continue_round`).
+
+    Parameters
+    ----------
+    deal : int64[28]
+        Hands of 5 then the boneyard in draw order, as the engine deals.
+    players, leader : int
+    scores : int64[4]
+        Entity scores before the round (not modified).
+    params : float64[1]; rng : uint64[2]
+        Placeholders for the view (greedy reads neither).
+
+    Returns
+    -------
+    (int64[4], int64)
+        Entity scores after the round and the end kind.
+    """
+    ws = new_workspace()
+    for k in range(N_TILES):
+        ws.deal[k] = deal[k]
+    for seat in range(players):
+        hand = 0
+        for k in range(5):
+            hand |= 1 << deal[seat * 5 + k]
+        ws.hands[seat] = hand
+        ws.hand_sizes[seat] = 5
+    for entity in range(4):
+        ws.scores[entity] = scores[entity]
+    view = PlayerView(
+        leader, players, ws.hands[leader], ENTITY_OF_SEAT[players, :players], ws.scores, ws.hand_sizes,
+        ws.lacking, 0, 0, 0, 0, 0, ws.nodes, ws.open_count, 0, ws.open_nodes, 0, ws.cands, params, rng,
+    )
+    end = continue_round(ws, view, leader, players * 5, leader, -1)
+    return ws.scores.copy(), end
+
+
+__all__ = [
+    "ALL_TILES",
+    "allocating",
+    "new_scratch",
+    "nth_bit",
+    "greedy_prefers",
+    "best_row",
+    "unseen_tiles",
+    "holdable_tiles",
+    "load_layout",
+    "place_candidate",
+    "sample_world",
+    "apply_event",
+    "settle_domino",
+    "settle_blocked",
+    "play_scratch",
+    "greedy_row",
+    "continue_round",
+    "replay_round_greedy",
+    "END_BLOCKED",
+    "END_DOMINO",
+    "END_NONE",
+    "END_TARGET",
+]

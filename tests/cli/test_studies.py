@@ -1,0 +1,89 @@
+"""The research studies' commands (``five-up overshoot`` ...): files written, --help, one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("name,extra,files", [
+    ("overshoot", [], ["by_score.parquet", "by_score.csv", "paths.csv", "zone_turns.csv",
+                       "discard_probability.png", "zone_turns.png"]),
+    ("settlement", [], ["domino_parts.csv", "parts_hist.parquet", "blocked.csv", "points.csv",
+                        "partner_debit.csv", "domino_parts.png", "point_sources.png"]),
+    ("openings", ["--hands", "4", "--playouts", "3"],
+     ["tiles.parquet", "tiles.csv", "cf_tiles.csv", "cf_hands.csv", "cf_summary.csv",
+      "opening_tiles.png", "counterfactual.png"]),
+    ("seats", [], ["first_lot.csv", "positions.parquet", "absolute_seats.csv",
+                   "round_positions.csv", "seats.png"]),
+])
+def test_command_line_end_to_end(compiled_engine, tmp_path, name, extra, files):
+    out = tmp_path / name
+    result = _cli(name, "--players", "2,4", "--strategies", "greedy",
+                  "--matches", "40", "--seed", "3", "--out", str(out), "--quiet", *extra)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    for file in files + ["summary.md", "run.json"]:
+        assert (out / file).is_file(), file
+    assert f"{name}:" in result.stdout
+    if name == "seats":
+        # the same command again into the same directory is accepted, with the same CSVs
+        before = {f: (out / f).read_bytes() for f in files if f.endswith(".csv")}
+        again = _cli(name, "--players", "2,4", "--strategies", "greedy",
+                     "--matches", "40", "--seed", "3", "--out", str(out), "--quiet", *extra)
+        assert again.returncode == 0, again.stderr
+        assert before == {f: (out / f).read_bytes() for f in before}
+    # a different run into it is refused
+    other = _cli(name, "--players", "2,4", "--strategies", "greedy",
+                 "--matches", "41", "--seed", "3", "--out", str(out), "--quiet", *extra)
+    assert other.returncode == 2
+    assert other.stderr.startswith("five-up: error: ") and other.stderr.count("\n") == 1
+    assert "matches" in other.stderr
+
+
+@pytest.mark.parametrize("name", ["overshoot", "settlement", "openings", "seats"])
+def test_help(name):
+    result = _cli(name, "--help")
+    assert result.returncode == 0
+    for option in ("--players", "--strategies", "--matches", "--seed", "--out"):
+        assert option in result.stdout
+
+
+@pytest.mark.parametrize("name,args", [
+    ("overshoot", ["--players", "5"]),
+    ("overshoot", ["--players", "two"]),
+    ("settlement", ["--strategies", "greedy,nope"]),
+    ("settlement", ["--strategies", "greedy,greedy"]),
+    ("seats", ["--matches", "0"]),
+    ("openings", ["--seed", "-3"]),
+    ("openings", ["--playouts", "1"]),
+    ("openings", ["--playout-strategy", "nope"]),
+    ("overshoot", ["--threads", "0"]),
+    ("overshoot", ["--bogus"]),
+    ("seats", []),  # no --out
+])
+def test_bad_input_is_one_line_and_status_2(tmp_path, name, args):
+    argv = list(args)
+    if name != "seats" or args:
+        argv += ["--out", str(tmp_path / "out")]
+    result = _cli(name, *argv, "--quiet")
+    assert result.returncode == 2
+    assert result.stderr.startswith("five-up: error: ")
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_out_that_is_a_file_is_refused(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    result = _cli("seats", "--out", str(target), "--quiet")
+    assert result.returncode == 2 and result.stderr.startswith("five-up: error: ")
+    assert "not a directory" in result.stderr

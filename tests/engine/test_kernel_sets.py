@@ -1,0 +1,136 @@
+"""The engine is compiled per set of strategies it is handed (sim/engine/kernel_sets.py)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import strategies
+from sim.core import state as K
+from sim.engine import kernel_sets
+from sim.engine.batch import run_kernel
+from sim.engine.compiled import CompiledRun
+from sim.engine.spec import RunSpec
+from tests.support.paths import REPO
+
+
+ENGINE_FILES = sorted(str(path.relative_to(REPO)) for folder in ("sim/core", "sim/engine")
+                      for path in (REPO / folder).glob("*.py"))
+
+STRATEGY_INTERFACE = {"strategies.catalogue", "strategies.definition", "strategies.python_view"}
+"""What the engine may know of strategies: how they are named and defined, the Python view."""
+
+
+def compiled_run(players, strategies_spec, matches=1, seed=0, **options) -> CompiledRun:
+    """A run compiled with its own set of strategies (round limit 10 unless given)."""
+    options.setdefault("max_rounds", 10)
+    return CompiledRun(RunSpec.build(players, strategies_spec, matches, seed, **options), own_set=True)
+
+
+@pytest.mark.parametrize("relative", ENGINE_FILES)
+def test_engine_modules_import_no_strategy(relative):
+    """The engine receives strategies; its modules import none (not even lazily)."""
+    tree = ast.parse((REPO / relative).read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module)
+            imported |= {f"{node.module}.{alias.name}" for alias in node.names
+                         if node.module == "strategies"}
+    offending = {name for name in imported if name.split(".")[0] == "strategies"} - STRATEGY_INTERFACE
+    assert not offending, f"{relative} imports {sorted(offending)}"
+
+
+def test_engine_files_are_listed():
+    assert "sim/engine/play.py" in ENGINE_FILES and "sim/core/rules.py" in ENGINE_FILES
+
+
+def test_set_order_is_canonical_and_drops_repeats():
+    assert kernel_sets.set_order(["b", "a", "b", "c"]) == [1, 0, 3]
+    assert kernel_sets.set_order(["c", "b", "a"]) == [2, 1, 0]
+
+
+def test_every_seating_of_a_set_uses_one_engine(compiled_engine):
+    first = compiled_run(2, "exact,greedy")
+    second = compiled_run(2, "greedy,exact")
+    assert first.engine is second.engine
+    assert list(first.strategy_ids) == list(second.strategy_ids[::-1])
+
+
+def test_generated_module_names_its_slots_and_keys(compiled_engine):
+    engine = compiled_run(2, "heavy,greedy").engine
+    text = Path(engine.module.__file__).read_text()
+    for slot, key in enumerate(engine.code_keys):
+        assert f"strategy_{slot}(view)" in text
+        assert key in text
+    assert sorted(engine.names) == ["greedy", "heavy"]
+
+
+def test_a_larger_engine_gives_the_same_matches(compiled_engine):
+    """The kernel of every built-in plays a run exactly as the run's own three-strategy kernel."""
+    results = []
+    for field in (strategies.builtin_names(), None):
+        run = compiled_run(3, "heavy,random,exact", 300, 11, max_rounds=200, field=field)
+        stats = np.zeros((300, K.MATCH_FIELDS), dtype=np.int32)
+        scores = np.zeros((300, K.MAX_ENTITIES), dtype=np.int32)
+        run_kernel(run, 0, stats, scores, 1)
+        results.append((len(run.engine.code_keys), stats, scores))
+    (wide, stats_a, scores_a), (narrow, stats_b, scores_b) = results
+    assert wide == len(strategies.builtin_names()) and narrow == 3
+    assert np.array_equal(stats_a, stats_b) and np.array_equal(scores_a, scores_b)
+
+
+def test_a_run_without_its_own_kernel_finds_a_cached_one_that_holds_it(compiled_engine):
+    """conftest compiled every built-in together: a cached engine holds any built-in set."""
+    run = compiled_run(2, "heavy,defensive")
+    wanted = [s.code_key for s in run.spec.kernel_strategies]
+    found = kernel_sets.cached_superset(wanted, run.known_strategies())
+    assert found is not None and found.is_cached()
+    assert set(wanted) <= set(found.code_keys)
+
+
+def test_changed_strategy_code_gets_a_new_engine(tmp_path):
+    """The kernel key covers the strategy's code: editing it never reuses a stale kernel."""
+    module = tmp_path / "mine.py"
+    body = ("import strategies\n"
+            "@strategies.strategy(name='mine')\n"
+            "def mine(view):\n"
+            "    return {row}\n")
+    script = ("import sys; sys.path.insert(0, {path!r}); import strategies;"
+              "s = strategies.resolve('mine:mine'); print(s.code_key)")
+    keys = []
+    for row in (0, "view.n_candidates - 1"):
+        module.write_text(body.format(row=row))
+        result = subprocess.run([sys.executable, "-c", script.format(path=str(tmp_path))],
+                                capture_output=True, text=True, check=True, cwd=REPO)
+        keys.append(result.stdout.strip())
+    assert keys[0] != keys[1]
+    assert all(len(key) == 64 for key in keys)
+
+
+def test_compile_is_announced_once_on_stderr(tmp_path):
+    """A set not in the disk cache says so on stderr, a second process does not."""
+    module = tmp_path / "announced.py"
+    module.write_text("import strategies\n"
+                      "@strategies.strategy(name='announced')\n"
+                      "def announced(view):\n"
+                      "    return view.n_candidates - 1\n")
+    code = ("import sim; f = sim.simulate(2, [r'%s:announced'] * 2, 3, seed=0); "
+            "print(len(f))" % module)
+    env = dict(os.environ, FIVE_UP_KERNEL_DIR=str(tmp_path / "kernels"),
+               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
+    assert first.returncode == 0, first.stderr
+    assert "compiling the engine for announced (first run only)" in first.stderr
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
+    assert second.returncode == 0, second.stderr
+    assert "compiling" not in second.stderr
+    assert second.stdout.strip() == "3"

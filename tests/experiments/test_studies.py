@@ -1,0 +1,245 @@
+"""The research studies from Python: their frames, provable properties, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments import openings, overshoot, seats, settlement
+from experiments.sources import collect_rounds, collect_traces
+from sim.tiles import N_TILES, TARGET_RAW
+
+PLAYERS = [2, 3, 4]
+STRATEGIES = ["greedy", "random"]
+MATCHES = 150
+SEED = 13
+
+
+@pytest.fixture(scope="module")
+def traces(compiled_engine):
+    return collect_traces(PLAYERS, STRATEGIES, MATCHES, SEED)
+
+
+@pytest.fixture(scope="module")
+def rounds(compiled_engine):
+    return collect_rounds(PLAYERS, STRATEGIES, MATCHES, SEED)
+
+
+@pytest.fixture(scope="module")
+def overshoot_result(traces):
+    return overshoot.run(PLAYERS, STRATEGIES, MATCHES, SEED, traces=traces)
+
+
+@pytest.fixture(scope="module")
+def settlement_result(traces):
+    return settlement.run(PLAYERS, STRATEGIES, MATCHES, SEED, traces=traces)
+
+
+@pytest.fixture(scope="module")
+def openings_result(compiled_engine):
+    return openings.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=12, playouts=6)
+
+
+@pytest.fixture(scope="module")
+def seats_result(rounds):
+    return seats.run(PLAYERS, STRATEGIES, MATCHES, SEED, rounds=rounds)
+
+
+# ---------------------------------------------------------------------------
+# overshoot
+# ---------------------------------------------------------------------------
+def test_target_test_is_exactly_score_plus_raw(traces):
+    for trace in traces.values():
+        ev = trace.events
+        over = ev["score_before"].to_numpy() + ev["raw"].to_numpy() > TARGET_RAW
+        assert np.array_equal(over, ~ev["accepted"].to_numpy())
+
+
+def test_no_discard_below_the_provable_bound(overshoot_result, traces):
+    by = overshoot_result.frames["by_score"]
+    assert overshoot.SAFE_BELOW_DISPLAYED == 28
+    assert (by.loc[by.displayed_before < 28, "discarded"] == 0).all()
+    assert (by.loc[by.displayed_before < 28, "p_discard"] == 0).all()
+    assert max(int(t.events["raw"].max()) for t in traces.values()) <= overshoot.MAX_EVENT_RAW
+    # at displayed 60 an event is discarded exactly when it is worth more than 5 raw
+    for (strategy, players), trace in traces.items():
+        ev = trace.events[trace.events.displayed_before == 60]
+        row = by[(by.strategy == strategy) & (by.players == players) & (by.displayed_before == 60)]
+        assert int(row.discarded.iloc[0]) == int((ev["raw"] > 5).sum())
+
+
+def test_overshoot_counts_agree_with_the_engine_frame(overshoot_result, traces):
+    by = overshoot_result.frames["by_score"]
+    paths = overshoot_result.frames["paths"].set_index(["strategy", "players"])
+    for (strategy, players), trace in traces.items():
+        m = trace.matches
+        sel = by[(by.strategy == strategy) & (by.players == players)]
+        assert sel.events.sum() == (m.events_accepted + m.events_discarded).sum()
+        assert sel.discarded.sum() == m.events_discarded.sum()
+        assert sel.discarded_raw.sum() == m.raw_discarded.sum()
+        assert ((sel.p_discard >= sel.low - 1e-12) & (sel.p_discard <= sel.high + 1e-12)).all()
+        row = paths.loc[(strategy, players)]
+        assert row.matches == MATCHES and row.finished == (m.winner >= 0).sum()
+        assert row.raw_discarded_per_match == pytest.approx(m.raw_discarded.mean())
+        n_entities = 2 if players == 4 else players
+        for e in range(n_entities):
+            per_entity = trace.paths[trace.paths.entity == e]["discarded"].to_numpy()
+            assert np.array_equal(per_entity, m[f"events_discarded_{e}"].to_numpy())
+        # the first within 5 of 61 either won or lost: both counts are consistent
+        assert 0 <= row.first_zone5_lost <= row.first_zone5_matches <= row.finished
+    zone = overshoot_result.frames["zone_turns"]
+    winners = zone.groupby(["strategy", "players"])["winners"].sum()
+    for key, trace in traces.items():
+        assert winners[key] == (trace.matches.winner >= 0).sum()
+
+
+def test_a_winner_spends_its_last_turn_in_the_zone_unless_it_jumped(traces):
+    for trace in traces.values():
+        winners = trace.paths[trace.paths["won"]]
+        entered = winners["first_zone10_event"] >= 0
+        assert (winners.loc[entered, "zone10_rounds"] >= 1).all()
+        assert (winners.loc[~entered, "zone10_turns"] == 0).all()
+        assert (winners["max_score"] == TARGET_RAW).all()
+
+
+# ---------------------------------------------------------------------------
+# settlement
+# ---------------------------------------------------------------------------
+def test_settlement_parts_add_up(settlement_result, traces):
+    parts = settlement_result.frames["domino_parts"].set_index(["strategy", "players", "part"])
+    points = settlement_result.frames["points"].set_index(["strategy", "players"])
+    blocked = settlement_result.frames["blocked"].set_index(["strategy", "players"])
+    for (strategy, players), trace in traces.items():
+        m = trace.matches
+        key = (strategy, players)
+        assert parts.loc[key + ("net",), "events"] == m.domino_rounds.sum()
+        debit = parts.loc[key + ("debit",), "mean"] if players == 4 else 0.0
+        assert parts.loc[key + ("net",), "mean"] == pytest.approx(
+            parts.loc[key + ("placement",), "mean"] + parts.loc[key + ("credit",), "mean"] - debit)
+        if players != 4:
+            assert key + ("debit",) not in parts.index
+            assert (m.domino_debit == 0).all()
+        n_entities = 2 if players == 4 else players
+        total = sum(m[f"score_{e}"] for e in range(n_entities)).sum()
+        settled = sum(m[f"settlement_raw_{e}"] for e in range(n_entities)).sum()
+        assert points.loc[key, "settlement_share"] == pytest.approx(settled / total)
+        assert points.loc[key, "accepted_raw_per_match"] == pytest.approx(total / len(m))
+        assert blocked.loc[key, "blocked_rounds"] == m.blocked_rounds.sum()
+        assert blocked.loc[key, "rounds"] == m.rounds.sum()
+        assert blocked.loc[key, "blocked_events"] == (trace.events.kind == "blocked").sum()
+    hist = settlement_result.frames["parts_hist"]
+    counts = hist.groupby(["strategy", "players", "part"])["count"].sum()
+    assert (counts == parts["events"].reindex(counts.index)).all()
+
+
+def test_partner_debit_only_with_four_players(settlement_result, traces):
+    debit = settlement_result.frames["partner_debit"]
+    assert sorted(debit.players.unique()) == [4]
+    for row in debit.itertuples():
+        ev = traces[(row.strategy, 4)].events
+        d = ev[ev.kind == "domino"]
+        assert row.dominoes == len(d)
+        assert row.with_debit == int((d.debit > 0).sum())
+        assert row.net_negative == int((d.raw < 0).sum())
+        # a rescue needs a debit; a negative net is never discarded
+        assert row.rescued_from_overshoot <= row.with_debit
+        assert d[d.raw <= 0].accepted.all()
+
+
+# ---------------------------------------------------------------------------
+# openings
+# ---------------------------------------------------------------------------
+def test_opening_tables(openings_result, rounds):
+    tiles = openings_result.frames["tiles"]
+    assert len(tiles) == N_TILES * len(PLAYERS) * len(STRATEGIES)
+    for (strategy, players), sel in tiles.groupby(["strategy", "players"]):
+        assert sel.first_n.sum() == MATCHES
+        assert sel.first_share.sum() == pytest.approx(1.0)
+        r = rounds[(strategy, players)]
+        assert sel.any_n.sum() == len(r)
+        # the first leader's overall win rate, from the 28 tiles, equals the seats figure
+        finished = r[(r["round"] == 0) & (r.match_winner >= 0)]
+        won = (finished.match_winner == finished.leader_entity).sum()
+        n_by_tile = finished.groupby("opening", observed=True).size()
+        rate = sel.set_index("tile")["first_win_rate"]
+        assert (rate.reindex(n_by_tile.index) * n_by_tile).sum() == pytest.approx(won)
+    cf = openings_result.frames["cf_tiles"]
+    hands = openings_result.frames["cf_hands"]
+    assert (cf.groupby("players")["hands"].sum() == 12 * 5).all()
+    assert (hands["gain"] >= 0).all()
+    assert len(openings_result.frames["cf_summary"]) == len(PLAYERS)
+    # relative values of a hand's five openings average to zero
+    assert cf.relative_mean.notna().any()
+
+
+def test_openings_without_counterfactual(compiled_engine):
+    result = openings.run([2], ["greedy"], 40, 1, hands=0)
+    assert set(result.frames) == {"tiles"}
+    assert "counterfactual" not in result.plots
+
+
+# ---------------------------------------------------------------------------
+# seats
+# ---------------------------------------------------------------------------
+def test_seat_tables(seats_result, rounds):
+    positions = seats_result.frames["positions"]
+    absolute = seats_result.frames["absolute_seats"]
+    lot = seats_result.frames["first_lot"].set_index(["strategy", "players"])
+    for (strategy, players), sel in positions.groupby(["strategy", "players"]):
+        n = lot.loc[(strategy, players), "finished"]
+        if players == 4:
+            assert sel.wins.iloc[0] + sel.wins.iloc[1] == n
+            assert sel.wins.iloc[0] == sel.wins.iloc[2]
+        else:
+            assert sel.wins.sum() == n
+        assert sel.wins.iloc[0] == lot.loc[(strategy, players), "lot_side_wins"]
+        abs_sel = absolute[(absolute.strategy == strategy) & (absolute.players == players)]
+        entity_wins = abs_sel.drop_duplicates("entity").wins.sum()
+        assert entity_wins == n
+    rp = seats_result.frames["round_positions"]
+    for (strategy, players), sel in rp.groupby(["strategy", "players"]):
+        assert sel.round_wins.sum() == len(rounds[(strategy, players)])
+
+
+# ---------------------------------------------------------------------------
+# determinism and output files
+# ---------------------------------------------------------------------------
+def test_same_seed_same_frames(compiled_engine, tmp_path):
+    runs = [overshoot.run([2, 4], ["greedy"], 60, 21), settlement.run([2, 4], ["greedy"], 60, 21),
+            seats.run([3], ["random"], 60, 21),
+            openings.run([2], ["random"], 60, 21, hands=5, playouts=4)]
+    again = [overshoot.run([2, 4], ["greedy"], 60, 21), settlement.run([2, 4], ["greedy"], 60, 21),
+             seats.run([3], ["random"], 60, 21, threads=1),
+             openings.run([2], ["random"], 60, 21, hands=5, playouts=4, threads=1)]
+    for a, b in zip(runs, again):
+        assert a.frames.keys() == b.frames.keys()
+        for name in a.frames:
+            pd.testing.assert_frame_equal(a.frames[name], b.frames[name])
+        assert a.markdown == b.markdown
+    other = seats.run([3], ["random"], 60, 22)
+    assert not other.frames["positions"].equals(runs[2].frames["positions"])
+    files = runs[2].save(tmp_path / "seats")
+    names = {p.split("/")[-1] for p in files}
+    assert {"positions.parquet", "positions.csv", "seats.png", "summary.md"} <= names
+    back = pd.read_parquet(tmp_path / "seats" / "positions.parquet")
+    pd.testing.assert_frame_equal(back, runs[2].frames["positions"], check_dtype=False)
+    csv = pd.read_csv(tmp_path / "seats" / "positions.csv")
+    assert list(csv.columns) == list(runs[2].frames["positions"].columns)
+    png = (tmp_path / "seats" / "seats.png").read_bytes()
+    runs[2].save(tmp_path / "seats")  # same settings: allowed, same bytes
+    assert (tmp_path / "seats" / "seats.png").read_bytes() == png
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: overshoot.run([5], ["greedy"], 10, 0), "players must be 2, 3 or 4, found 5"),
+    (lambda: overshoot.run([2, 2], ["greedy"], 10, 0), "players names 2 twice"),
+    (lambda: settlement.run([2], ["nope"], 10, 0), "unknown strategy 'nope'"),
+    (lambda: seats.run([2], ["greedy"], 0, 0), "matches must be at least 1, found 0"),
+    (lambda: openings.run([2], ["greedy"], 10, -1), "seed must be between 0 and"),
+    (lambda: openings.run([2], ["greedy"], 10, 0, playouts=1), "playouts must be at least 2, found 1"),
+    (lambda: openings.run([2], ["greedy"], 10, 0, baseline="a,b"), "baseline takes one strategy"),
+])
+def test_python_api_rejects_bad_input(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,241 @@
+"""The layout is a contract: layers run one way, no import cycles, no private names across modules.
+
+``lint-imports`` checks the layers and the absence of cycles with the contracts
+in ``pyproject.toml`` (``[tool.importlinter]``); the other checks walk the
+source: no ``_private`` name of one module used by another, function-local
+imports only for optional heavy dependencies, and no work at import time.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from tests.support.paths import REPO
+
+PACKAGES = ("sim", "strategies", "experiments", "cli")
+
+OPTIONAL_HEAVY = {"distributed", "dask", "matplotlib", "open_spiel", "pyspiel", "pettingzoo",
+                  "fcntl"}
+"""Modules that may be imported inside a function: optional extras (and ``fcntl``, POSIX only)."""
+
+
+def lint_imports(cwd, config=None) -> subprocess.CompletedProcess:
+    command = shutil.which("lint-imports")
+    assert command, "import-linter is part of the test extras: pip install '.[test]'"
+    args = [command, "--no-cache"] + (["--config", str(config)] if config else [])
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def project_files():
+    for package in PACKAGES:
+        yield from sorted((REPO / package).rglob("*.py"))
+
+
+def module_name(path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_the_layering_contracts_are_kept():
+    run = lint_imports(REPO)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "4 kept, 0 broken" in run.stdout, run.stdout
+
+
+def test_the_contracts_name_every_layer():
+    contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    layers = next(c for c in contracts if c["type"] == "layers")["layers"]
+    assert layers[0] == "cli" and layers[1] == "experiments"
+    assert layers.index("sim.engine") < layers.index("strategies") < layers.index("sim.core")
+    assert {c["type"] for c in contracts} == {"layers", "forbidden", "acyclic_siblings"}
+
+
+def test_a_lower_layer_importing_an_upper_one_breaks_the_contract(tmp_path):
+    """The contracts can fail: a copy of the tree whose core imports the command line does."""
+    for package in PACKAGES:
+        shutil.copytree(REPO / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    rules = tmp_path / "sim" / "core" / "rules.py"
+    rules.write_text(rules.read_text() + "\nimport cli.main  # a lower layer importing the top\n")
+    env_run = subprocess.run([shutil.which("lint-imports"), "--no-cache"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300,
+                             env={"PYTHONPATH": str(tmp_path), "PATH": str(REPO)})
+    assert env_run.returncode != 0
+    assert "sim.core.rules -> cli.main" in env_run.stdout, env_run.stdout
+
+
+def test_a_cycle_breaks_the_contract(tmp_path):
+    for package in PACKAGES:
+        shutil.copytree(REPO / package, tmp_path / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    stats = tmp_path / "experiments" / "stats.py"
+    stats.write_text(stats.read_text() + "\nimport experiments.reports  # reports imports stats\n")
+    reports = tmp_path / "experiments" / "reports.py"
+    reports.write_text(reports.read_text() + "\nimport experiments.stats\n")
+    run = subprocess.run([shutil.which("lint-imports"), "--no-cache"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300,
+                         env={"PYTHONPATH": str(tmp_path)})
+    assert run.returncode != 0
+    assert "No import cycles between the modules of any package BROKEN" in " ".join(run.stdout.split())
+
+
+def _imported_modules(tree, own: str) -> dict[str, str]:
+    """Local name -> project module, for the modules a file imports as a whole."""
+    names = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PACKAGES:
+                    names[alias.asname or alias.name.split(".")[0]] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in PACKAGES:
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                if (REPO / candidate.replace(".", "/")).with_suffix(".py").exists() or \
+                        (REPO / candidate.replace(".", "/") / "__init__.py").exists():
+                    names[alias.asname or alias.name] = candidate
+    return names
+
+
+def private_uses(path, own: str | None = None) -> list[str]:
+    """``from M import _x``, ``m._x`` and imports of ``_private`` modules, where M / m is
+    another project module than ``own`` (default: the module of ``path``)."""
+    tree = ast.parse(path.read_text())
+    own = module_name(path) if own is None else own
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
+                and node.module.split(".")[0] in PACKAGES and node.module != own:
+            found += [f"{node.lineno}: from {node.module} import {a.name}"
+                      for a in node.names if private(a.name)]
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            found += [f"{node.lineno}: imports the private module {name}" for name in names
+                      if name.split(".")[0] in PACKAGES and any(map(private, name.split(".")))]
+    modules = _imported_modules(tree, own)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and modules.get(node.value.id, own) != own and private(node.attr):
+            found.append(f"{node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", list(project_files()), ids=lambda p: str(p.relative_to(REPO)))
+def test_no_private_name_of_another_module(path):
+    assert private_uses(path) == []
+
+
+def test_the_private_name_check_finds_each_kind(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("from sim.engine.batch import _empty\nfrom sim.core import state\n"
+                      "import sim._old\nstate._x\nstate.MAX_PLAYERS\n")
+    assert [line.split(":")[0] for line in private_uses(sample, own="sample")] == ["1", "3", "4"]
+
+
+def local_imports(path) -> list[str]:
+    """Imports inside functions, other than of the optional heavy dependencies."""
+    tree = ast.parse(path.read_text())
+    found = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            found += [f"{node.lineno}: {name}" for name in names
+                      if name.split(".")[0] not in OPTIONAL_HEAVY]
+    return found
+
+
+@pytest.mark.parametrize("path", list(project_files()), ids=lambda p: str(p.relative_to(REPO)))
+def test_function_local_imports_only_for_optional_heavy_dependencies(path):
+    assert local_imports(path) == []
+
+
+def test_importing_every_module_does_no_work(tmp_path):
+    """In a fresh interpreter: importing every module compiles no kernel, writes no file and
+    starts no pyplot."""
+    script = f"""
+import importlib, json, pkgutil, sys
+before = set()
+modules = []
+for package in {list(PACKAGES)!r}:
+    root = importlib.import_module(package)
+    modules.append(root)
+    for info in pkgutil.walk_packages(root.__path__, package + "."):
+        if not info.name.endswith("__main__"):
+            modules.append(importlib.import_module(info.name))
+compiled = []
+for module in modules:
+    for name, value in vars(module).items():
+        if hasattr(value, "signatures") and getattr(value, "__module__", None) == module.__name__:
+            if value.signatures:
+                compiled.append(module.__name__ + "." + name)
+print(json.dumps({{"modules": len(modules), "compiled": compiled,
+                   "pyplot": "matplotlib.pyplot" in sys.modules}}))
+"""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "FIVE_UP_KERNEL_DIR": str(tmp_path / "k"),
+           "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "PYTHONPATH": str(REPO)}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,
+                         env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["modules"] > 50
+    assert report["compiled"] == []
+    assert report["pyplot"] is False
+    # Numba makes its (empty) cache folders and matplotlib its font cache when imported;
+    # the project itself writes nothing: no kernel module, no cache stamp, no index.
+    written = [str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")
+               if p.is_file() and "matplotlib" not in p.parts]
+    assert written == []
+    assert not (tmp_path / "k").exists()
+
+
+def layout_table() -> dict[str, str]:
+    """README's layout table: path -> job."""
+    text = (REPO / "README.md").read_text()
+    section = text[text.index("## Layout"):]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0].startswith("`"):
+            for path in re.findall(r"`([^`]+)`", cells[0]):
+                rows[path] = cells[1]
+    return rows
+
+
+def test_readme_layout_table_matches_the_tree():
+    rows = layout_table()
+    for path, job in rows.items():
+        assert (REPO / path).exists(), f"README's layout names {path}, which is not in the tree"
+        if path.endswith("/") and path.rstrip("/") in ("sim/core", "sim/engine", "sim/studies",
+                                                       "sim/scale", "cli"):
+            modules = {p.name for p in (REPO / path).glob("*.py") if not p.name.startswith("__")}
+            named = set(re.findall(r"`([a-z_]+\.py)`", job))
+            assert modules == named, f"{path}: the table names {sorted(named)}, the tree holds {sorted(modules)}"
+    folders = {f"{p.relative_to(REPO)}/" for package in PACKAGES
+               for p in [REPO / package, *(REPO / package).glob("*/")]
+               if (p / "__init__.py").exists() and p.name != "tournament"}
+    top_modules = {str(p.relative_to(REPO)) for p in (REPO / "sim").glob("*.py")
+                   if not p.name.startswith("__")}
+    listed = set(rows)
+    assert folders - listed - {"sim/"} == set(), "a package is missing from README's layout"
+    assert top_modules - listed == set(), "a module of sim/ is missing from README's layout"
