@@ -109,6 +109,18 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} logical cores, {platform.system()} {platform.machine()}"
 
 
+def finish() -> int:
+    """End a benchmark's report: the load average after it (the machine is shared); status 0."""
+    print()
+    print(f"Load average after: {load_average()}")
+    return 0
+
+
+def met(condition: bool) -> str:
+    """A target's verdict in the printed tables."""
+    return "met" if condition else "MISSED"
+
+
 def load_average() -> str:
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -240,7 +252,7 @@ def main(argv=None) -> int:
         target = TARGETS.get((row["players"], row["strategy"]))
         verdict = ""
         if target:
-            verdict = f">= {target:,}: {'met' if row['matches_1'] >= target else 'MISSED'}"
+            verdict = f">= {target:,}: {met(row['matches_1'] >= target)}"
         reference = row.get("reference")
         reference_text = "n/a" if reference is None else f"{reference:,.1f}"
         ratio_text = "n/a" if reference is None else f"{row['matches_1'] / reference:,.0f}x"
@@ -253,9 +265,9 @@ def main(argv=None) -> int:
     print("| measure | value | target |")
     print("|---|---:|---|")
     print(f"| cold compile to first result (empty NUMBA_CACHE_DIR, subprocess) | {cold_wall:.1f} s "
-          f"| <= 60 s: {'met' if cold_wall <= 60 else 'MISSED'} |")
+          f"| <= 60 s: {met(cold_wall <= 60)} |")
     print(f"| warm start to first result (cache hit, subprocess) | {warm_wall:.2f} s "
-          f"| <= 3 s: {'met' if warm_wall <= 3 else 'MISSED'} |")
+          f"| <= 3 s: {met(warm_wall <= 3)} |")
     print(f"| warm start, default cache location | {default_warm_wall:.2f} s | |")
     print(f"| ... of which inside Python after interpreter start (cold / warm) | "
           f"{cold_inner:.1f} s / {warm_inner:.2f} s | |")
@@ -263,9 +275,7 @@ def main(argv=None) -> int:
         base, peak, frame = peak_memory()
         print(f"| peak RSS, 1,000,000-match frame (2p random) | {peak:,.0f} MiB "
               f"(warm process {base:,.0f} MiB; frame {frame:,.0f} MiB) | |")
-    print()
-    print(f"Load average after: {load_average()}")
-    return 0
+    return finish()
 
 
 if __name__ == "__main__":

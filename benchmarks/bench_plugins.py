@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_engine import load_average, machine  # noqa: E402
+from bench_engine import finish, load_average, machine, met  # noqa: E402
 
 THROUGHPUT = textwrap.dedent("""
     import sys, time, sim
@@ -159,12 +159,10 @@ def main(argv=None) -> int:
                "user edge,greedy warm": 2}
     for key, value in compile_times.items():
         target = targets[key]
-        print(f"| {key} | {value:.1f} s | <= {target} s: {'met' if value <= target else 'MISSED'} |")
+        print(f"| {key} | {value:.1f} s | <= {target} s: {met(value <= target)} |")
     print(f"| trivial Python strategy vs greedy, 2 players, 1 thread | {python_rate:,.0f} matches/s "
-          f"| >= 300: {'met' if python_rate >= 300 else 'MISSED'} |")
-    print()
-    print(f"Load average after: {load_average()}")
-    return 0
+          f"| >= 300: {met(python_rate >= 300)} |")
+    return finish()
 
 
 if __name__ == "__main__":

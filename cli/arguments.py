@@ -11,10 +11,13 @@ from __future__ import annotations
 import argparse
 import math
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from sim.checks import check_int
-from sim.scale.backends import BACKENDS, DEFAULT_CONNECT_TIMEOUT, BackendError
+from sim.scale.backends import BACKENDS, DEFAULT_CONNECT_TIMEOUT, Backend, BackendError, open_backend
 from sim.scale.shards import DEFAULT_SHARD_SIZE
+from sim.tiles import DEFAULT_MAX_ROUNDS
 
 PROG = "five-up"
 """The command's name, the prefix of every error line."""
@@ -29,6 +32,45 @@ STRATEGY_SPECS_HELP = (
 """The part of ``--strategies``' help shared by every command that takes it."""
 
 
+@dataclass(frozen=True)
+class Command:
+    """One ``five-up`` subcommand: its name, help, options and handler.
+
+    Attributes
+    ----------
+    name : str
+        What follows ``five-up`` on the command line.
+    summary : str
+        One line, in ``five-up --help``.
+    description : str
+        The paragraph of ``five-up NAME --help`` (argparse ``%`` escaped as ``%%``).
+    add_arguments : callable
+        ``add_arguments(parser)`` adds the subcommand's options.
+    run : callable
+        ``run(args) -> int``: the handler, returning the exit status.
+    raw_description : bool
+        Keep the description's line breaks.
+    epilog : str
+    """
+
+    name: str
+    summary: str
+    description: str
+    add_arguments: Callable
+    run: Callable
+    raw_description: bool = False
+    epilog: str | None = None
+
+    def register(self, subparsers) -> argparse.ArgumentParser:
+        """Add the subcommand to argparse ``subparsers``."""
+        formatter = argparse.RawDescriptionHelpFormatter if self.raw_description else argparse.HelpFormatter
+        parser = subparsers.add_parser(self.name, help=self.summary, description=self.description,
+                                       epilog=self.epilog, formatter_class=formatter)
+        self.add_arguments(parser)
+        parser.set_defaults(func=self.run)
+        return parser
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse whose errors are one line ``five-up: error: ...`` and exit status 2."""
 
@@ -39,6 +81,15 @@ class OneLineParser(argparse.ArgumentParser):
 def strategies_help(what: str) -> str:
     """``--strategies``' help: ``what`` the list means, then the spec syntax (``%`` escaped)."""
     return f"{what} {STRATEGY_SPECS_HELP}".replace("%", "%%")
+
+
+def add_round_and_thread_arguments(parser) -> None:
+    """``--max-rounds`` (ruling 15) and ``--threads``: every command that plays matches."""
+    parser.add_argument("--max-rounds", default=str(DEFAULT_MAX_ROUNDS), metavar="R",
+                        help="ruling 15: a match still running after R rounds stops unfinished "
+                             f"(default {DEFAULT_MAX_ROUNDS})")
+    parser.add_argument("--threads", default=None, metavar="T",
+                        help="worker threads (default: NUMBA_NUM_THREADS, i.e. all cores)")
 
 
 def check_output_file(path: str, suffixes: tuple[str, ...]) -> str:
@@ -133,3 +184,15 @@ def backend_options(args, default_shard_size: int = DEFAULT_SHARD_SIZE) -> dict:
         "keep_shards": bool(getattr(args, "keep_shards", False)),
         "summary_only": bool(getattr(args, "summary_only", False)),
     }
+
+
+def open_chosen_backend(scale: dict) -> Backend:
+    """The backend :func:`backend_options` chose (a dask cluster is started or reached here).
+
+    Raises
+    ------
+    BackendError
+        dask missing, or the scheduler unreachable (one line).
+    """
+    return open_backend(scale["backend"], scale["scheduler"], scale["workers"],
+                        scale["connect_timeout"])

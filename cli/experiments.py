@@ -9,20 +9,17 @@ cluster, the same command resumes from them.
 
 from __future__ import annotations
 
-import argparse
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.arguments import add_backend_arguments, backend_options, strategies_help
-from cli.failures import EXIT_OK, run_reporting_failures, usage_error
+from cli.arguments import Command, add_backend_arguments, backend_options, strategies_help
+from cli.failures import EXIT_OK, run_on_backend, usage_error
 from experiments import openings, overshoot, seats, settlement
 from experiments.settings import study_settings
 from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
 from sim.engine.spec import check_threads
 from sim.files import claim_directory
-from sim.scale.backends import open_backend
 from strategies.catalogue import resolve_field
 
 DEFAULT_STRATEGIES = "greedy,random"
@@ -77,46 +74,50 @@ STUDIES = (
 )
 
 
-def add_study_parsers(subparsers) -> None:
-    """Register one subcommand per study."""
-    for study in STUDIES:
-        parser = subparsers.add_parser(
-            study.name, help=study.summary,
-            description=study.description.replace("%", "%%"),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-            epilog="While it runs, finished shards are kept in DIR/shards; after a crash or a kill "
-                   "the\nsame command resumes from them. They are removed once the output is written.")
-        parser.add_argument("--players", default="2,3,4", metavar="N[,N..]",
-                            help="player counts, comma-separated from 2, 3, 4 (default 2,3,4)")
-        parser.add_argument("--strategies", default=DEFAULT_STRATEGIES, metavar="A[,B..]",
-                            help=strategies_help("strategies, each studied in self-play at every "
-                                                 f"seat (default {DEFAULT_STRATEGIES})."))
-        parser.add_argument("--matches", default=str(study.matches_default), metavar="M",
-                            help=f"matches per (strategy, players) configuration "
-                                 f"(default {study.matches_default})")
-        parser.add_argument("--seed", default="0", metavar="S",
-                            help="master seed, 0 .. 2**63-1 (default 0); the same seed gives "
-                                 "the same frames")
-        parser.add_argument("--out", required=True, metavar="DIR",
-                            help="output directory (created; refused if it holds a different run)")
-        parser.add_argument("--threads", default=None, metavar="T",
-                            help="worker threads (default: all cores)")
-        parser.add_argument("--quiet", action="store_true", help="no progress bar")
-        if study.name == "openings":
-            parser.add_argument("--hands", default="300", metavar="H",
-                                help="sampled leader hands per player count for the counterfactual "
-                                     "(0 skips it; default 300)")
-            parser.add_argument("--playouts", default="100", metavar="K",
-                                help="playouts per (hand, forced tile), at least 2 (default 100)")
-            parser.add_argument("--playout-strategy", default="greedy", metavar="SPEC",
-                                help="strategy at every seat in the playouts (default greedy; a "
-                                     "compiled strategy, named as in --strategies)")
-            parser.add_argument("--baseline", default="greedy", metavar="SPEC",
-                                help="strategy whose opening the best one is compared with "
-                                     "(default greedy; named as in --strategies)")
-        add_backend_arguments(parser, summary_only=False, shard_size=DEFAULT_SHARD_SIZE,
-                              shard_unit="matches (of one configuration)")
-        parser.set_defaults(func=run_study_command, study=study)
+def add_study_arguments(study: Study, parser) -> None:
+    """The options of one study's subcommand."""
+    parser.add_argument("--players", default="2,3,4", metavar="N[,N..]",
+                        help="player counts, comma-separated from 2, 3, 4 (default 2,3,4)")
+    parser.add_argument("--strategies", default=DEFAULT_STRATEGIES, metavar="A[,B..]",
+                        help=strategies_help("strategies, each studied in self-play at every "
+                                             f"seat (default {DEFAULT_STRATEGIES})."))
+    parser.add_argument("--matches", default=str(study.matches_default), metavar="M",
+                        help=f"matches per (strategy, players) configuration "
+                             f"(default {study.matches_default})")
+    parser.add_argument("--seed", default="0", metavar="S",
+                        help="master seed, 0 .. 2**63-1 (default 0); the same seed gives "
+                             "the same frames")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="output directory (created; refused if it holds a different run)")
+    parser.add_argument("--threads", default=None, metavar="T",
+                        help="worker threads (default: all cores)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    if study.name == "openings":
+        parser.add_argument("--hands", default="300", metavar="H",
+                            help="sampled leader hands per player count for the counterfactual "
+                                 "(0 skips it; default 300)")
+        parser.add_argument("--playouts", default="100", metavar="K",
+                            help="playouts per (hand, forced tile), at least 2 (default 100)")
+        parser.add_argument("--playout-strategy", default="greedy", metavar="SPEC",
+                            help="strategy at every seat in the playouts (default greedy; a "
+                                 "compiled strategy, named as in --strategies)")
+        parser.add_argument("--baseline", default="greedy", metavar="SPEC",
+                            help="strategy whose opening the best one is compared with "
+                                 "(default greedy; named as in --strategies)")
+    add_backend_arguments(parser, summary_only=False, shard_size=DEFAULT_SHARD_SIZE,
+                          shard_unit="matches (of one configuration)")
+    parser.set_defaults(study=study)
+
+
+def study_command(study: Study) -> Command:
+    """The ``five-up`` subcommand of ``study``."""
+    return Command(study.name, study.summary, study.description.replace("%", "%%"),
+                   lambda parser: add_study_arguments(study, parser), run_study_command,
+                   raw_description=True, epilog=SHARDS_EPILOG)
+
+
+SHARDS_EPILOG = ("While it runs, finished shards are kept in DIR/shards; after a crash or a kill "
+                 "the\nsame command resumes from them. They are removed once the output is written.")
 
 
 def study_run(study: Study, args) -> tuple[dict, Callable]:
@@ -149,22 +150,20 @@ def run_study_command(args) -> int:
         settings, runner = study_run(args.study, args)
         DataRun(settings, directory=shards, shard_size=scale["shard_size"]).check()
         claim_directory(args.out, settings)
-        backend = open_backend(scale["backend"], scale["scheduler"], scale["workers"],
-                               scale["connect_timeout"])
     except ValueError as exc:
         return usage_error(exc)
-    started = time.perf_counter()
-
-    def work():
-        with backend:
-            return runner(progress=not args.quiet, out=args.out, backend=backend,
-                          shard_size=scale["shard_size"], keep_shards=scale["keep_shards"])
-
-    status, result = run_reporting_failures(work, shards=shards, out=args.out)
+    status, result, elapsed = run_on_backend(
+        scale,
+        lambda backend: runner(progress=not args.quiet, out=args.out, backend=backend,
+                               shard_size=scale["shard_size"], keep_shards=scale["keep_shards"]),
+        shards=shards, out=args.out)
     if status != EXIT_OK:
         return status
-    elapsed = time.perf_counter() - started
     print(f"{result.name}: {elapsed:.1f} s; wrote {len(result.files)} files to {args.out}")
     for key, value in result.key_numbers.items():
         print(f"  {key}: {value}")
     return EXIT_OK
+
+
+STUDY_COMMANDS = tuple(study_command(study) for study in STUDIES)
+"""One ``five-up`` subcommand per study."""

@@ -11,9 +11,11 @@ traceback.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 
-from sim.scale.backends import cluster_failure
+from cli.arguments import open_chosen_backend
+from sim.scale.backends import BackendError, cluster_failure
 from strategies.catalogue import StrategyError
 
 EXIT_OK = 0
@@ -84,3 +86,32 @@ def run_reporting_failures(work: Callable, shards=None, out=None) -> tuple[int, 
         if isinstance(exc, OSError) and exc.filename and out is not None:
             return usage_error(f"cannot write into {out}: {exc.strerror or exc}"), None
         return run_failed(f"run failed ({type(exc).__name__}: {one_line(exc)}){kept}"), None
+
+
+def run_on_backend(scale: dict, work: Callable, shards=None, out=None) -> tuple[int, object, float]:
+    """Open the backend ``scale`` names, run ``work(backend)`` on it, close it.
+
+    Parameters
+    ----------
+    scale : dict
+        :func:`cli.arguments.backend_options`.
+    work, shards, out
+        As :func:`run_reporting_failures` (``work`` takes the open backend).
+
+    Returns
+    -------
+    (int, object, float)
+        The exit status, ``work``'s result (None after a failure) and the seconds it took.
+    """
+    try:
+        backend = open_chosen_backend(scale)  # a cluster is started or reached here
+    except BackendError as exc:
+        return usage_error(exc), None, 0.0
+    started = time.perf_counter()
+
+    def run():
+        with backend:
+            return work(backend)
+
+    status, result = run_reporting_failures(run, shards=shards, out=out)
+    return status, result, time.perf_counter() - started

@@ -10,13 +10,16 @@ import argparse
 import sys
 
 from cli.arguments import PROG, OneLineParser
-from cli.experiments import add_study_parsers
+from cli.experiments import STUDY_COMMANDS
 from cli.failures import EXIT_FAILED, EXIT_INTERRUPTED
-from cli.reference import add_reference_parser
-from cli.simulate import add_record_parser, add_simulate_parser
-from cli.strategies import add_strategies_parser
-from cli.tournament import add_tournament_parser
-from cli.verify import add_verify_parser
+from cli.reference import REFERENCE
+from cli.simulate import RECORD, SIMULATE
+from cli.strategies import STRATEGIES
+from cli.tournament import TOURNAMENT
+from cli.verify import VERIFY
+
+COMMANDS = (SIMULATE, RECORD, VERIFY, REFERENCE, TOURNAMENT, STRATEGIES, *STUDY_COMMANDS)
+"""Every subcommand, in ``five-up --help`` order."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,13 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     subparsers.required = True
-    add_simulate_parser(subparsers)
-    add_record_parser(subparsers)
-    add_verify_parser(subparsers)
-    add_reference_parser(subparsers)
-    add_tournament_parser(subparsers)
-    add_strategies_parser(subparsers)
-    add_study_parsers(subparsers)
+    for command in COMMANDS:
+        command.register(subparsers)
     return parser
 
 

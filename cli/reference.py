@@ -11,6 +11,7 @@ import time
 
 import pandas as pd
 
+from cli.arguments import Command
 from cli.failures import EXIT_OK, usage_error
 from sim.checks import check_int, check_players, check_seed, per_seat
 from sim.progress import progress_bar
@@ -19,17 +20,7 @@ from sim.reference import POLICIES, play_match
 from sim.tiles import DEFAULT_MAX_ROUNDS, entity_count
 
 
-def add_reference_parser(subparsers) -> None:
-    """Register ``five-up reference``."""
-    parser = subparsers.add_parser(
-        "reference",
-        help="play matches with the pure-Python reference (slow; for audits)",
-        description=(
-            "Play complete matches with the pure-Python rules reference, print a summary "
-            "table and optionally write every match as exact61-record/1. The reference is "
-            "the oracle the engine is checked against, not a fast simulator."
-        ),
-    )
+def add_arguments(parser) -> None:
     parser.add_argument("--players", default="2", metavar="N", help="2, 3 or 4 (default 2)")
     parser.add_argument("--strategies", default="random,greedy", metavar="A,B[,..]",
                         help="reference policies per seat, comma-separated (random, greedy); "
@@ -39,7 +30,6 @@ def add_reference_parser(subparsers) -> None:
     parser.add_argument("--max-rounds", default=str(DEFAULT_MAX_ROUNDS), metavar="R",
                         help=f"round limit per match (ruling 15, default {DEFAULT_MAX_ROUNDS})")
     parser.add_argument("--out", metavar="FILE.jsonl", help="also write the records here")
-    parser.set_defaults(func=run_reference)
 
 
 def seat_policies(players: int, names: list[str]) -> list[str]:
@@ -131,3 +121,11 @@ def run_reference(args) -> int:
             return usage_error(f"cannot write {args.out}: {exc.strerror or exc}")
         print(f"wrote {count} records to {args.out}")
     return EXIT_OK
+
+
+REFERENCE = Command(
+    "reference", "play matches with the pure-Python reference (slow; for audits)",
+    "Play complete matches with the pure-Python rules reference, print a summary table and "
+    "optionally write every match as exact61-record/1. The reference is the oracle the "
+    "engine is checked against, not a fast simulator.",
+    add_arguments, run_reference)

@@ -23,18 +23,27 @@ import json
 import time
 from pathlib import Path
 
-from cli.arguments import add_backend_arguments, backend_options, check_output_file, strategies_help
-from cli.failures import EXIT_OK, run_failed, run_reporting_failures, strategy_failure, usage_error
+from cli.arguments import (Command, add_backend_arguments, add_round_and_thread_arguments,
+    backend_options, check_output_file, strategies_help)
+from cli.failures import EXIT_OK, run_failed, run_on_backend, strategy_failure, usage_error
 from experiments.stats import summary_table
 from sim.engine.runs import record
 from sim.engine.spec import RunSpec
 from sim.files import atomic_write
 from sim.records import write_records
 from sim.scale.aggregates import match_aggregate
-from sim.scale.backends import open_backend
 from sim.scale.runner import run_shards
 from sim.scale.simulate import simulate_job, simulate_manifest
 from sim.scale.store import ShardError, ShardStore
+
+
+def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
+    add_run_arguments(parser, "FILE.parquet")
+    add_backend_arguments(parser)
+
+
+def add_record_arguments(parser: argparse.ArgumentParser) -> None:
+    add_run_arguments(parser, "FILE.jsonl")
 
 
 def add_run_arguments(parser: argparse.ArgumentParser, out_metavar: str) -> None:
@@ -45,11 +54,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, out_metavar: str) -> None
         "(seats 0,2 and 1,3)."))
     parser.add_argument("--matches", required=True, metavar="M", help="number of matches (> 0)")
     parser.add_argument("--seed", required=True, metavar="S", help="master seed, 0 .. 2**63-1")
-    parser.add_argument("--max-rounds", default="1000", metavar="R",
-                        help="ruling 15: a match still running after R rounds stops unfinished "
-                             "(default 1000)")
-    parser.add_argument("--threads", default=None, metavar="T",
-                        help="worker threads (default: NUMBA_NUM_THREADS, i.e. all cores)")
+    add_round_and_thread_arguments(parser)
     parser.add_argument("--first-match", default="0", metavar="F",
                         help="index of the first match (default 0)")
     parser.add_argument("--out", required=True, metavar=out_metavar, help="output file")
@@ -65,26 +70,6 @@ def run_spec(args) -> RunSpec:
 # ---------------------------------------------------------------------------
 # five-up simulate
 # ---------------------------------------------------------------------------
-def add_simulate_parser(subparsers) -> None:
-    """Register ``five-up simulate`` (handler :func:`run_simulate`)."""
-    parser = subparsers.add_parser(
-        "simulate",
-        help="simulate complete matches with the Numba engine and write a Parquet frame",
-        description=(
-            "Simulate complete matches with the Numba engine and write one row per match "
-            "(winner, final scores, rounds, placements, draws, passes, settlements, discarded "
-            "events, first leader and opening) to a Parquet file. A progress bar with "
-            "matches/s is shown on stderr and a short summary on stdout. The same seed gives "
-            "the same frame whatever the thread count, backend or shard size. Finished shards "
-            "are kept in FILE.parts/ until FILE is written: re-running the same command after "
-            "an interruption resumes. With --summary-only, --out is a .json or .csv summary."
-        ),
-    )
-    add_run_arguments(parser, "FILE.parquet")
-    add_backend_arguments(parser)
-    parser.set_defaults(func=run_simulate)
-
-
 def parts_directory(out: str) -> Path:
     """The shard store of ``--out FILE``: ``FILE.parts``."""
     return Path(str(out) + ".parts")
@@ -101,31 +86,26 @@ def run_simulate(args) -> int:
                                             spec.max_rounds, spec.first_match, scale["shard_size"])
         store = ShardStore(parts_directory(out), manifest, "summary" if summary_only else "frames")
         store.check()
-        backend = open_backend(scale["backend"], scale["scheduler"], scale["workers"],
-                               scale["connect_timeout"])
     except ValueError as exc:
         return usage_error(exc)
-    started = time.perf_counter()
 
-    def work():
-        with backend:
-            try:
-                store.open()
-            except ShardError:
-                raise
-            except OSError as exc:
-                raise ShardError(f"cannot create {store.directory}: {exc.strerror or exc}") from None
-            try:
-                return run_shards(simulate_job, tasks, backend=backend, store=store,
-                                  aggregate=match_aggregate if summary_only else None,
-                                  threads=spec.threads, progress=True)
-            finally:
-                store.close()
+    def work(backend):
+        try:
+            store.open()
+        except ShardError:
+            raise
+        except OSError as exc:
+            raise ShardError(f"cannot create {store.directory}: {exc.strerror or exc}") from None
+        try:
+            return run_shards(simulate_job, tasks, backend=backend, store=store,
+                              aggregate=match_aggregate if summary_only else None,
+                              threads=spec.threads, progress=True)
+        finally:
+            store.close()
 
-    status, run = run_reporting_failures(work, shards=store.directory)
+    status, run, elapsed = run_on_backend(scale, work, shards=store.directory)
     if status != EXIT_OK:
         return status
-    elapsed = time.perf_counter() - started
     try:
         if summary_only:
             text = _write_summary(run.aggregate, manifest, out)
@@ -200,22 +180,6 @@ def format_table(table) -> str:
 # ---------------------------------------------------------------------------
 # five-up record
 # ---------------------------------------------------------------------------
-def add_record_parser(subparsers) -> None:
-    """Register ``five-up record`` (handler :func:`run_record`)."""
-    parser = subparsers.add_parser(
-        "record",
-        help="simulate matches with the engine and write them as exact61-record/1 JSON Lines",
-        description=(
-            "Simulate matches with the Numba engine and write every deal, action and score "
-            "event as exact61-record/1 (one match per line), for auditing with `five-up "
-            "verify`. The matches are exactly those `five-up simulate` plays for the same "
-            "arguments."
-        ),
-    )
-    add_run_arguments(parser, "FILE.jsonl")
-    parser.set_defaults(func=run_record)
-
-
 def run_record(args) -> int:
     """Handler of ``five-up record``; returns the exit status."""
     try:
@@ -243,3 +207,22 @@ def run_record(args) -> int:
         f"{spec.seed}, {unfinished} unfinished) -> {out} in {elapsed:.2f} s"
     )
     return EXIT_OK
+
+
+SIMULATE = Command(
+    "simulate", "simulate complete matches with the Numba engine and write a Parquet frame",
+    "Simulate complete matches with the Numba engine and write one row per match (winner, "
+    "final scores, rounds, placements, draws, passes, settlements, discarded events, first "
+    "leader and opening) to a Parquet file. A progress bar with matches/s is shown on stderr "
+    "and a short summary on stdout. The same seed gives the same frame whatever the thread "
+    "count, backend or shard size. Finished shards are kept in FILE.parts/ until FILE is "
+    "written: re-running the same command after an interruption resumes. With "
+    "--summary-only, --out is a .json or .csv summary.",
+    add_simulate_arguments, run_simulate)
+
+RECORD = Command(
+    "record", "simulate matches with the engine and write them as exact61-record/1 JSON Lines",
+    "Simulate matches with the Numba engine and write every deal, action and score event as "
+    "exact61-record/1 (one match per line), for auditing with `five-up verify`. The matches "
+    "are exactly those `five-up simulate` plays for the same arguments.",
+    add_record_arguments, run_record)

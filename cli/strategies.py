@@ -13,32 +13,18 @@ import json
 import sys
 import textwrap
 
+from cli.arguments import Command
 from cli.failures import EXIT_OK, usage_error
 from strategies.catalogue import describe
 
 WIDTH = 88
 
 
-def add_strategies_parser(subparsers) -> None:
-    """Add ``strategies`` to an argparse ``subparsers`` object (sets ``func``)."""
-    parser = subparsers.add_parser(
-        "strategies",
-        help="list the built-in strategies, or describe any strategy: metadata and parameters",
-        description=(
-            "Without SPEC: list every built-in strategy. With SPECs: describe those. A SPEC "
-            "is what --strategies takes: a built-in name, MODULE:NAME (a strategy of an "
-            "importable module), path/to/file.py:NAME, or any of these with other parameter "
-            "values, name[k=v,...]. Shown: the name (what tables show), whether it is "
-            "compiled or plain Python, stochastic, uses inference about opponents' tiles, "
-            "looks ahead, its parameters with defaults (override them with params= in "
-            "sim.simulate, or name[k=v]) and a one-paragraph description."
-        ),
-    )
+def add_arguments(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     parser.add_argument("names", nargs="*", metavar="SPEC",
                         help="only these strategies (built-in names, MODULE:NAME, FILE.py:NAME, "
                              "name[k=v,...])")
-    parser.set_defaults(func=run_strategies_command)
 
 
 def _yes(flag: bool) -> str:
@@ -100,3 +86,16 @@ def run_strategies_command(args) -> int:
     else:
         sys.stdout.write(format_text(rows))
     return EXIT_OK
+
+
+STRATEGIES = Command(
+    "strategies",
+    "list the built-in strategies, or describe any strategy: metadata and parameters",
+    "Without SPEC: list every built-in strategy. With SPECs: describe those. A SPEC is what "
+    "--strategies takes: a built-in name, MODULE:NAME (a strategy of an importable module), "
+    "path/to/file.py:NAME, or any of these with other parameter values, name[k=v,...]. "
+    "Shown: the name (what tables show), whether it is compiled or plain Python, stochastic, "
+    "uses inference about opponents' tiles, looks ahead, its parameters with defaults "
+    "(override them with params= in sim.simulate, or name[k=v]) and a one-paragraph "
+    "description.",
+    add_arguments, run_strategies_command)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
-from cli.arguments import add_backend_arguments, backend_options, strategies_help
-from cli.failures import EXIT_OK, run_reporting_failures, usage_error
+from cli.arguments import (Command, add_backend_arguments, add_round_and_thread_arguments,
+    backend_options, strategies_help)
+from cli.failures import EXIT_OK, run_on_backend, usage_error
 from experiments.reports import md_table
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.run import tournament
@@ -15,24 +15,9 @@ from experiments.tournament.seatings import pairings
 from experiments.tournament.shards import SHARDS_DIR, shard_store
 from sim.engine.spec import check_threads
 from sim.files import claim_directory
-from sim.scale.backends import open_backend
 
 
-def add_tournament_parser(subparsers) -> None:
-    """Register ``five-up tournament`` (handler :func:`run_tournament_command`)."""
-    parser = subparsers.add_parser(
-        "tournament",
-        help="round-robin strategy tournament with summaries, ranking and plots",
-        description=(
-            "Play every seating of the strategies (2 players: every ordered pair; 3 players: "
-            "every combination in each of its 6 seat orders; 4 players: every ordered pair of "
-            "partnerships) for --matches matches each, then write into --out: matches.parquet, "
-            "summary.csv and summary.md (win rate with 95%% Wilson interval, mean final margin "
-            "in raw points, discarded events and settlement raw points per match), "
-            "pairwise.csv, ranking.csv (Bradley-Terry/Luce with 95%% intervals) and PNG plots. "
-            "The same command gives a byte-identical summary.csv."
-        ),
-    )
+def add_arguments(parser) -> None:
     parser.add_argument("--players", default="2", metavar="N", help="2, 3 or 4 (default 2)")
     parser.add_argument("--strategies", required=True, metavar="A,B,C,...",
                         help=strategies_help("the field: strategies with distinct names, "
@@ -43,14 +28,10 @@ def add_tournament_parser(subparsers) -> None:
     parser.add_argument("--duplicate", action="store_true",
                         help="replay each deal sequence with the strategies swapped "
                              "(common random numbers: narrower intervals)")
-    parser.add_argument("--threads", default=None, metavar="T",
-                        help="worker threads (default: all cores)")
-    parser.add_argument("--max-rounds", default="1000", metavar="R",
-                        help="round limit per match (ruling 15, default 1000)")
+    add_round_and_thread_arguments(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_backend_arguments(parser)
-    parser.set_defaults(func=run_tournament_command)
 
 
 def run_tournament_command(args) -> int:
@@ -62,25 +43,20 @@ def run_tournament_command(args) -> int:
         threads = check_threads(args.threads)
         claim_directory(args.out, config.as_dict())
         shard_store(args.out, config, scale["shard_size"], scale["summary_only"]).check()
-        backend = open_backend(scale["backend"], scale["scheduler"], scale["workers"],
-                               scale["connect_timeout"])
     except ValueError as exc:
         return usage_error(exc)
-    started = time.perf_counter()
-
-    def work():
-        with backend:
-            return tournament(config.players, config.resolved, config.matches, config.seed,
-                              duplicate=config.duplicate, threads=threads,
-                              max_rounds=config.max_rounds, out=args.out,
-                              progress=not args.quiet, backend=backend,
-                              shard_size=scale["shard_size"], summary_only=scale["summary_only"],
-                              keep_shards=scale["keep_shards"])
-
-    status, result = run_reporting_failures(work, shards=Path(args.out) / SHARDS_DIR, out=args.out)
+    status, result, elapsed = run_on_backend(
+        scale,
+        lambda backend: tournament(config.players, config.resolved, config.matches, config.seed,
+                                   duplicate=config.duplicate, threads=threads,
+                                   max_rounds=config.max_rounds, out=args.out,
+                                   progress=not args.quiet, backend=backend,
+                                   shard_size=scale["shard_size"],
+                                   summary_only=scale["summary_only"],
+                                   keep_shards=scale["keep_shards"]),
+        shards=Path(args.out) / SHARDS_DIR, out=args.out)
     if status != EXIT_OK:
         return status
-    elapsed = time.perf_counter() - started
     seatings = len(pairings(config.players, list(config.strategies)))
     total = config.matches * seatings
     print(f"{total} matches ({seatings} seatings x {config.matches}), {config.players} players, "
@@ -92,3 +68,15 @@ def run_tournament_command(args) -> int:
     print(md_table(result.ranking))
     print(f"\nwrote {', '.join(Path(f).name for f in result.files)} to {args.out}")
     return EXIT_OK
+
+
+TOURNAMENT = Command(
+    "tournament", "round-robin strategy tournament with summaries, ranking and plots",
+    "Play every seating of the strategies (2 players: every ordered pair; 3 players: every "
+    "combination in each of its 6 seat orders; 4 players: every ordered pair of "
+    "partnerships) for --matches matches each, then write into --out: matches.parquet, "
+    "summary.csv and summary.md (win rate with 95%% Wilson interval, mean final margin in "
+    "raw points, discarded events and settlement raw points per match), pairwise.csv, "
+    "ranking.csv (Bradley-Terry/Luce with 95%% intervals) and PNG plots. The same command "
+    "gives a byte-identical summary.csv.",
+    add_arguments, run_tournament_command)

@@ -4,26 +4,24 @@ from __future__ import annotations
 
 import sys
 
+from cli.arguments import Command
 from sim.verify import verify_paths
 
 
-def add_verify_parser(subparsers) -> None:
-    """Register ``five-up verify``."""
-    parser = subparsers.add_parser(
-        "verify",
-        help="replay match records with the rules reference and check every figure",
-        description=(
-            "Replay every exact61-record/1 record in the files with the pure-Python rules "
-            "reference, checking each action's legality and every point, event, round end, "
-            "winner and score. Prints one line per invalid record (file:line: round, action or "
-            "event: expected vs found) and a summary line. Exit status: 0 all valid, 1 any "
-            "invalid, 2 a file cannot be read."
-        ),
-    )
+def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="record files (JSON Lines)")
-    parser.set_defaults(func=run_verify)
 
 
 def run_verify(args) -> int:
     """Handler of ``five-up verify``; returns the exit status."""
     return verify_paths(args.files, sys.stdout, sys.stderr)
+
+
+VERIFY = Command(
+    "verify", "replay match records with the rules reference and check every figure",
+    "Replay every exact61-record/1 record in the files with the pure-Python rules reference, "
+    "checking each action's legality and every point, event, round end, winner and score. "
+    "Prints one line per invalid record (file:line: round, action or event: expected vs "
+    "found) and a summary line. Exit status: 0 all valid, 1 any invalid, 2 a file cannot be "
+    "read.",
+    add_arguments, run_verify)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import pandas as pd
 
 from experiments import study_plots
-from experiments.reports import ExperimentResult, fmt_ci, md_table
+from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
 from experiments.runs import run_experiment
 from experiments.settings import study_settings
 from experiments.sources import DataRun, leader_differential, pairs
@@ -278,13 +278,10 @@ def _key_numbers(frames: dict) -> dict:
 
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
-    lines = [
-        "# Openings",
-        "",
-        f"Observed: self-play, {s['matches']:,} matches per configuration, seed {s['seed']}, "
-        f"strategies {', '.join(s['strategies'])}, players {', '.join(map(str, s['players']))}. "
-        "Round differential = the leader's side's accepted points in the round minus the "
-        "opponents' mean, in displayed points. 95% intervals.",
+    lines = summary_head("Openings", s,
+                         "Round differential = the leader's side's accepted points in the round "
+                         "minus the opponents' mean, in displayed points. 95% intervals.",
+                         lead="Observed: self-play") + [
     ]
     if s["hands"] > 0:
         lines.append(

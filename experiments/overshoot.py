@@ -28,10 +28,11 @@ import numpy as np
 import pandas as pd
 
 from experiments import study_plots
-from experiments.reports import ExperimentResult, fmt_ci, md_table
+from experiments.reports import ExperimentResult, configurations, fmt_ci, md_table, summary_head
 from experiments.runs import run_traced
 from experiments.sources import pairs
 from experiments.stats import mean_interval, proportion
+from sim.tiles import entity_count
 
 NAME = "overshoot"
 MAX_EVENT_RAW = 170
@@ -146,7 +147,7 @@ def _paths(trace, strategy: str, players: int) -> pd.DataFrame:
     matches = trace.matches
     paths = trace.paths
     finished = matches["winner"].to_numpy() >= 0
-    n_entities = 2 if players == 4 else players
+    n_entities = entity_count(players)
     winners = paths[paths["won"]]
     losers = paths[~paths["won"] & np.repeat(finished, n_entities)]
     row = {"strategy": strategy, "players": players, "matches": len(matches),
@@ -206,10 +207,7 @@ def _zone_turns(paths: pd.DataFrame, strategy: str, players: int) -> pd.DataFram
 
 def _key_numbers(frames: dict) -> dict:
     key = {}
-    by = frames["by_score"]
-    for row in frames["paths"].itertuples(index=False):
-        tag = f"{row.strategy}, {row.players}p"
-        sel = by[(by.strategy == row.strategy) & (by.players == row.players)]
+    for tag, row, sel in configurations(frames["paths"], frames["by_score"]):
         p60 = sel[sel.displayed_before == 60]
         p55 = sel[sel.displayed_before.between(51, 60)]
         key[f"{tag}: P(discard) at 60"] = (
@@ -234,13 +232,10 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
     paths = frames["paths"]
     by = frames["by_score"]
-    lines = [
-        "# Overshoot risk",
-        "",
-        f"Self-play, {s['matches']:,} matches per configuration, seed {s['seed']}, strategies "
-        f"{', '.join(s['strategies'])}, players {', '.join(map(str, s['players']))}. "
-        "Intervals are 95% (Wilson for rates, normal for means). \"Within 10 points\" means "
-        "displayed 51..60 (raw 255..300), \"within 5\" displayed 56..60.",
+    lines = summary_head("Overshoot risk", s,
+                         "Intervals are 95% (Wilson for rates, normal for means). \"Within 10 "
+                         "points\" means displayed 51..60 (raw 255..300), \"within 5\" displayed "
+                         "56..60.") + [
         "",
         "## Key numbers",
         "",

@@ -31,6 +31,29 @@ def md_table(frame: pd.DataFrame, digits: int = 3) -> str:
     return "\n".join(lines)
 
 
+def run_sentence(settings: dict, lead: str = "Self-play") -> str:
+    """The opening sentence of a study's summary: ``"<lead>, N matches per configuration, seed S,
+    strategies ..., players .... "`` (with its trailing space)."""
+    return (f"{lead}, {settings['matches']:,} matches per configuration, seed {settings['seed']}, "
+            f"strategies {', '.join(settings['strategies'])}, players "
+            f"{', '.join(map(str, settings['players']))}. ")
+
+
+def summary_head(title: str, settings: dict, note: str, lead: str = "Self-play") -> list[str]:
+    """The first lines of a study's ``summary.md``: the title, then :func:`run_sentence` and
+    ``note`` as one paragraph."""
+    return [f"# {title}", "", run_sentence(settings, lead) + note]
+
+
+def configurations(summary: pd.DataFrame, detail: pd.DataFrame):
+    """Yield ``(tag, row, rows)`` for each row of ``summary`` (one per (strategy, players)
+    configuration): ``tag`` is ``"strategy, Np"`` (the key numbers' label) and ``rows`` the
+    rows of ``detail`` of the same configuration."""
+    for row in summary.itertuples(index=False):
+        same = (detail["strategy"] == row.strategy) & (detail["players"] == row.players)
+        yield f"{row.strategy}, {row.players}p", row, detail[same]
+
+
 def fmt_ci(mean, low, high, digits: int = 3, pct: bool = False) -> str:
     """``0.512 [0.503, 0.521]``, or percentages (``51.2% [50.3, 52.1]``) with enough
     decimals to show the interval's width."""

@@ -27,11 +27,12 @@ import numpy as np
 import pandas as pd
 
 from experiments import study_plots
-from experiments.reports import ExperimentResult, fmt_ci, md_table
+from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
 from experiments.runs import run_experiment
 from experiments.settings import study_settings
 from experiments.sources import leader_differential, pairs
 from experiments.stats import mean_interval, proportion
+from sim.tiles import entities_for, entity_count
 
 NAME = "seats"
 
@@ -78,11 +79,11 @@ def analyse(rounds: dict, settings: dict) -> ExperimentResult:
 
 
 def _entity(seat: np.ndarray, players: int) -> np.ndarray:
-    return seat % 2 if players == 4 else seat
+    return np.asarray(entities_for(players))[seat]
 
 
 def _tables(rounds: pd.DataFrame, strategy: str, players: int):
-    n_entities = 2 if players == 4 else players
+    n_entities = entity_count(players)
     first = rounds[rounds["round"] == 0]
     winner = first["match_winner"].to_numpy().astype(np.int64)
     finished = winner >= 0
@@ -173,12 +174,8 @@ def _key_numbers(frames: dict) -> dict:
 
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
-    lines = [
-        "# Seats and the first lot",
-        "",
-        f"Self-play, {s['matches']:,} matches per configuration, seed {s['seed']}, strategies "
-        f"{', '.join(s['strategies'])}, players {', '.join(map(str, s['players']))}. "
-        "95% Wilson intervals; unfinished matches are left out of win rates.",
+    lines = summary_head("Seats and the first lot", s,
+                         "95% Wilson intervals; unfinished matches are left out of win rates.") + [
         "",
         "## Key numbers",
         "",

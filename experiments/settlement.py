@@ -29,11 +29,11 @@ import numpy as np
 import pandas as pd
 
 from experiments import study_plots
-from experiments.reports import ExperimentResult, fmt_ci, md_table
+from experiments.reports import ExperimentResult, configurations, fmt_ci, md_table, summary_head
 from experiments.runs import run_traced
 from experiments.sources import pairs
 from experiments.stats import mean_interval, proportion, ratio_ci
-from sim.tiles import TARGET_RAW
+from sim.tiles import TARGET_RAW, entity_count
 
 NAME = "settlement"
 PARTS = ("placement", "credit", "debit", "net")
@@ -140,7 +140,7 @@ def _blocked(trace, strategy: str, players: int) -> pd.DataFrame:
 
 def _points(trace, strategy: str, players: int) -> pd.DataFrame:
     m = trace.matches
-    n_entities = 2 if players == 4 else players
+    n_entities = entity_count(players)
     total = sum(m[f"score_{e}"].to_numpy(dtype=np.int64) for e in range(n_entities))
     settled = (m["domino_credit"] - m["domino_debit"] + m["blocked_credit"]).to_numpy()
     share, low, high = ratio_ci(settled, total)
@@ -204,10 +204,7 @@ def _partner_debit(trace, strategy: str) -> pd.DataFrame:
 
 def _key_numbers(frames: dict) -> dict:
     key = {}
-    parts = frames["domino_parts"]
-    for row in frames["points"].itertuples(index=False):
-        tag = f"{row.strategy}, {row.players}p"
-        sel = parts[(parts.strategy == row.strategy) & (parts.players == row.players)]
+    for tag, row, sel in configurations(frames["points"], frames["domino_parts"]):
         net = sel[sel.part == "net"].iloc[0]
         credit = sel[sel.part == "credit"].iloc[0]
         key[f"{tag}: settlement share of accepted points"] = fmt_ci(
@@ -238,12 +235,7 @@ def _key_numbers(frames: dict) -> dict:
 
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
-    lines = [
-        "# Settlement value",
-        "",
-        f"Self-play, {s['matches']:,} matches per configuration, seed {s['seed']}, strategies "
-        f"{', '.join(s['strategies'])}, players {', '.join(map(str, s['players']))}. Raw points "
-        "(displayed = raw / 5); 95% intervals.",
+    lines = summary_head("Settlement value", s, "Raw points (displayed = raw / 5); 95% intervals.") + [
         "",
         "## Key numbers",
         "",

@@ -46,7 +46,7 @@ from sim.scale.shards import Task, plan
 from sim.scale.store import ShardStore
 from sim.studies.openings import OpeningCounterfactual, opening_counterfactual
 from sim.studies.traces import StudyTrace, trace_events
-from sim.tiles import TARGET_RAW, entity_count
+from sim.tiles import TARGET_RAW, entities_for, entity_count
 from experiments.settings import study_settings
 
 DEFAULT_SHARD_SIZE = 10_000
@@ -97,7 +97,7 @@ def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: 
     lookup = pd.Series(winner, index=last["match"].to_numpy())
     rounds["match_winner"] = lookup.reindex(rounds["match"].to_numpy()).to_numpy().astype(np.int8)
     leader = rounds["leader"].to_numpy()
-    rounds["leader_entity"] = (leader % 2 if players == 4 else leader).astype(np.int8)
+    rounds["leader_entity"] = np.asarray(entities_for(players), dtype=np.int8)[leader]
     return rounds
 
 

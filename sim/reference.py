@@ -30,15 +30,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from sim.checks import check_players
 from sim.records import FORMAT
-from sim.tiles import (
-    DEFAULT_MAX_ROUNDS,
-    HAND_SIZE,
-    TARGET_RAW,
-    TILE_INDEX,
-    TILES,
-    entities_for,
-)
+from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, TARGET_RAW, TILE_INDEX, TILES, entities_for
 
 Tile = tuple[int, int]
 
@@ -623,8 +617,7 @@ def play_match(players: int, strategies: Sequence[str] | Sequence[Policy], seed:
     observer : callable, optional
         Called with the :class:`Round` after every action.
     """
-    if players not in (2, 3, 4):
-        raise ValueError(f"players must be 2, 3 or 4, not {players}")
+    players = check_players(players)
     if len(strategies) != players:
         raise ValueError(f"need one strategy per seat ({players}), got {len(strategies)}")
     policies = [POLICIES[s] if isinstance(s, str) else s for s in strategies]

@@ -72,7 +72,7 @@ recompiling.
 
 from __future__ import annotations
 
-from strategies.catalogue import StrategyError, builtin_names, builtins, reference, resolve
+from strategies.catalogue import StrategyError, builtin_names, builtins, is_builtin, reference, resolve
 from strategies.definition import Strategy, code_digest, strategy, variant
 from strategies.parameters import Parameter
 
@@ -83,6 +83,7 @@ __all__ = [
     "builtin_names",
     "builtins",
     "code_digest",
+    "is_builtin",
     "reference",
     "resolve",
     "strategy",

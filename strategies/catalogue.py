@@ -54,14 +54,26 @@ class StrategyError(ValueError):
 
 
 def builtins() -> dict[str, Strategy]:
-    """The built-in strategies by name, in listing order (imports their modules)."""
+    """The built-in strategies by name, in listing order (imports their modules).
+
+    A built-in is defined exactly as a user's strategy is; what makes it
+    built-in is only that its module is listed in :data:`BUILTIN_MODULES`.
+    """
     found: dict[str, Strategy] = {}
     for module_name in BUILTIN_MODULES:
         module = importlib.import_module(module_name)
         for value in vars(module).values():
-            if isinstance(value, Strategy) and value.builtin:
+            if isinstance(value, Strategy) and value.function.__module__ == module_name:
                 found[value.name] = value
     return found
+
+
+def is_builtin(strategy: Strategy) -> bool:
+    """True for a built-in strategy (the same function and parameter values under its name)."""
+    known = builtins().get(strategy.name)
+    return known is not None and known.function is strategy.function and \
+        known.compiled == strategy.compiled and \
+        known.default_params().tolist() == strategy.default_params().tolist()
 
 
 def builtin_names() -> list[str]:
@@ -195,7 +207,7 @@ def reference(strategy: Strategy) -> str | None:
                 location = module.__five_up_file__
             else:
                 location = module_name
-            base_spec = value.name if value.builtin else f"{location}:{attribute}"
+            base_spec = value.name if is_builtin(value) else f"{location}:{attribute}"
             break
     if base is None:
         return None
@@ -323,7 +335,7 @@ def describe(specs=None) -> list[dict]:
         {
             "name": info.name,
             "compiled": info.compiled,
-            "builtin": info.builtin,
+            "builtin": is_builtin(info),
             "stochastic": info.stochastic,
             "uses_inference": info.uses_inference,
             "lookahead": info.lookahead,

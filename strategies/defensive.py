@@ -46,11 +46,7 @@ MAPPING = weight_mapping({F_AWARD: 1.0}, [{F_REPLY: -1.0}])
         "both sides; ties follow greedy's order. Deterministic; uses inference; one ply of "
         "opponent reply."
     ),
-    parameters=PARAMETERS,
-    stochastic=False,
-    uses_inference=True,
-    lookahead=1,
-    builtin=True,
+    parameters=PARAMETERS, uses_inference=True, lookahead=1,
 )
 def defensive(view):
     """Row maximising award - reply_weight * expected reply (module docstring)."""

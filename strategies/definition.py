@@ -72,8 +72,6 @@ class Strategy:
     parameters : tuple of Parameter
         In the order of ``view.params``; ``default`` is this strategy's value
         (a variant has its own defaults).
-    builtin : bool
-        Defined in this package (the default tournament field).
     """
 
     name: str
@@ -85,7 +83,6 @@ class Strategy:
     uses_inference: bool = False
     lookahead: int = 0
     parameters: tuple = field(default=())
-    builtin: bool = False
 
     def __call__(self, view):
         """Call the strategy's function (plain Python, or the compiled dispatcher)."""
@@ -146,7 +143,6 @@ def strategy(
     uses_inference: bool = False,
     lookahead: int = 0,
     compiled: bool = True,
-    builtin: bool = False,
 ):
     """Decorator: turn ``function(view) -> row`` into a :class:`Strategy`.
 
@@ -167,8 +163,6 @@ def strategy(
         True: compile with Numba (nopython, inlined into the engine, must not
         allocate). False: a plain Python function (any library), run as a
         Python seat.
-    builtin : bool
-        Set by this package's own strategies only.
 
     Returns
     -------
@@ -197,7 +191,6 @@ def strategy(
             uses_inference=bool(uses_inference),
             lookahead=int(lookahead),
             parameters=_parameters(parameters),
-            builtin=bool(builtin),
         )
 
     if function is not None:
@@ -234,7 +227,7 @@ def variant(base: Strategy, name: str | None = None, **params) -> Strategy:
     if name is None:
         changed = ",".join(f"{p.name}={params[p.name]:g}" for p in base.parameters if p.name in params)
         name = f"{base.name}[{changed}]" if changed else base.name
-    return replace(base, name=_check_name(name), parameters=new, builtin=False)
+    return replace(base, name=_check_name(name), parameters=new)
 
 
 # ---------------------------------------------------------------------------

@@ -8,7 +8,7 @@ Heuristic (a fixed weight vector of :mod:`strategies.linear`'s features):
   always comes first (an exact hit also makes ``turns`` 0 and the opponent's
   reply moot).
 * ``turns``: the expected number of own turns still needed to land exactly on
-  305 from the score the placement leaves (:data:`strategies.linear.TURNS_TO_FINISH`).
+  305 from the score the placement leaves (:data:`strategies.turns_table.TURNS_TO_FINISH`).
   An award that would overshoot is worth nothing (the event is discarded). The
   table encodes which gaps are hard to close: from a gap of 5 or 10 raw only
   an award of exactly that size (or a small settlement) finishes, so such a
@@ -55,11 +55,7 @@ MAPPING = weight_mapping({}, [{F_TURNS: -1.0}, {F_OPP_EXACT: -1.0}, {F_EXACT: 1.
         "exactly on 61 with its reply, estimated from the tiles that opponent may hold. Ties "
         "follow greedy's order. Deterministic; uses inference about the next opponent's tiles."
     ),
-    parameters=PARAMETERS,
-    stochastic=False,
-    uses_inference=True,
-    lookahead=1,
-    builtin=True,
+    parameters=PARAMETERS, uses_inference=True, lookahead=1,
 )
 def exact(view):
     """Row of the best candidate by the exact-61 value (module docstring)."""

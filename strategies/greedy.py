@@ -24,10 +24,6 @@ from strategies.definition import strategy
         "lower parent placement and a line side before an arm. Deterministic; it does "
         "not look beyond the current placement."
     ),
-    stochastic=False,
-    uses_inference=False,
-    lookahead=0,
-    builtin=True,
 )
 def greedy(view):
     """Index of the greedy candidate (see the module docstring for the order)."""

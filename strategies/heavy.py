@@ -35,10 +35,6 @@ PARAMETERS = (
         "Deterministic, no inference, no lookahead; equals weighted with w_award=5, w_pips=pip_weight."
     ),
     parameters=PARAMETERS,
-    stochastic=False,
-    uses_inference=False,
-    lookahead=0,
-    builtin=True,
 )
 def heavy(view):
     """Row maximising ``award + pip_weight * pips`` (ties in greedy's order)."""

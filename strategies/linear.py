@@ -20,7 +20,7 @@ partnerships). Displayed points are raw / 5.
                      discarded (score + points > 305).
  3  exact            1 if it lands exactly on 305 (wins the match).
  4  gap              displayed points still missing after the move.
- 5  turns            :data:`TURNS_TO_FINISH` of the gap after the move: the
+ 5  turns            :data:`~strategies.turns_table.TURNS_TO_FINISH` of the gap after the move: the
                      expected number of own turns still needed to land
                      exactly on 305 (0 after an exact hit). See below.
  6  pips             pips of the tile played (shed from settlement exposure).
@@ -77,28 +77,14 @@ from __future__ import annotations
 import numpy as np
 
 from sim.core.jit import kernel
-from sim.core.state import (
-    CAND_JOINED,
-    CAND_PARENT,
-    CAND_POINTS,
-    CAND_SIDE,
-    CAND_TILE,
-    TILE_IS_DOUBLE,
-    TILE_PIPS,
-)
-from sim.core.bits import bit_count
+from sim.core.state import (CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
+    TILE_IS_DOUBLE, TILE_PIPS)
+from sim.core.bits import bit_count, lowest_bit_index
 from sim.core.rules import list_placements, playable_tiles
-from sim.core.bits import lowest_bit_index
 from sim.tiles import N_TILES, TARGET_RAW
-from strategies.lookahead import (
-    allocating,
-    best_row,
-    holdable_tiles,
-    load_layout,
-    new_scratch,
-    place_candidate,
-    unseen_tiles,
-)
+from strategies.turns_table import TURNS_TO_FINISH
+from strategies.lookahead import (allocating, best_row, holdable_tiles, load_layout, new_scratch,
+    place_candidate, unseen_tiles)
 
 F_AWARD = 0
 F_SCORES = 1
@@ -160,7 +146,10 @@ GAP_STEPS = 200
 """Table length: gaps 0..995 raw (a four-player score can go below zero); larger gaps clamp."""
 
 
-def _turns_to_finish() -> np.ndarray:
+def turns_to_finish_table() -> np.ndarray:
+    """float64[GAP_STEPS]: expected own turns to land exactly on 305 from a raw gap ``5 * i``,
+    from the availability figures above (:data:`strategies.turns_table.TURNS_TO_FINISH`
+    holds it written out)."""
     available = np.zeros(GAP_STEPS)
     for award, chance in AWARD_AVAILABILITY.items():
         available[award // 5] += chance
@@ -186,8 +175,6 @@ def _turns_to_finish() -> np.ndarray:
     return turns
 
 
-TURNS_TO_FINISH = _turns_to_finish()
-"""float64[GAP_STEPS]: expected own turns to land exactly on 305 from a raw gap ``5 * i``."""
 
 
 @kernel

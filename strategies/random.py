@@ -21,9 +21,6 @@ from strategies.definition import strategy
         "uniform-random player is compared with."
     ),
     stochastic=True,
-    uses_inference=False,
-    lookahead=0,
-    builtin=True,
 )
 def random_placement(view):
     """Index of a uniformly drawn candidate (``0 <= i < view.n_candidates``)."""

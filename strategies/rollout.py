@@ -48,14 +48,8 @@ import numpy as np
 from sim.core.jit import kernel
 from sim.core.state import N_ENTITIES
 from sim.tiles import TARGET_RAW
-from strategies.lookahead import (
-    allocating,
-    best_row,
-    continue_round,
-    load_layout,
-    new_scratch,
-    sample_world,
-)
+from strategies.lookahead import (allocating, best_row, continue_round, load_layout, new_scratch,
+    sample_world)
 from strategies.linear import N_FEATURES, candidate_features
 from strategies.parameters import Parameter
 from strategies.weighted import DEFAULT_WEIGHTS, weights
@@ -148,7 +142,6 @@ def _choose(view):
     stochastic=True,
     uses_inference=True,
     lookahead=16,  # Playouts per candidate at the default ``samples`` (each to the end of the round).
-    builtin=True,
 )
 def rollout(view):
     """Row with the best mean round outcome over the sampled worlds (module docstring)."""

@@ -113,53 +113,19 @@ from numba import njit
 
 from sim.core import bits
 from sim.core.jit import KERNEL_OPTIONS, hot_kernel, kernel
-from sim.core.state import (
-    CAND_FIELDS,
-    CAND_JOINED,
-    CAND_PARENT,
-    CAND_POINTS,
-    CAND_SIDE,
-    CAND_TILE,
-    END_BLOCKED,
-    END_DOMINO,
-    END_NONE,
-    END_TARGET,
-    NODE_ARMS_OPEN,
-    NODE_FIELDS,
-    NODE_LINE_OPEN,
-    NODE_TILE,
-    NODE_VALUE_A,
-    NODE_VALUE_B,
-    NO_PARENT,
-    N_ENTITIES,
-    SIDE_ARM,
-    SIDE_LINE,
-    SIDE_NONE,
-    TILES_MATCHING,
-    TILE_HIGH,
-    TILE_IS_DOUBLE,
-    TILE_LOW,
-    TILE_PIPS,
-    VALUE_TILES,
-)
+from sim.core.state import (CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE,
+    CAND_TILE, END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, NODE_ARMS_OPEN, NODE_FIELDS,
+    NODE_LINE_OPEN, NODE_TILE, NODE_VALUE_A, NODE_VALUE_B, NO_PARENT, N_ENTITIES, SIDE_ARM,
+    SIDE_LINE, SIDE_NONE, TILES_MATCHING, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS,
+    VALUE_TILES)
 from sim.core.rules import hand_pips
 from sim.core.rng import next_below, next_unit
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, TILES, tile_index, tile_name
 from strategies import linear, lookahead
 from strategies.greedy import greedy as greedy_strategy
 from strategies.linear import FEATURE_NAMES, N_FEATURES, candidate_features
-from strategies.lookahead import (
-    ALL_TILES,
-    allocating,
-    best_row,
-    greedy_prefers,
-    holdable_tiles,
-    load_layout,
-    new_scratch,
-    nth_bit,
-    place_candidate,
-    unseen_tiles,
-)
+from strategies.lookahead import (ALL_TILES, allocating, best_row, greedy_prefers, holdable_tiles,
+    load_layout, new_scratch, nth_bit, place_candidate, unseen_tiles)
 
 # ---------------------------------------------------------------------------
 # Decorators

@@ -42,13 +42,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from strategies.linear import (
-    FEATURE_DESCRIPTIONS,
-    FEATURE_NAMES,
-    IDENTITY_MAPPING,
-    N_FEATURES,
-    choose_linear,
-)
+from strategies.linear import (FEATURE_DESCRIPTIONS, FEATURE_NAMES, IDENTITY_MAPPING, N_FEATURES,
+    choose_linear)
 from strategies.parameters import Parameter
 from strategies.definition import strategy
 
@@ -109,11 +104,7 @@ def preset(name: str) -> np.ndarray:
         "tournaments sweep weight vectors without recompiling; greedy, heavy, exact and "
         "defensive are special weight vectors. Ties follow greedy's order. Deterministic."
     ),
-    parameters=PARAMETERS,
-    stochastic=False,
-    uses_inference=True,
-    lookahead=1,
-    builtin=True,
+    parameters=PARAMETERS, uses_inference=True, lookahead=1,
 )
 def weighted(view):
     """Row maximising the weighted feature sum (weights = ``view.params[:N_FEATURES]``)."""

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -27,11 +28,17 @@ OPTIONAL_HEAVY = {"distributed", "dask", "matplotlib", "open_spiel", "pyspiel", 
 """Modules that may be imported inside a function: optional extras (and ``fcntl``, POSIX only)."""
 
 
-def lint_imports(cwd, config=None) -> subprocess.CompletedProcess:
-    command = shutil.which("lint-imports")
+def lint_imports_command() -> str:
+    """The ``lint-imports`` script beside this interpreter (or on PATH)."""
+    beside = Path(sys.executable).with_name("lint-imports")
+    command = str(beside) if beside.exists() else shutil.which("lint-imports")
     assert command, "import-linter is part of the test extras: pip install '.[test]'"
-    args = [command, "--no-cache"] + (["--config", str(config)] if config else [])
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
+    return command
+
+
+def lint_imports(cwd, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([lint_imports_command(), "--no-cache"], cwd=cwd, capture_output=True,
+                          text=True, timeout=300, env=env)
 
 
 def project_files():
@@ -58,33 +65,31 @@ def test_the_contracts_name_every_layer():
     assert {c["type"] for c in contracts} == {"layers", "forbidden", "acyclic_siblings"}
 
 
+def copy_of_the_tree(directory) -> None:
+    """The packages and pyproject.toml copied into ``directory`` (to break a contract there)."""
+    for package in PACKAGES:
+        shutil.copytree(REPO / package, directory / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", directory / "pyproject.toml")
+
+
 def test_a_lower_layer_importing_an_upper_one_breaks_the_contract(tmp_path):
     """The contracts can fail: a copy of the tree whose core imports the command line does."""
-    for package in PACKAGES:
-        shutil.copytree(REPO / package, tmp_path / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    copy_of_the_tree(tmp_path)
     rules = tmp_path / "sim" / "core" / "rules.py"
     rules.write_text(rules.read_text() + "\nimport cli.main  # a lower layer importing the top\n")
-    env_run = subprocess.run([shutil.which("lint-imports"), "--no-cache"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=300,
-                             env={"PYTHONPATH": str(tmp_path), "PATH": str(REPO)})
-    assert env_run.returncode != 0
-    assert "sim.core.rules -> cli.main" in env_run.stdout, env_run.stdout
+    run = lint_imports(tmp_path, env={"PYTHONPATH": str(tmp_path)})
+    assert run.returncode != 0
+    assert "sim.core.rules -> cli.main" in run.stdout, run.stdout
 
 
 def test_a_cycle_breaks_the_contract(tmp_path):
-    for package in PACKAGES:
-        shutil.copytree(REPO / package, tmp_path / package,
-                        ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    copy_of_the_tree(tmp_path)
     stats = tmp_path / "experiments" / "stats.py"
     stats.write_text(stats.read_text() + "\nimport experiments.reports  # reports imports stats\n")
     reports = tmp_path / "experiments" / "reports.py"
     reports.write_text(reports.read_text() + "\nimport experiments.stats\n")
-    run = subprocess.run([shutil.which("lint-imports"), "--no-cache"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=300,
-                         env={"PYTHONPATH": str(tmp_path)})
+    run = lint_imports(tmp_path, env={"PYTHONPATH": str(tmp_path)})
     assert run.returncode != 0
     assert "No import cycles between the modules of any package BROKEN" in " ".join(run.stdout.split())
 

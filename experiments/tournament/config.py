@@ -49,16 +49,12 @@ class TournamentConfig:
     @classmethod
     def build(cls, players, strategies, matches, seed, duplicate: bool = False,
               max_rounds=1000) -> TournamentConfig:
-        """Check the arguments and resolve the field once.
+        """Check the arguments and resolve the field once; a ValueError's one line names the
+        argument and what was found.
 
         ``strategies``: specs (built-in names, ``MODULE:NAME``, ``FILE.py:NAME``,
         ``name[k=v,...]``; a comma-separated string too) and Strategy objects,
         with distinct names.
-
-        Raises
-        ------
-        ValueError
-            One line naming the argument and what was found.
         """
         players = check_players(players)
         resolved = tuple(resolve_field(strategies))

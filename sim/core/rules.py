@@ -20,37 +20,11 @@ from __future__ import annotations
 
 from sim.core.bits import lowest_bit_index
 from sim.core.jit import hot_kernel
-from sim.core.state import (
-    ARMS_PER_SPINNER,
-    BOARD_NODES,
-    BOARD_OPEN_NODES,
-    BOARD_OPEN_VALUES,
-    BOARD_PLAYED,
-    BOARD_TOTAL,
-    CAND_JOINED,
-    CAND_PARENT,
-    CAND_POINTS,
-    CAND_SIDE,
-    CAND_TILE,
-    LINE_A,
-    LINE_B,
-    NODE_ARMS_OPEN,
-    NODE_LINE_OPEN,
-    NODE_TILE,
-    NODE_VALUE_A,
-    NODE_VALUE_B,
-    NO_PARENT,
-    ROUND_TO,
-    SIDE_ARM,
-    SIDE_LINE,
-    SIDE_NONE,
-    TILES_MATCHING,
-    TILE_HIGH,
-    TILE_IS_DOUBLE,
-    TILE_LOW,
-    TILE_PIPS,
-    VALUE_TILES,
-)
+from sim.core.state import (ARMS_PER_SPINNER, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
+    BOARD_PLAYED, BOARD_TOTAL, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE, LINE_A,
+    LINE_B, NODE_ARMS_OPEN, NODE_LINE_OPEN, NODE_TILE, NODE_VALUE_A, NODE_VALUE_B, NO_PARENT,
+    ROUND_TO, SIDE_ARM, SIDE_LINE, SIDE_NONE, TILES_MATCHING, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW,
+    TILE_PIPS, VALUE_TILES)
 from sim.tiles import N_VALUES
 
 

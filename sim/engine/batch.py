@@ -18,18 +18,8 @@ from contextlib import contextmanager
 import numba
 import numpy as np
 
-from sim.core.state import (
-    ACTION_FIELDS,
-    ANSWER_FIELDS,
-    EVENT_FIELDS,
-    M_ACTIONS,
-    M_ERROR,
-    M_EVENTS,
-    M_ROUNDS,
-    MATCH_FIELDS,
-    MAX_ENTITIES,
-    ROUND_FIELDS,
-)
+from sim.core.state import (ACTION_FIELDS, ANSWER_FIELDS, EVENT_FIELDS, M_ACTIONS, M_ERROR,
+    M_EVENTS, M_ROUNDS, MATCH_FIELDS, MAX_ENTITIES, ROUND_FIELDS)
 from sim.engine.compiled import CompiledRun
 from sim.engine.play import UNANSWERED_ERROR
 from sim.engine.python_seats import answers_for

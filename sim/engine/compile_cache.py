@@ -45,10 +45,10 @@ def refresh_compiled_cache(modules, anchor, stamp_name: str, extra_files=()) -> 
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     stamp = digest.hexdigest()
-    try:
-        cache_dir = Path(anchor._cache.cache_path)
-    except AttributeError:  # caching disabled
+    cache_path = getattr(getattr(anchor, "_cache", None), "cache_path", None)
+    if not cache_path:  # caching disabled, or no cache location for this function
         return
+    cache_dir = Path(cache_path)
     stamp_path = cache_dir / stamp_name
     try:
         if stamp_path.read_text().strip() == stamp:

@@ -96,33 +96,19 @@ def _action_object(row: list[int]) -> dict:
     }
 
 
-def _event_object(row: list[int]) -> dict:
-    kind = row[K.E_KIND]
-    accepted = bool(row[K.E_ACCEPTED])
-    if kind == K.EVENT_PLACEMENT:
-        return {
-            "entity": row[K.E_ENTITY],
-            "kind": "placement",
-            "action": row[K.E_ACTION],
-            "raw": row[K.E_RAW],
-            "accepted": accepted,
-        }
-    if kind == K.EVENT_DOMINO:
-        return {
-            "entity": row[K.E_ENTITY],
-            "kind": "domino",
-            "seat": row[K.E_SEAT],
-            "placement": row[K.E_PLACEMENT],
-            "credit": row[K.E_CREDIT],
-            "debit": row[K.E_DEBIT],
-            "raw": row[K.E_RAW],
-            "accepted": accepted,
-        }
-    return {
-        "entity": row[K.E_ENTITY],
-        "kind": "blocked",
-        "seat": row[K.E_SEAT],
-        "raw": row[K.E_RAW],
-        "accepted": accepted,
-    }
+EVENT_FIELDS_OF_KIND = {
+    K.EVENT_PLACEMENT: ("placement", (("action", K.E_ACTION),)),
+    K.EVENT_DOMINO: ("domino", (("seat", K.E_SEAT), ("placement", K.E_PLACEMENT),
+                                ("credit", K.E_CREDIT), ("debit", K.E_DEBIT))),
+    K.EVENT_BLOCKED: ("blocked", (("seat", K.E_SEAT),)),
+}
+"""Per event kind: its record name and the fields it carries between ``kind`` and ``raw``."""
 
+
+def _event_object(row: list[int]) -> dict:
+    name, fields = EVENT_FIELDS_OF_KIND[row[K.E_KIND]]
+    event = {"entity": row[K.E_ENTITY], "kind": name}
+    event.update((key, row[column]) for key, column in fields)
+    event["raw"] = row[K.E_RAW]
+    event["accepted"] = bool(row[K.E_ACCEPTED])
+    return event

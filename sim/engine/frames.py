@@ -33,9 +33,35 @@ TILE_NAMES = [tile_name(t) for t in range(N_TILES)]
 """``"a-b"`` of every tile index: the categories of the opening columns."""
 
 
+MATCH_COUNTS = (
+    ("rounds", K.M_ROUNDS), ("placements", K.M_PLACEMENTS), ("draws", K.M_DRAWS),
+    ("passes", K.M_PASSES), ("domino_rounds", K.M_DOMINO_ROUNDS),
+    ("blocked_rounds", K.M_BLOCKED_ROUNDS), ("events_accepted", K.M_EVENTS_ACCEPTED),
+    ("events_discarded", K.M_EVENTS_DISCARDED), ("raw_discarded", K.M_RAW_DISCARDED),
+    ("placement_raw", K.M_PLACEMENT_RAW), ("domino_credit", K.M_DOMINO_CREDIT),
+    ("domino_debit", K.M_DOMINO_DEBIT), ("blocked_credit", K.M_BLOCKED_CREDIT),
+)
+"""The match frame's int32 count columns and their ``M_*`` fields, in column order."""
+
+ROUND_COUNTS = (
+    ("placements", K.R_PLACEMENTS), ("draws", K.R_DRAWS), ("passes", K.R_PASSES),
+    ("events_accepted", K.R_EVENTS_ACCEPTED), ("events_discarded", K.R_EVENTS_DISCARDED),
+    ("raw_discarded", K.R_RAW_DISCARDED), ("placement_raw", K.R_PLACEMENT_RAW),
+    ("domino_placement", K.R_DOMINO_PLACEMENT), ("domino_credit", K.R_DOMINO_CREDIT),
+    ("domino_debit", K.R_DOMINO_DEBIT),
+)
+"""The round frame's count columns and their ``R_*`` fields, in column order."""
+
+
 def category(codes: np.ndarray, categories: list[str]) -> pd.Categorical:
     """A categorical column from integer codes (int16, so the frames stay small)."""
     return pd.Categorical.from_codes(codes.astype(np.int16, copy=False), categories=categories)
+
+
+def numbered(prefix: str, table: np.ndarray, first: int, count: int) -> dict[str, np.ndarray]:
+    """Columns ``{prefix}_0 .. {prefix}_{count-1}`` from ``table[:, first : first + count]``
+    (one per entity or seat)."""
+    return {f"{prefix}_{k}": table[:, first + k].copy() for k in range(count)}
 
 
 def match_frame(spec: RunSpec, first: int, stats: np.ndarray, scores: np.ndarray) -> pd.DataFrame:
@@ -50,28 +76,10 @@ def match_frame(spec: RunSpec, first: int, stats: np.ndarray, scores: np.ndarray
     for seat, name in enumerate(spec.names):
         columns[f"strategy_{seat}"] = category(np.zeros(n, dtype=np.int16), [name])
     columns["winner"] = stats[:, K.M_WINNER].astype(np.int8)
-    for entity in range(spec.n_entities):
-        columns[f"score_{entity}"] = scores[:, entity].copy()
-    for column, field in (
-        ("rounds", K.M_ROUNDS),
-        ("placements", K.M_PLACEMENTS),
-        ("draws", K.M_DRAWS),
-        ("passes", K.M_PASSES),
-        ("domino_rounds", K.M_DOMINO_ROUNDS),
-        ("blocked_rounds", K.M_BLOCKED_ROUNDS),
-        ("events_accepted", K.M_EVENTS_ACCEPTED),
-        ("events_discarded", K.M_EVENTS_DISCARDED),
-        ("raw_discarded", K.M_RAW_DISCARDED),
-        ("placement_raw", K.M_PLACEMENT_RAW),
-        ("domino_credit", K.M_DOMINO_CREDIT),
-        ("domino_debit", K.M_DOMINO_DEBIT),
-        ("blocked_credit", K.M_BLOCKED_CREDIT),
-    ):
-        columns[column] = stats[:, field].copy()
-    for entity in range(spec.n_entities):
-        columns[f"events_discarded_{entity}"] = stats[:, K.M_DISCARDED_BY + entity].copy()
-    for entity in range(spec.n_entities):
-        columns[f"settlement_raw_{entity}"] = stats[:, K.M_SETTLED_BY + entity].copy()
+    columns.update(numbered("score", scores, 0, spec.n_entities))
+    columns.update({column: stats[:, field].copy() for column, field in MATCH_COUNTS})
+    columns.update(numbered("events_discarded", stats, K.M_DISCARDED_BY, spec.n_entities))
+    columns.update(numbered("settlement_raw", stats, K.M_SETTLED_BY, spec.n_entities))
     columns["first_leader"] = stats[:, K.M_FIRST_LEADER].astype(np.int8)
     columns["first_opening"] = category(stats[:, K.M_FIRST_OPENING], TILE_NAMES)
     return pd.DataFrame(columns)
@@ -101,26 +109,11 @@ def round_frame(spec: RunSpec, first: int, stats, offsets, rows) -> pd.DataFrame
         "winner": rows[:, K.R_WINNER].astype(np.int8),
         "dominoer": rows[:, K.R_DOMINOER].astype(np.int8),
     }
-    for column, field in (
-        ("placements", K.R_PLACEMENTS),
-        ("draws", K.R_DRAWS),
-        ("passes", K.R_PASSES),
-        ("events_accepted", K.R_EVENTS_ACCEPTED),
-        ("events_discarded", K.R_EVENTS_DISCARDED),
-        ("raw_discarded", K.R_RAW_DISCARDED),
-        ("placement_raw", K.R_PLACEMENT_RAW),
-        ("domino_placement", K.R_DOMINO_PLACEMENT),
-        ("domino_credit", K.R_DOMINO_CREDIT),
-        ("domino_debit", K.R_DOMINO_DEBIT),
-    ):
-        columns[column] = rows[:, field]
+    columns.update({column: rows[:, field] for column, field in ROUND_COUNTS})
     columns["domino_accepted"] = rows[:, K.R_DOMINO_ACCEPTED].astype(np.int8)
     columns["blocked_credit"] = rows[:, K.R_BLOCKED_CREDIT]
     columns["blocked_events"] = rows[:, K.R_BLOCKED_EVENTS]
-    for entity in range(spec.n_entities):
-        columns[f"raw_{entity}"] = rows[:, K.R_GAIN + entity]
-    for entity in range(spec.n_entities):
-        columns[f"score_{entity}"] = rows[:, K.R_SCORE + entity]
-    for seat in range(spec.players):
-        columns[f"pips_{seat}"] = rows[:, K.R_PIPS + seat]
+    columns.update(numbered("raw", rows, K.R_GAIN, spec.n_entities))
+    columns.update(numbered("score", rows, K.R_SCORE, spec.n_entities))
+    columns.update(numbered("pips", rows, K.R_PIPS, spec.players))
     return pd.DataFrame(columns)

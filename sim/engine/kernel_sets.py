@@ -55,6 +55,9 @@ ENGINE_SOURCE_MODULES = ("sim.tiles", "sim.core.jit", "sim.core.bits", "sim.core
                          "sim.engine.kernel_sets")
 """Modules whose source is compiled into every engine (their text is in the digest)."""
 
+ENTRY_KERNELS = ("simulate_batch", "resume_match", "replay_dealt_round", "opening_counterfactual")
+"""The kernels of a set that Python calls (:meth:`EngineSet.__getattr__`)."""
+
 KERNEL_DIR_ENV = "FIVE_UP_KERNEL_DIR"
 """Environment variable naming the directory of the generated engine modules."""
 
@@ -91,21 +94,12 @@ class EngineSet:
     code_keys: tuple
     module: types.ModuleType
 
-    @property
-    def simulate_batch(self):
-        return self.module.simulate_batch
-
-    @property
-    def resume_match(self):
-        return self.module.resume_match
-
-    @property
-    def replay_dealt_round(self):
-        return self.module.replay_dealt_round
-
-    @property
-    def opening_counterfactual(self):
-        return self.module.opening_counterfactual
+    def __getattr__(self, name: str):
+        """The set's compiled kernels by name (``simulate_batch``, ``resume_match``,
+        ``replay_dealt_round``, ``opening_counterfactual``: the templates' public kernels)."""
+        if name.startswith("_") or name not in ENTRY_KERNELS:
+            raise AttributeError(f"an engine set has no kernel {name!r}")
+        return getattr(self.module, name)
 
     def is_compiled(self) -> bool:
         """True once ``simulate_batch`` holds machine code (compiled or loaded from the cache)."""

@@ -24,20 +24,9 @@ import numpy as np
 from numba import njit
 
 from sim.core.rng import STREAM_DEAL, below, shuffle_round_deal, stream_key, word_at
-from sim.core.state import (
-    ACTION_FIELDS,
-    ANSWER_FIELDS,
-    BOARD_ERROR,
-    ENTITY_OF_SEAT,
-    EVENT_FIELDS,
-    MAX_ENTITIES,
-    R_GAIN,
-    R_OPENING_TILE,
-    R_WINNER,
-    ROUND_FIELDS,
-    new_workspace,
-)
-from sim.engine.play import Trace, play_dealt_round, start_seat_streams
+from sim.core.state import (ANSWER_FIELDS, BOARD_ERROR, ENTITY_OF_SEAT, MAX_ENTITIES, R_GAIN,
+    R_OPENING_TILE, R_WINNER, new_workspace)
+from sim.engine.play import play_dealt_round, start_seat_streams, untraced
 from sim.tiles import HAND_SIZE, N_TILES
 
 STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual")
@@ -70,13 +59,7 @@ def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced
     for e in range(MAX_ENTITIES):
         ws.scores[e] = scores[e]
     start_seat_streams(ws, players, rng_key)
-    trace = Trace(
-        np.zeros((0, ROUND_FIELDS), dtype=np.int32),
-        np.zeros((0, N_TILES), dtype=np.int8),
-        np.zeros((0, ACTION_FIELDS), dtype=np.int16),
-        np.zeros((0, EVENT_FIELDS), dtype=np.int32),
-        np.zeros((0, ANSWER_FIELDS), dtype=np.int64),
-    )
+    trace = untraced(np.zeros((0, ANSWER_FIELDS), dtype=np.int64))
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
                      forced_tile)
@@ -166,13 +149,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     ws = new_workspace()
-    trace = Trace(
-        np.zeros((0, ROUND_FIELDS), dtype=np.int32),
-        np.zeros((0, N_TILES), dtype=np.int8),
-        np.zeros((0, ACTION_FIELDS), dtype=np.int16),
-        np.zeros((0, EVENT_FIELDS), dtype=np.int32),
-        np.zeros((0, ANSWER_FIELDS), dtype=np.int64),
-    )
+    trace = untraced(np.zeros((0, ANSWER_FIELDS), dtype=np.int64))
     unseen = np.zeros(N_TILES, dtype=np.int64)
     hidden = np.zeros(N_TILES, dtype=np.int64)
     hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)

@@ -18,7 +18,6 @@ from sim.engine.export import match_record
 from sim.engine.frames import match_frame, round_frame
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
-from sim.tiles import DEFAULT_MAX_ROUNDS
 
 __all__ = ["record", "simulate", "simulate_rounds"]
 
@@ -30,70 +29,32 @@ TRACED_MATCHES_PER_THREAD = 1024
 """The same for the traced runs of :func:`simulate_rounds` and :func:`record`."""
 
 
-def simulate(
-    players: int,
-    strategies,
-    matches: int,
-    seed: int,
-    threads: int | None = None,
-    max_rounds: int = DEFAULT_MAX_ROUNDS,
-    first_match: int = 0,
-    progress: bool = False,
-    chunk_size: int | None = None,
-    params=None,
-    field=None,
-) -> pd.DataFrame:
+def simulate(players, strategies, matches, seed, *, progress: bool = False,
+             chunk_size: int | None = None, **run_options) -> pd.DataFrame:
     """Simulate complete matches; one frame row per match.
 
     Parameters
     ----------
-    players : int
-        2, 3 or 4.
-    strategies : str or sequence of str
-        One name per seat, or with 4 players two names for the partnerships
-        (seats 0,2 and 1,3). See :mod:`strategies`.
-    matches : int
-        Number of matches (> 0).
-    seed : int
-        Master seed, ``0 <= seed < 2**63``.
-    threads : int, optional
-        Numba threads for this call (restored afterwards); default the current
-        count (``NUMBA_NUM_THREADS``).
-    max_rounds : int
-        Ruling 15: a match still running after this many rounds is unfinished.
-    first_match : int
-        Global index of the first match: ``simulate(..., matches=m,
-        first_match=f)`` returns rows ``f .. f+m-1`` of a larger run, identical
-        to those rows of the larger run.
+    players, strategies, matches, seed, **run_options
+        The run: see :meth:`sim.engine.spec.RunSpec.build` (``threads``,
+        ``max_rounds``, ``first_match``, ``params``, ``field``).
     progress : bool
-        Show a tqdm bar with matches/s on stderr.
+        Show a progress bar with matches/s on stderr.
     chunk_size : int, optional
         Matches per kernel call (progress granularity, memory of the call).
         Results do not depend on it.
-    params : sequence, optional
-        Strategy parameters per seat (with 4 players: 4 entries, or 2 for the
-        partnerships). Each entry is ``None`` (the strategy's defaults), a
-        dict ``{parameter name: value}`` overriding some defaults, or a
-        sequence of numbers giving every parameter in order (see ``five-up
-        strategies``). The values reach the compiled kernel as a float64
-        array, so changing them never recompiles.
-    field : sequence, optional
-        More strategies (specs or Strategy objects) to compile into the same
-        kernel as this run's: a tournament passes its whole field, so that
-        every seating reuses one compiled kernel. Results do not depend on it.
 
     Returns
     -------
     pandas.DataFrame
-        Columns in the module docstring, ``matches`` rows.
+        ``matches`` rows, the columns of :mod:`sim.engine.frames`.
 
     Raises
     ------
     ValueError
         Invalid arguments (the message says which and why).
     """
-    spec = RunSpec.build(players, strategies, matches, seed, max_rounds=max_rounds,
-                         first_match=first_match, threads=threads, params=params, field=field)
+    spec = RunSpec.build(players, strategies, matches, seed, **run_options)
     run = CompiledRun(spec)
     stats, scores = result_arrays(spec.matches)
     with thread_count(spec.threads) as active, progress_bar(spec.matches, progress) as bar:
@@ -103,19 +64,8 @@ def simulate(
     return match_frame(spec, spec.first_match, stats, scores)
 
 
-def simulate_rounds(
-    players: int,
-    strategies,
-    matches: int,
-    seed: int,
-    threads: int | None = None,
-    max_rounds: int = DEFAULT_MAX_ROUNDS,
-    first_match: int = 0,
-    progress: bool = False,
-    chunk_size: int | None = None,
-    params=None,
-    field=None,
-) -> pd.DataFrame:
+def simulate_rounds(players, strategies, matches, seed, *, progress: bool = False,
+                    chunk_size: int | None = None, **run_options) -> pd.DataFrame:
     """Simulate matches and return one row per round played.
 
     Arguments as :func:`simulate`; the matches are the same ones.
@@ -123,21 +73,9 @@ def simulate_rounds(
     Returns
     -------
     pandas.DataFrame
-        ``match``, ``round`` (0-based), ``leader``, ``opening`` ("a-b"),
-        ``opening_points``, ``end`` ("domino" / "blocked" / "target"),
-        ``winner`` (round winner entity, -1 for none: a blocked tie or a
-        target end), ``dominoer`` (-1 if none), ``placements``, ``draws``,
-        ``passes``, ``events_accepted``, ``events_discarded``,
-        ``raw_discarded``, ``placement_raw`` (accepted ordinary placement
-        events), ``domino_placement``, ``domino_credit``, ``domino_debit``
-        (components of the round's domino event), ``domino_accepted`` (1, 0,
-        -1 no domino), ``blocked_credit`` (accepted), ``blocked_events``,
-        ``raw_0..raw_{k-1}`` (accepted raw gained per entity this round),
-        ``score_0..score_{k-1}`` (after the round), ``pips_0..pips_{n-1}``
-        (pips left per seat at the end of the round).
+        The columns of :func:`sim.engine.frames.round_frame`.
     """
-    spec = RunSpec.build(players, strategies, matches, seed, max_rounds=max_rounds,
-                         first_match=first_match, threads=threads, params=params, field=field)
+    spec = RunSpec.build(players, strategies, matches, seed, **run_options)
     run = CompiledRun(spec)
     frames = []
     with thread_count(spec.threads) as active, progress_bar(spec.matches, progress) as bar:
@@ -148,30 +86,19 @@ def simulate_rounds(
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
-def record(
-    players: int,
-    strategies,
-    matches: int,
-    seed: int,
-    max_rounds: int = DEFAULT_MAX_ROUNDS,
-    first_match: int = 0,
-    threads: int | None = None,
-    chunk_size: int | None = None,
-    params=None,
-    field=None,
-) -> list[dict]:
+def record(players, strategies, matches, seed, *, chunk_size: int | None = None,
+           **run_options) -> list[dict]:
     """Simulate matches and return them as exact61-record/1 match objects.
 
-    The matches are the very ones :func:`simulate` plays for the same
-    arguments. Each object carries the extra match-level key ``"max_rounds"``.
+    Arguments as :func:`simulate`: the matches are the very ones it plays.
+    Each object carries the extra match-level key ``"max_rounds"``.
 
     Returns
     -------
     list of dict
         One JSON-ready dict per match, in match order.
     """
-    spec = RunSpec.build(players, strategies, matches, seed, max_rounds=max_rounds,
-                         first_match=first_match, threads=threads, params=params, field=field)
+    spec = RunSpec.build(players, strategies, matches, seed, **run_options)
     run = CompiledRun(spec)
     records: list[dict] = []
     with thread_count(spec.threads) as active:

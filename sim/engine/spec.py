@@ -146,10 +146,42 @@ class RunSpec:
     @classmethod
     def build(cls, players, strategies, matches, seed, *, max_rounds=DEFAULT_MAX_ROUNDS,
               first_match=0, threads=None, params=None, field=None) -> RunSpec:
-        """Check every argument (see the attributes) and return the spec.
+        """Check every argument and return the spec.
 
-        ``strategies`` as :func:`seat_strategies`; ``params`` as
-        :func:`seat_params`; ``field`` a sequence of specs or Strategy objects.
+        Parameters
+        ----------
+        players : int
+            2, 3 or 4.
+        strategies : str, Strategy or sequence
+            One per seat, or with 4 players two for the partnerships (seats
+            0,2 and 1,3): specs (a built-in name, ``MODULE:NAME``,
+            ``FILE.py:NAME``, with ``[param=value,...]`` for other parameter
+            values; a comma-separated string) and Strategy objects. See
+            :mod:`strategies`.
+        matches : int
+            Number of matches (> 0).
+        seed : int
+            Master seed, ``0 <= seed < 2**63``.
+        max_rounds : int
+            Ruling 15: a match still running after this many rounds is unfinished.
+        first_match : int
+            Global index of the first match: ``matches=m, first_match=f`` plays
+            rows ``f .. f+m-1`` of a larger run, identical to those rows of it.
+        threads : int, optional
+            Numba threads for the run (restored afterwards); default the
+            current count (``NUMBA_NUM_THREADS``).
+        params : sequence, optional
+            Strategy parameters per seat (with 4 players: 4 entries, or 2 for
+            the partnerships). Each entry is ``None`` (the strategy's
+            defaults), a dict ``{parameter name: value}`` overriding some
+            defaults, or a sequence of numbers giving every parameter in order
+            (see ``five-up strategies``). The values reach the compiled kernel
+            as a float64 array, so changing them never recompiles.
+        field : sequence, optional
+            More strategies (specs or Strategy objects) to compile into the
+            same kernel as this run's: a tournament passes its whole field, so
+            that every seating reuses one compiled kernel. Results do not
+            depend on it.
 
         Raises
         ------

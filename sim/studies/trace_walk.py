@@ -26,23 +26,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.state import (
-    A_KIND,
-    A_SEAT,
-    ACTION_DRAW,
-    ACTION_PLAY,
-    E_ACCEPTED,
-    E_ACTION,
-    E_ENTITY,
-    E_KIND,
-    E_RAW,
-    ENTITY_OF_SEAT,
-    EVENT_PLACEMENT,
-    MAX_ENTITIES,
-    N_ENTITIES,
-    R_ACTIONS,
-    R_EVENTS,
-)
+from sim.core.state import (A_KIND, A_SEAT, ACTION_DRAW, ACTION_PLAY, E_ACCEPTED, E_ACTION,
+    E_ENTITY, E_KIND, E_RAW, ENTITY_OF_SEAT, EVENT_PLACEMENT, MAX_ENTITIES, N_ENTITIES, R_ACTIONS,
+    R_EVENTS)
 from sim.tiles import TARGET_RAW
 
 ZONE10_LOW = TARGET_RAW - 50

@@ -24,7 +24,6 @@ from sim.engine.frames import match_frame
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
 from sim.studies import trace_walk as TW
-from sim.tiles import DEFAULT_MAX_ROUNDS
 
 __all__ = ["StudyTrace", "trace_events"]
 
@@ -70,48 +69,30 @@ class StudyTrace:
     paths: pd.DataFrame
 
 
-_PATH_COLUMNS = [
-    ("own_turns", TW.P_OWN_TURNS),
-    ("zone10_turns", TW.P_ZONE10_TURNS),
-    ("zone5_turns", TW.P_ZONE5_TURNS),
-    ("zone10_table_turns", TW.P_ZONE10_TABLE_TURNS),
-    ("zone10_rounds", TW.P_ZONE10_ROUNDS),
-    ("zone5_rounds", TW.P_ZONE5_ROUNDS),
-    ("first_zone10_event", TW.P_FIRST_ZONE10_EVENT),
-    ("first_zone5_event", TW.P_FIRST_ZONE5_EVENT),
-    ("first_zone10_round", TW.P_FIRST_ZONE10_ROUND),
-    ("events", TW.P_EVENTS),
-    ("discarded", TW.P_DISCARDED),
-    ("raw_discarded", TW.P_RAW_DISCARDED),
+PATH_COLUMNS = (
+    ("own_turns", TW.P_OWN_TURNS), ("zone10_turns", TW.P_ZONE10_TURNS),
+    ("zone5_turns", TW.P_ZONE5_TURNS), ("zone10_table_turns", TW.P_ZONE10_TABLE_TURNS),
+    ("zone10_rounds", TW.P_ZONE10_ROUNDS), ("zone5_rounds", TW.P_ZONE5_ROUNDS),
+    ("first_zone10_event", TW.P_FIRST_ZONE10_EVENT), ("first_zone5_event", TW.P_FIRST_ZONE5_EVENT),
+    ("first_zone10_round", TW.P_FIRST_ZONE10_ROUND), ("events", TW.P_EVENTS),
+    ("discarded", TW.P_DISCARDED), ("raw_discarded", TW.P_RAW_DISCARDED),
     ("max_score", TW.P_MAX_SCORE),
-]
+)
+"""The paths frame's per-entity columns and their ``P_*`` fields, in column order."""
 
 
-def trace_events(
-    players: int,
-    strategies,
-    matches: int,
-    seed: int,
-    threads: int | None = None,
-    max_rounds: int = DEFAULT_MAX_ROUNDS,
-    first_match: int = 0,
-    progress: bool = False,
-    chunk_size: int | None = None,
-    on_chunk=None,
-    field=None,
-) -> StudyTrace:
+def trace_events(players, strategies, matches, seed, *, progress: bool = False,
+                 chunk_size: int | None = None, on_chunk=None, **run_options) -> StudyTrace:
     """Simulate matches and return them with every score event in context.
 
-    Arguments as :func:`sim.simulate` (the matches are the same ones).
-    ``on_chunk(n)`` is called after each chunk of ``n`` matches (progress); ``field`` as
-    in :func:`sim.simulate` (more strategies compiled into the same kernel).
+    Arguments as :func:`sim.simulate` (the matches are the same ones);
+    ``on_chunk(n)`` is called after each chunk of ``n`` matches (progress).
 
     Returns
     -------
     StudyTrace
     """
-    spec = RunSpec.build(players, strategies, matches, seed, max_rounds=max_rounds,
-                         first_match=first_match, threads=threads, field=field)
+    spec = RunSpec.build(players, strategies, matches, seed, **run_options)
     run = CompiledRun(spec)
     ensure_fresh(TW, TW.walk_matches)
     match_frames, event_frames, path_frames = [], [], []
@@ -172,7 +153,7 @@ def _path_frame(spec: RunSpec, frame: pd.DataFrame, path_out: np.ndarray) -> pd.
         "won": (winner[:, None] == np.arange(k)[None, :]).ravel(),
         "score": scores.ravel().astype(np.int32),
     }
-    for name, field in _PATH_COLUMNS:
+    for name, field in PATH_COLUMNS:
         columns[name] = path_out[:, :k, field].ravel().astype(np.int32)
     return pd.DataFrame(columns)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -11,15 +10,11 @@ import sys
 import pandas as pd
 import pytest
 
-from cli import simulate as engine_cli
+from cli.main import build_parser
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="five-up")
-    subparsers = parser.add_subparsers(dest="command")
-    engine_cli.add_simulate_parser(subparsers)
-    engine_cli.add_record_parser(subparsers)
-    return parser.parse_args(argv)
+    return build_parser().parse_args(argv)
 
 
 def run(argv, capsys):

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import pytest
 
 import strategies
-from cli.strategies import add_strategies_parser, format_text
+from cli.main import build_parser
+from cli.strategies import format_text
 from strategies.catalogue import describe
 
 
 def run(argv, capsys):
-    parser = argparse.ArgumentParser(prog="five-up")
-    add_strategies_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["strategies", *argv])
+    args = build_parser().parse_args(["strategies", *argv])
     status = args.func(args)
     out, err = capsys.readouterr()
     return status, out, err

@@ -8,7 +8,6 @@ itself is not rewritten.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from tests.support.paths import NOTEBOOKS

@@ -153,7 +153,7 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(compiled_engine
     assert 1 <= len(done) < 20
 
     refused = cli(*[("12" if a == "11" else a) for a in SIM], "--out", str(out))
-    one_line_error(refused, "holds shards of a different run (seed was 11, now 12)")
+    one_line_error(refused, "holds shards of a different run (config.seed was 11, now 12)")
 
     resumed = cli(*SIM, "--out", str(out), "--keep-shards")
     assert resumed.returncode == 0, resumed.stderr

@@ -477,10 +477,8 @@ def _line_play_on_double(opening: bool, open_sides: int | None = None):
     return predicate
 
 
-@pytest.mark.parametrize("players", PLAYERS)
-def test_arm_on_double_with_one_open_line_side(players):
-    record, r, (i, open_sides) = find(players, _line_play_on_double(opening=False))
-    assert open_sides == 1
+def assert_arm_refused(record, r, i) -> None:
+    """Action ``i`` of round ``r`` moved onto an arm of its parent: not a legal placement."""
     action = record["rounds"][r]["actions"][i]
     action["side"] = "arm"
     assert problem(record) == (f"round {r}, action {i}: {name(action['tile'])} on placement "
@@ -488,21 +486,19 @@ def test_arm_on_double_with_one_open_line_side(players):
 
 
 @pytest.mark.parametrize("players", PLAYERS)
-def test_arm_on_opening_double(players):
-    """A lone opening double has both line sides open: its first neighbour cannot take an arm."""
-    record, r, (i, _) = find(players, _line_play_on_double(opening=True, open_sides=2))
-    action = record["rounds"][r]["actions"][i]
-    action["side"] = "arm"
-    assert problem(record) == (f"round {r}, action {i}: {name(action['tile'])} on placement 0 "
-                               f"(arm) is not a legal placement")
+def test_arm_on_double_with_one_open_line_side(players):
+    record, r, (i, open_sides) = find(players, _line_play_on_double(opening=False))
+    assert open_sides == 1
+    assert_arm_refused(record, r, i)
 
 
-def test_arm_on_opening_double_with_one_line_side_still_open():
-    record, r, (i, _) = find(4, _line_play_on_double(opening=True, open_sides=1))
-    action = record["rounds"][r]["actions"][i]
-    action["side"] = "arm"
-    assert problem(record) == (f"round {r}, action {i}: {name(action['tile'])} on placement 0 "
-                               f"(arm) is not a legal placement")
+@pytest.mark.parametrize("players,open_sides", [*[(p, 2) for p in PLAYERS], (4, 1)])
+def test_arm_on_opening_double(players, open_sides):
+    """A lone opening double has both line sides open: its first neighbour cannot take an arm;
+    nor can its second while a line side is still open."""
+    record, r, (i, _) = find(players, _line_play_on_double(opening=True, open_sides=open_sides))
+    assert record["rounds"][r]["actions"][i]["parent"] == 0
+    assert_arm_refused(record, r, i)
 
 
 def test_arm_on_a_non_double():
@@ -517,10 +513,7 @@ def test_arm_on_a_non_double():
         return None
 
     record, r, i = find(2, predicate)
-    action = record["rounds"][r]["actions"][i]
-    action["side"] = "arm"
-    assert problem(record) == (f"round {r}, action {i}: {name(action['tile'])} on placement "
-                               f"{action['parent']} (arm) is not a legal placement")
+    assert_arm_refused(record, r, i)
 
 
 # ---------------------------------------------------------------------------

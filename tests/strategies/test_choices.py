@@ -16,6 +16,7 @@ from sim.core import state as K
 from sim import reference
 from sim.tiles import N_TILES, TARGET_RAW, TILES
 from strategies import linear as L
+from strategies.turns_table import TURNS_TO_FINISH
 from strategies.weighted import PRESETS, preset
 from tests.support.views import (
     Table,
@@ -80,7 +81,7 @@ def reference_features(table: Table, seat: int) -> np.ndarray:
             exact_chance = 1 - (1 - q) ** hits
         rows.append([
             award / 5, float(accepted), float(points > 0 and not accepted), float(exact), gap / 5,
-            L.TURNS_TO_FINISH[min(gap // 5, L.GAP_STEPS - 1)], low + high, float(low == high),
+            TURNS_TO_FINISH[min(gap // 5, L.GAP_STEPS - 1)], low + high, float(low == high),
             sum(1 for a, b in rest if a == b), reply / 5, exact_chance,
             sum(1 for t in unseen if set(t) & open_values),
             sum(1 for t in rest if set(t) & open_values),
@@ -107,8 +108,13 @@ def test_features_match_the_definitions_on_random_states():
     assert checked >= 25
 
 
+def test_the_written_table_is_the_computed_one():
+    """strategies.turns_table holds turns_to_finish_table() number for number."""
+    assert np.array_equal(TURNS_TO_FINISH, L.turns_to_finish_table())
+
+
 def test_turns_to_finish_table():
-    turns = L.TURNS_TO_FINISH
+    turns = TURNS_TO_FINISH
     assert turns[0] == 0
     assert np.all(np.diff(turns) > 0)  # measured availability: no gap is harder than a larger one
     np.testing.assert_allclose(turns[1:5], [5.9, 6.2, 8.1, 9.3], atol=0.06)
@@ -173,7 +179,7 @@ def test_exact_denies_the_next_opponent_an_exact_hit():
     assert choice("exact", table, deny_weight=0.0) == ((1, 6), 6, 5)
     features = L.features_of(table.view(0), ALL_WEIGHTS)
     np.testing.assert_allclose(features[:, L.F_OPP_EXACT], [5 / 22, 0, 0])
-    np.testing.assert_allclose(features[:, L.F_TURNS], L.TURNS_TO_FINISH[[1, 2, 2]])
+    np.testing.assert_allclose(features[:, L.F_TURNS], TURNS_TO_FINISH[[1, 2, 2]])
 
 
 def test_defensive_by_hand():

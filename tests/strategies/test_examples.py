@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +21,7 @@ def test_examples_resolve_by_file_reference():
     table = load("table_strategy.py:tile_table")
     assert (doubles.name, doubles.compiled, doubles.parameter_names()) == ("doubles", True, ["double_bonus"])
     assert (table.name, table.compiled, table.parameter_names()) == ("tile_table", False, ["table_weight"])
-    assert not doubles.builtin and not table.builtin
+    assert not strategies.is_builtin(doubles) and not strategies.is_builtin(table)
     # a variant from the spec text, and the spec that rebuilds it in another process
     variant = strategies.resolve(str(EXAMPLES / "doubles.py:doubles[double_bonus=20]"))
     assert variant.default_params().tolist() == [20.0]

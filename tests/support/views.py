@@ -32,12 +32,12 @@ from __future__ import annotations
 import numpy as np
 
 import strategies
+from tests.support.paths import EXAMPLES
 from sim.core import state as K
 from sim.core import rules
 from sim.core import rng as R
 from sim.core.jit import kernel
-from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILES, tile_index
-from strategies.lookahead import greedy_prefers
+from sim.tiles import HAND_SIZE, N_TILES, TILES, tile_index
 
 
 def mask(tiles) -> int:
@@ -270,28 +270,8 @@ def redeal(generator, hands, boneyard, seat):
 # ---------------------------------------------------------------------------
 # Test strategies
 # ---------------------------------------------------------------------------
-@strategies.strategy(name="doubles", parameters={"double_bonus": (8.0, "raw points added for playing a double")},
-                     description="Award plus a bonus for doubles; ties in greedy's order.")
-def doubles(view):
-    """Row maximising award + double_bonus * is_double (ties in greedy's order)."""
-    score = view.scores[view.entity_of_seat[view.seat]]
-    bonus = view.params[0]
-    cands = view.cands
-    best = 0
-    best_value = 0.0
-    for row in range(view.n_candidates):
-        points = cands[row, K.CAND_POINTS]
-        award = points if score + points <= TARGET_RAW else 0
-        value = award + bonus * K.TILE_IS_DOUBLE[cands[row, K.CAND_TILE]]
-        if row == 0 or value > best_value or (
-            value == best_value and greedy_prefers(view, score, row, best)
-        ):
-            best = row
-            best_value = value
-    return best
-
-
-DOUBLES = doubles
+DOUBLES = strategies.resolve(f"{EXAMPLES / 'doubles.py'}:doubles")
+"""The worked user strategy of ``examples/doubles.py``."""
 
 
 @kernel
