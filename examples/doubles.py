@@ -34,7 +34,7 @@ the module is importable), with variants as ``NAME[k=v]``::
 The first run compiles an engine kernel holding it (15-60 s); later runs
 load it from the cache (``~/.cache/exact61-five-up/kernels``). A dask
 backend's workers import this file by its path, so it must be readable
-there. ``tests/test_examples.py`` plays it and replays its records through
+there. ``tests/strategies/test_examples.py`` plays it and replays its records through
 the rules reference (:func:`sim.verify.verify_record`).
 
 How it is written

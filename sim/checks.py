@@ -54,6 +54,15 @@ def check_players(value, name: str = "players") -> int:
     return number
 
 
+def check_finite(value, name: str) -> float:
+    """A finite real number (a strategy parameter), as float; ``bool`` refused."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number (got {value!r})")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite (got {value!r})")
+    return float(value)
+
+
 def check_player_counts(value, name: str = "players") -> list[int]:
     """Table sizes from ``"2,3,4"``, ``3`` or ``[2, 4]`` (each 2, 3 or 4, none twice)."""
     if isinstance(value, str):

@@ -41,7 +41,7 @@ seat is known to lack, the candidate placements with the points each would
 score, its own parameter vector and its own decision random stream. Every
 array is cut to the rows in play, and the stream is derived one-way from the
 match key: reading every word it is handed reveals no other hand, no
-boneyard order and no other seat's draws (``tests/test_strategies_sealed.py``).
+boneyard order and no other seat's draws (``tests/strategies/test_sealed.py``).
 
 Write your own
 --------------

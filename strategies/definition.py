@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.checks import check_finite
 from sim.core.jit import strategy_kernel
 from strategies.parameters import Parameter
 
@@ -220,9 +221,7 @@ def variant(base: Strategy, name: str | None = None, **params) -> Strategy:
     for key, value in params.items():
         if key not in known:
             raise ValueError(f"{base.name}: unknown parameter {key!r} (known: {', '.join(known) or 'none'})")
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(value):
-            raise ValueError(f"{base.name}: parameter {key} must be a finite number (got {value!r})")
+        check_finite(value, f"{base.name}: parameter {key}")
     new = tuple(replace(p, default=float(params[p.name])) if p.name in params else p for p in base.parameters)
     if name is None:
         changed = ",".join(f"{p.name}={params[p.name]:g}" for p in base.parameters if p.name in params)

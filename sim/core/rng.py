@@ -39,7 +39,7 @@ derived one-way (:func:`decision_key`): ``x ^ mix64(x ^ c)`` feed-forward
 steps (the Davies-Meyer / Matyas-Meyer-Oseas shape), for which no inversion
 cheaper than a search over 2**64 candidates is known. It is not a
 cryptographic proof; it leaves no shortcut through the stream construction
-itself (``tests/test_rng.py`` checks that unmixing a decision key reaches
+itself (``tests/core/test_rng.py`` checks that unmixing a decision key reaches
 neither the match key nor the deal key).
 
 Uniform integers below ``n`` use the high word of a 64x64-bit product

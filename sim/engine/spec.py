@@ -19,7 +19,7 @@ from dataclasses import field as dataclass_field
 import numba
 import numpy as np
 
-from sim.checks import MAX_SEED, check_int, check_players, check_seed, per_seat
+from sim.checks import MAX_SEED, check_finite, check_int, check_players, check_seed, per_seat
 from sim.engine.kernel_sets import set_order
 from sim.tiles import DEFAULT_MAX_ROUNDS, entities_for, entity_count
 from strategies.catalogue import check_distinct_names, resolve, strategy_entries
@@ -59,14 +59,6 @@ def seat_strategies(players: int, strategies) -> list[Strategy]:
     return resolved
 
 
-def _finite(value, strategy: str, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{strategy}: parameter {name} must be a number (got {value!r})")
-    if not np.isfinite(value):
-        raise ValueError(f"{strategy}: parameter {name} must be finite (got {value!r})")
-    return float(value)
-
-
 def seat_params(players: int, strategies: Sequence[Strategy], params=None) -> np.ndarray:
     """float64[players, P]: each seat's parameter row (see ``params`` in :func:`sim.simulate`).
 
@@ -93,7 +85,7 @@ def seat_params(players: int, strategies: Sequence[Strategy], params=None) -> np
                 if key not in names:
                     known = ", ".join(names) or "none"
                     raise ValueError(f"seat {seat} ({info.name}): unknown parameter {key!r} (known: {known})")
-                rows[seat, names.index(key)] = _finite(value, info.name, key)
+                rows[seat, names.index(key)] = check_finite(value, f"{info.name}: parameter {key}")
             continue
         values = np.asarray(entry, dtype=object).ravel()
         if values.size != len(names):
@@ -102,7 +94,7 @@ def seat_params(players: int, strategies: Sequence[Strategy], params=None) -> np
                 f"({', '.join(names) or 'none'}), got {values.size}"
             )
         for index, value in enumerate(values):
-            rows[seat, index] = _finite(value, info.name, names[index])
+            rows[seat, index] = check_finite(value, f"{info.name}: parameter {names[index]}")
     return rows
 
 

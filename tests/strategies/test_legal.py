@@ -1,7 +1,7 @@
 """Every strategy plays only legal placements: engine records replayed by the rules reference.
 
 Mixes cover every built-in strategy and the worked user strategy ``doubles``
-(:data:`strategy_views.DOUBLES`) at 2, 3 and 4 players (a few hundred
+(:data:`tests.support.views.DOUBLES`) at 2, 3 and 4 players (a few hundred
 matches per table), with default and non-default parameters. Each record is
 checked move by move by :func:`sim.verify.verify_record` (legality, points,
 events, settlement, winner).

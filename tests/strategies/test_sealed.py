@@ -8,7 +8,7 @@ would have failed then and passes now:
   matches') data; a strategy reading every row it is handed (``STALE_CHECK``)
   now sees exactly the rows in play, in every decision of thousands of matches;
 * the decision key: the match-wide stream key was unmixable back to the deal
-  key; that part lives in ``tests/test_rng.py`` (the inverse of ``mix64``
+  key; that part lives in ``tests/core/test_rng.py`` (the inverse of ``mix64``
   breaks the old key, and reaches no match or deal key from today's keys).
   Here: every seat has its own stream, and a seat's counter moves only with its
   own draws (``COUNTER_CHECK`` beside a drawing ``random`` seat).
@@ -22,12 +22,12 @@ for 2, 3 and 4 players; and in real engine matches, every decision of the spy
 equals its choice on a view rebuilt from the public record and its own tiles
 alone (a rebuilt view with one word off, e.g. a hand size, disagrees on most
 decisions). The study kernels
-(:func:`sim.studies.replay_round`) take the deal as an argument and seed each
+(:func:`sim.studies.openings.replay_round`) take the deal as an argument and seed each
 seat's stream from ``rng_key`` alone, so the two deals are played from the
 same streams.
 
 The hidden-information test of every built-in on hand-built views is
-``tests/test_strategies_hidden.py`` (the spy is among them).
+``tests/strategies/test_hidden.py`` (the spy is among them).
 """
 
 from __future__ import annotations

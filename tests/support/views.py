@@ -8,16 +8,16 @@ does (layout, open-node and candidate arrays cut to their rows in play, the
 seat's own decision stream), so a strategy's ``choose`` can be called on it
 from Python.
 
-Test strategies defined here (their code digest is this file, so editing it
-recompiles the kernel sets that hold them):
+Test strategies (those defined here have this file as their code digest, so
+editing it recompiles the kernel sets that hold them):
 
 ``DOUBLES``
-    The worked user strategy ``doubles`` (award plus ``double_bonus`` raw
-    points for a double, ties in greedy's order), as a decorated function.
+    The worked user strategy ``doubles`` of ``examples/doubles.py`` (award plus
+    ``double_bonus`` raw points for a double, ties in greedy's order).
 ``SPY``
     Folds every word of every field and array of its view into a hash and
     picks ``hash % n_candidates``: any hidden word it were handed would show
-    in its choices (``tests/test_strategies_sealed.py``).
+    in its choices (``tests/strategies/test_sealed.py``).
 ``STALE_CHECK``
     Greedy's choice, but returns an invalid row unless every array it is
     handed holds only rows in play (shapes equal the counts, every candidate
