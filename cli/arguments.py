@@ -1,4 +1,4 @@
-"""Options shared by the ``five-up`` subcommands, and the parser that reports bad input in one line.
+"""Options shared by the ``five-up`` subcommands, exit statuses, and bad input in one line.
 
 Every option is read as text and checked by the project's own checks
 (:mod:`sim.checks`, :class:`sim.engine.spec.RunSpec`, :func:`backend_options`),
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,6 +22,23 @@ from sim.tiles import DEFAULT_MAX_ROUNDS
 
 PROG = "five-up"
 """The command's name, the prefix of every error line."""
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (its type when it has none)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def usage_error(message) -> int:
+    """Print ``five-up: error: MESSAGE`` (bad input); return status 2."""
+    print(f"{PROG}: error: {one_line(message) if isinstance(message, BaseException) else message}",
+          file=sys.stderr)
+    return EXIT_USAGE
 
 STRATEGY_SPECS_HELP = (
     "Each strategy is a built-in name (`five-up strategies`), MODULE:NAME (a strategy of an "
@@ -34,14 +52,11 @@ STRATEGY_SPECS_HELP = (
 
 @dataclass(frozen=True)
 class Command:
-    """One ``five-up`` subcommand: its name, help, options and handler.
+    """One ``five-up`` subcommand: its help, options and handler (its name and one-line
+    summary are in :data:`cli.main.COMMANDS`, so that ``five-up --help`` loads no command).
 
     Attributes
     ----------
-    name : str
-        What follows ``five-up`` on the command line.
-    summary : str
-        One line, in ``five-up --help``.
     description : str
         The paragraph of ``five-up NAME --help`` (argparse ``%`` escaped as ``%%``).
     add_arguments : callable
@@ -53,29 +68,27 @@ class Command:
     epilog : str
     """
 
-    name: str
-    summary: str
     description: str
     add_arguments: Callable
     run: Callable
     raw_description: bool = False
     epilog: str | None = None
 
-    def register(self, subparsers) -> argparse.ArgumentParser:
-        """Add the subcommand to argparse ``subparsers``."""
-        formatter = argparse.RawDescriptionHelpFormatter if self.raw_description else argparse.HelpFormatter
-        parser = subparsers.add_parser(self.name, help=self.summary, description=self.description,
-                                       epilog=self.epilog, formatter_class=formatter)
+    def configure(self, parser: argparse.ArgumentParser) -> None:
+        """Give the subcommand's parser its help, options and handler."""
+        parser.description = self.description
+        parser.epilog = self.epilog
+        if self.raw_description:
+            parser.formatter_class = argparse.RawDescriptionHelpFormatter
         self.add_arguments(parser)
         parser.set_defaults(func=self.run)
-        return parser
 
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse whose errors are one line ``five-up: error: ...`` and exit status 2."""
 
     def error(self, message: str):  # noqa: D401 - argparse API
-        self.exit(2, f"{PROG}: error: {message} (see {self.prog} --help)\n")
+        self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see {self.prog} --help)\n")
 
 
 def strategies_help(what: str) -> str:

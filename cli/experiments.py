@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.arguments import Command, add_backend_arguments, backend_options, strategies_help
-from cli.failures import EXIT_OK, run_on_backend, usage_error
+from cli.arguments import (EXIT_OK, Command, add_backend_arguments, backend_options,
+    strategies_help, usage_error)
+from cli.failures import run_on_backend
 from experiments import openings, overshoot, seats, settlement
 from experiments.settings import study_settings
 from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
@@ -33,13 +34,11 @@ class Study:
     name: str
     run: Callable
     matches_default: int
-    summary: str
     description: str
 
 
 STUDIES = (
     Study("overshoot", overshoot.run, 10_000,
-          "study: how often the exact-61 rule discards points, and what it costs",
           "Overshoot risk under the exact-61 rule, per strategy (self-play) and player count:\n"
           "the probability that a score event is discarded as a function of its entity's\n"
           "displayed score before it (0..60), the turns and rounds the winner spent within 10\n"
@@ -47,7 +46,6 @@ STUDIES = (
           "discarded per match. Writes by_score, paths and zone_turns (parquet and CSV),\n"
           "discard_probability.png, zone_turns.png and summary.md into --out."),
     Study("settlement", settlement.run, 10_000,
-          "study: what dominoes and blocked rounds are worth against placement scoring",
           "Settlement value, per strategy (self-play) and player count: distributions of the\n"
           "domino event's parts (final placement, credit, debit, net) and of blocked credits,\n"
           "the share of accepted points that comes from settlement, how often rounds end\n"
@@ -55,7 +53,6 @@ STUDIES = (
           "parts_hist, blocked, points, partner_debit (parquet and CSV), domino_parts.png,\n"
           "point_sources.png and summary.md into --out."),
     Study("openings", openings.run, 20_000,
-          "study: the value of each opening tile, observed and forced",
           "Openings: for each of the 28 tiles as the match's first opening (and as any round's\n"
           "opening), the leader's mean round point differential and match win rate with 95%\n"
           "intervals, per strategy (self-play) and player count; and a counterfactual study:\n"
@@ -64,7 +61,6 @@ STUDIES = (
           "the tile the baseline strategy opens with. Writes tiles, cf_tiles, cf_hands,\n"
           "cf_summary (parquet and CSV), opening_tiles.png, counterfactual.png and summary.md."),
     Study("seats", seats.run, 20_000,
-          "study: the value of the first lot and of each seat",
           "Seats: the value of winning the first lot (the lot winner's side's match win rate\n"
           "against the fair share), match win rates by seat clockwise from the first leader\n"
           "(seat effects with 3 and 4 players), by absolute seat (a check), and who wins each\n"
@@ -111,7 +107,7 @@ def add_study_arguments(study: Study, parser) -> None:
 
 def study_command(study: Study) -> Command:
     """The ``five-up`` subcommand of ``study``."""
-    return Command(study.name, study.summary, study.description.replace("%", "%%"),
+    return Command(study.description.replace("%", "%%"),
                    lambda parser: add_study_arguments(study, parser), run_study_command,
                    raw_description=True, epilog=SHARDS_EPILOG)
 
@@ -165,5 +161,5 @@ def run_study_command(args) -> int:
     return EXIT_OK
 
 
-STUDY_COMMANDS = tuple(study_command(study) for study in STUDIES)
+OVERSHOOT, SETTLEMENT, OPENINGS, SEATS = (study_command(study) for study in STUDIES)
 """One ``five-up`` subcommand per study."""

@@ -1,6 +1,6 @@
-"""How a command ends: exit statuses, the one error line, and failures of long sharded runs.
+"""Runs that fail: strategies failing, lost clusters and Ctrl-C, each one line and a status.
 
-Bad input is one line ``five-up: error: ...`` and status 2. A run that fails
+(Bad input is :func:`cli.arguments.usage_error`: one line and status 2.) A run that fails
 while it plays (a strategy raising or returning a row that is not one of its
 candidates, a lost cluster, Ctrl-C) is one line too: status 1 (130 after
 Ctrl-C), naming the directory where the finished shards are kept, so that
@@ -14,27 +14,9 @@ import sys
 import time
 from collections.abc import Callable
 
-from cli.arguments import open_chosen_backend
+from cli.arguments import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, one_line, open_chosen_backend, usage_error
 from sim.scale.backends import BackendError, cluster_failure
 from strategies.catalogue import StrategyError
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception's message on one line (its type when it has none)."""
-    return " ".join(str(exc).split()) or type(exc).__name__
-
-
-def usage_error(message) -> int:
-    """Print ``five-up: error: MESSAGE`` (bad input); return status 2."""
-    print(f"five-up: error: {one_line(message) if isinstance(message, BaseException) else message}",
-          file=sys.stderr)
-    return EXIT_USAGE
-
 
 def run_failed(message) -> int:
     """Print ``five-up: error: MESSAGE`` (a run that failed); return status 1."""

@@ -1,29 +1,56 @@
 """The ``five-up`` command: one subcommand per job, every one of them here.
 
 Every subcommand returns an exit status. Bad input is reported as one line
-``five-up: error: ...`` with status 2, never a traceback (:mod:`cli.failures`).
+``five-up: error: ...`` with status 2, never a traceback (:mod:`cli.arguments`,
+:mod:`cli.failures`).
+
+Each subcommand's module is loaded only when that subcommand runs (or shows
+its ``--help``): ``five-up --help``, ``verify`` and ``reference`` never load
+Numba or the engine, whose imports take about a second.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
-from cli.arguments import PROG, OneLineParser
-from cli.experiments import STUDY_COMMANDS
-from cli.failures import EXIT_FAILED, EXIT_INTERRUPTED
-from cli.reference import REFERENCE
-from cli.simulate import RECORD, SIMULATE
-from cli.strategies import STRATEGIES
-from cli.tournament import TOURNAMENT
-from cli.verify import VERIFY
+from cli.arguments import EXIT_FAILED, EXIT_INTERRUPTED, PROG, OneLineParser
 
-COMMANDS = (SIMULATE, RECORD, VERIFY, REFERENCE, TOURNAMENT, STRATEGIES, *STUDY_COMMANDS)
-"""Every subcommand, in ``five-up --help`` order."""
+COMMANDS = (
+    ("simulate", "cli.simulate:SIMULATE",
+     "simulate complete matches with the Numba engine and write a Parquet frame"),
+    ("record", "cli.simulate:RECORD",
+     "simulate matches with the engine and write them as exact61-record/1 JSON Lines"),
+    ("verify", "cli.verify:VERIFY",
+     "replay match records with the rules reference and check every figure"),
+    ("reference", "cli.reference:REFERENCE",
+     "play matches with the pure-Python reference (slow; for audits)"),
+    ("tournament", "cli.tournament:TOURNAMENT",
+     "round-robin strategy tournament with summaries, ranking and plots"),
+    ("strategies", "cli.strategies:STRATEGIES",
+     "list the built-in strategies, or describe any strategy: metadata and parameters"),
+    ("overshoot", "cli.experiments:OVERSHOOT",
+     "study: how often the exact-61 rule discards points, and what it costs"),
+    ("settlement", "cli.experiments:SETTLEMENT",
+     "study: what dominoes and blocked rounds are worth against placement scoring"),
+    ("openings", "cli.experiments:OPENINGS",
+     "study: the value of each opening tile, observed and forced"),
+    ("seats", "cli.experiments:SEATS", "study: the value of the first lot and of each seat"),
+)
+"""Every subcommand: its name, where its :class:`cli.arguments.Command` is, its one-line help."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``five-up`` parser with every subcommand."""
+def command_of(target: str):
+    """The :class:`cli.arguments.Command` at ``"module:NAME"`` (its module imported now)."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``five-up`` parser; the options of the subcommand named in ``argv`` (none: every
+    subcommand's) are loaded."""
+    chosen = None if argv is None else next((word for word in argv if not word.startswith("-")), "")
     parser = OneLineParser(
         prog=PROG,
         description="Exact 61 Five Up: rules reference, Monte Carlo engine, match records, "
@@ -31,14 +58,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     subparsers.required = True
-    for command in COMMANDS:
-        command.register(subparsers)
+    for name, target, summary in COMMANDS:
+        subparser = subparsers.add_parser(name, help=summary)
+        if chosen is None or chosen == name:
+            command_of(target).configure(subparser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``five-up`` with ``argv`` (default: the process's arguments); return the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv).parse_args(argv)
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -11,8 +11,7 @@ import time
 
 import pandas as pd
 
-from cli.arguments import Command
-from cli.failures import EXIT_OK, usage_error
+from cli.arguments import EXIT_OK, Command, usage_error
 from sim.checks import check_int, check_players, check_seed, per_seat
 from sim.progress import progress_bar
 from sim.records import write_records
@@ -124,7 +123,6 @@ def run_reference(args) -> int:
 
 
 REFERENCE = Command(
-    "reference", "play matches with the pure-Python reference (slow; for audits)",
     "Play complete matches with the pure-Python rules reference, print a summary table and "
     "optionally write every match as exact61-record/1. The reference is the oracle the "
     "engine is checked against, not a fast simulator.",

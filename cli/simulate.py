@@ -23,9 +23,9 @@ import json
 import time
 from pathlib import Path
 
-from cli.arguments import (Command, add_backend_arguments, add_round_and_thread_arguments,
-    backend_options, check_output_file, strategies_help)
-from cli.failures import EXIT_OK, run_failed, run_on_backend, strategy_failure, usage_error
+from cli.arguments import (EXIT_OK, Command, add_backend_arguments, add_round_and_thread_arguments,
+    backend_options, check_output_file, strategies_help, usage_error)
+from cli.failures import run_failed, run_on_backend, strategy_failure
 from experiments.stats import summary_table
 from sim.engine.runs import record
 from sim.engine.spec import RunSpec
@@ -210,7 +210,6 @@ def run_record(args) -> int:
 
 
 SIMULATE = Command(
-    "simulate", "simulate complete matches with the Numba engine and write a Parquet frame",
     "Simulate complete matches with the Numba engine and write one row per match (winner, "
     "final scores, rounds, placements, draws, passes, settlements, discarded events, first "
     "leader and opening) to a Parquet file. A progress bar with matches/s is shown on stderr "
@@ -221,7 +220,6 @@ SIMULATE = Command(
     add_simulate_arguments, run_simulate)
 
 RECORD = Command(
-    "record", "simulate matches with the engine and write them as exact61-record/1 JSON Lines",
     "Simulate matches with the Numba engine and write every deal, action and score event as "
     "exact61-record/1 (one match per line), for auditing with `five-up verify`. The matches "
     "are exactly those `five-up simulate` plays for the same arguments.",

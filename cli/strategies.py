@@ -13,8 +13,7 @@ import json
 import sys
 import textwrap
 
-from cli.arguments import Command
-from cli.failures import EXIT_OK, usage_error
+from cli.arguments import EXIT_OK, Command, usage_error
 from strategies.catalogue import describe
 
 WIDTH = 88
@@ -89,8 +88,6 @@ def run_strategies_command(args) -> int:
 
 
 STRATEGIES = Command(
-    "strategies",
-    "list the built-in strategies, or describe any strategy: metadata and parameters",
     "Without SPEC: list every built-in strategy. With SPECs: describe those. A SPEC is what "
     "--strategies takes: a built-in name, MODULE:NAME (a strategy of an importable module), "
     "path/to/file.py:NAME, or any of these with other parameter values, name[k=v,...]. "

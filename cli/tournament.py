@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cli.arguments import (Command, add_backend_arguments, add_round_and_thread_arguments,
-    backend_options, strategies_help)
-from cli.failures import EXIT_OK, run_on_backend, usage_error
+from cli.arguments import (EXIT_OK, Command, add_backend_arguments, add_round_and_thread_arguments,
+    backend_options, strategies_help, usage_error)
+from cli.failures import run_on_backend
 from experiments.reports import md_table
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.run import tournament
@@ -71,7 +71,6 @@ def run_tournament_command(args) -> int:
 
 
 TOURNAMENT = Command(
-    "tournament", "round-robin strategy tournament with summaries, ranking and plots",
     "Play every seating of the strategies (2 players: every ordered pair; 3 players: every "
     "combination in each of its 6 seat orders; 4 players: every ordered pair of "
     "partnerships) for --matches matches each, then write into --out: matches.parquet, "

@@ -18,7 +18,6 @@ def run_verify(args) -> int:
 
 
 VERIFY = Command(
-    "verify", "replay match records with the rules reference and check every figure",
     "Replay every exact61-record/1 record in the files with the pure-Python rules reference, "
     "checking each action's legality and every point, event, round end, winner and score. "
     "Prints one line per invalid record (file:line: round, action or event: expected vs "
