@@ -58,11 +58,10 @@ from sim.core.state import (BOARD_ERROR, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OP
     BOARD_PLAYED, BOARD_TOTAL, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
     END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, ENTITY_OF_SEAT, NODE_FIELDS, NO_PARENT,
     SCRATCH_ORDER, SCRATCH_PIPS, TILES_MATCHING, TILE_PIPS, PlayerView, new_workspace)
-from sim.core.bits import bit_count
-from sim.core.rules import (domino_parts, blocked_credit, list_openings, list_placements,
+from sim.core.bits import bit_count, lowest_bit_index
+from sim.core.rules import (blocked_credit, domino_parts, list_openings, list_placements,
     no_hand_can_play, open_layout, place_tile, placement_points, playable_tiles,
     rank_blocked_hands)
-from sim.core.bits import lowest_bit_index
 from sim.core.rng import next_below
 from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
 from strategies.greedy import greedy as greedy_strategy

@@ -66,12 +66,13 @@ from sim.core.state import (ACTION_DRAW, ACTION_FIELDS, ACTION_PASS, ACTION_PLAY
     R_LEADER, R_OPENING_POINTS, R_OPENING_TILE, R_PASSES, R_PIPS, R_PLACEMENTS, R_PLACEMENT_RAW,
     R_RAW_DISCARDED, R_SCORE, R_SETTLED_BY, R_WINNER, SCRATCH_ORDER, SCRATCH_PIPS, SIDE_NONE,
     PlayerView, new_workspace)
-from sim.core.rules import (domino_parts, blocked_credit, hand_pips, list_openings,
+from sim.core.rules import (blocked_credit, domino_parts, hand_pips, list_openings,
     list_placements, no_hand_can_play, open_layout, place_tile, placement_points, playable_tiles,
     rank_blocked_hands)
 from sim.core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, STREAM_DECISION,
     below, one_way, seat_decision_key, shuffle_round_deal, stream_key, word_at)
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
+
 Trace = namedtuple("Trace", ["round_rows", "round_deals", "actions", "events", "answers"])
 Trace.__doc__ = """One match's trace arrays (possibly empty: nothing is written).
 
@@ -79,6 +80,7 @@ round_rows : int32[R, ROUND_FIELDS]; round_deals : int8[R, 28];
 actions : int16[A, ACTION_FIELDS]; events : int32[E, EVENT_FIELDS];
 answers : int64[D, ANSWER_FIELDS], the Python seats' recorded choices (input).
 """
+
 
 @njit(cache=True)
 def untraced(answers):
