@@ -58,7 +58,7 @@ class Command:
     Attributes
     ----------
     description : str
-        The paragraph of ``five-up NAME --help`` (argparse ``%`` escaped as ``%%``).
+        The paragraph of ``five-up NAME --help`` (argparse prints it as written: no ``%`` escapes).
     add_arguments : callable
         ``add_arguments(parser)`` adds the subcommand's options.
     run : callable

@@ -107,7 +107,7 @@ def add_study_arguments(study: Study, parser) -> None:
 
 def study_command(study: Study) -> Command:
     """The ``five-up`` subcommand of ``study``."""
-    return Command(study.description.replace("%", "%%"),
+    return Command(study.description,
                    lambda parser: add_study_arguments(study, parser), run_study_command,
                    raw_description=True, epilog=SHARDS_EPILOG)
 

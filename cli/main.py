@@ -37,6 +37,10 @@ COMMANDS = (
     ("openings", "cli.experiments:OPENINGS",
      "study: the value of each opening tile, observed and forced"),
     ("seats", "cli.experiments:SEATS", "study: the value of the first lot and of each seat"),
+    ("winprob", "cli.winprob:WINPROB",
+     "win probabilities by score and lead (backward induction), and the shipped table"),
+    ("strength", "cli.strength:STRENGTH",
+     "strength ladder: duplicate-deal pairings up a ladder of strategies, and their CPU cost"),
 )
 """Every subcommand: its name, where its :class:`cli.arguments.Command` is, its one-line help."""
 

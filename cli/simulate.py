@@ -57,14 +57,23 @@ def add_run_arguments(parser: argparse.ArgumentParser, out_metavar: str) -> None
     add_round_and_thread_arguments(parser)
     parser.add_argument("--first-match", default="0", metavar="F",
                         help="index of the first match (default 0)")
+    parser.add_argument("--allow-hidden", action="store_true",
+                        help="allow an audit strategy that sees every hand and the boneyard order "
+                             "(cheater); refused without this flag")
     parser.add_argument("--out", required=True, metavar=out_metavar, help="output file")
+
+
+def hidden_options(args) -> dict:
+    """``{"allow_hidden": True}`` when ``--allow-hidden`` was given, else nothing (so that the
+    manifests of fair runs stay as they were)."""
+    return {"allow_hidden": True} if args.allow_hidden else {}
 
 
 def run_spec(args) -> RunSpec:
     """The :class:`RunSpec` of the run options (ValueError, one line, on bad input)."""
     return RunSpec.build(args.players, args.strategies, args.matches, args.seed,
                          max_rounds=args.max_rounds, first_match=args.first_match,
-                         threads=args.threads)
+                         threads=args.threads, **hidden_options(args))
 
 
 # ---------------------------------------------------------------------------
@@ -83,7 +92,8 @@ def run_simulate(args) -> int:
         summary_only = scale["summary_only"]
         out = check_output_file(args.out, (".json", ".csv") if summary_only else (".parquet", ".pq"))
         manifest, tasks = simulate_manifest(spec.players, spec.strategies, spec.matches, spec.seed,
-                                            spec.max_rounds, spec.first_match, scale["shard_size"])
+                                            spec.max_rounds, spec.first_match, scale["shard_size"],
+                                            **hidden_options(args))
         store = ShardStore(parts_directory(out), manifest, "summary" if summary_only else "frames")
         store.check()
     except ValueError as exc:
@@ -191,7 +201,7 @@ def run_record(args) -> int:
     try:
         records = record(spec.players, spec.strategies, spec.matches, spec.seed,
                          max_rounds=spec.max_rounds, first_match=spec.first_match,
-                         threads=spec.threads)
+                         threads=spec.threads, allow_hidden=spec.allow_hidden)
     except Exception as exc:  # a strategy failing at run time is one line; others propagate
         if not strategy_failure(exc):
             raise

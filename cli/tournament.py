@@ -74,8 +74,8 @@ TOURNAMENT = Command(
     "Play every seating of the strategies (2 players: every ordered pair; 3 players: every "
     "combination in each of its 6 seat orders; 4 players: every ordered pair of "
     "partnerships) for --matches matches each, then write into --out: matches.parquet, "
-    "summary.csv and summary.md (win rate with 95%% Wilson interval, mean final margin in "
+    "summary.csv and summary.md (win rate with 95% Wilson interval, mean final margin in "
     "raw points, discarded events and settlement raw points per match), pairwise.csv, "
-    "ranking.csv (Bradley-Terry/Luce with 95%% intervals) and PNG plots. The same command "
+    "ranking.csv (Bradley-Terry/Luce with 95% intervals) and PNG plots. The same command "
     "gives a byte-identical summary.csv.",
     add_arguments, run_tournament_command)

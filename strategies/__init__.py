@@ -23,9 +23,17 @@ Built-ins
 ``rollout``    determinized Monte Carlo: sampled hidden hands and boneyard, each
                candidate played out to the end of the round with greedy
                (:mod:`strategies.rollout`)
+``matchplay``  determinized search for the match: per-tile inference and an opponent
+               model over sampled worlds, successive halving, playouts valued by the
+               match-win table (:mod:`strategies.matchplay`)
+``cheater``    AUDIT ONLY (``sees_hidden``): matchplay's evaluation on the true hands and
+               boneyard; refused unless ``allow_hidden=True`` (:mod:`strategies.cheater`)
 
 Support modules (no strategy of their own): :mod:`strategies.lookahead`
 (private layout copy, determinized worlds, a trace-free greedy round loop),
+:mod:`strategies.inference` (per-tile knowledge from the round's history),
+:mod:`strategies.choice_model` (likelihood of the other seats' past choices),
+:mod:`strategies.winprob_table` (the shipped match-win table, generated),
 :mod:`strategies.linear` (move features, the turns-to-finish table, the
 linear chooser), :mod:`strategies.parameters` (:class:`Parameter`),
 :mod:`strategies.catalogue` (names, ``MODULE:NAME`` and ``FILE.py:NAME``

@@ -38,6 +38,8 @@ BUILTIN_MODULES = (
     "strategies.defensive",
     "strategies.weighted",
     "strategies.rollout",
+    "strategies.matchplay",
+    "strategies.cheater",
 )
 """Modules holding the built-in strategies (one decorated function each), in listing order."""
 

@@ -40,6 +40,7 @@ import numpy as np
 
 from sim.checks import check_finite
 from sim.core.jit import strategy_kernel
+from sim.core.state import SEES_HIDDEN_KEY
 from strategies.parameters import Parameter
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*(\[[^\[\]]*\])?$")
@@ -70,6 +71,11 @@ class Strategy:
         Reads what opponents are known to lack or could hold.
     lookahead : int
         Plies or playouts beyond the current placement; 0 for none.
+    sees_hidden : bool
+        An audit strategy that reads every hand and the boneyard order
+        (``view.hidden_hands``, ``view.hidden_boneyard``); a run refuses it
+        unless it passes ``allow_hidden=True`` (``--allow-hidden``). Fair
+        strategies (False) receive those arrays empty.
     parameters : tuple of Parameter
         In the order of ``view.params``; ``default`` is this strategy's value
         (a variant has its own defaults).
@@ -84,6 +90,7 @@ class Strategy:
     uses_inference: bool = False
     lookahead: int = 0
     parameters: tuple = field(default=())
+    sees_hidden: bool = False
 
     def __call__(self, view):
         """Call the strategy's function (plain Python, or the compiled dispatcher)."""
@@ -104,8 +111,10 @@ class Strategy:
     @cached_property
     def code_key(self) -> str:
         """Digest of the code the engine compiles for this strategy (see :func:`code_digest`);
-        variants of one function share it, so they share one compiled slot."""
-        return code_digest(self.function)
+        variants of one function share it, so they share one compiled slot. A ``sees_hidden``
+        strategy's key carries :data:`sim.core.state.SEES_HIDDEN_KEY`: only its slot is
+        handed the hidden arrays."""
+        return code_digest(self.function) + (SEES_HIDDEN_KEY if self.sees_hidden else "")
 
 
 def _parameters(parameters) -> tuple:
@@ -129,7 +138,9 @@ def _parameters(parameters) -> tuple:
 
 
 def _check_name(name: str) -> str:
-    if not isinstance(name, str) or not NAME_PATTERN.match(name) or ":" in name or "," in name:
+    # Commas may only separate a variant's parameters (``name[a=1,b=2]``).
+    if not isinstance(name, str) or not NAME_PATTERN.match(name) \
+            or any(mark in name.partition("[")[0] for mark in ":,"):
         raise ValueError(f"invalid strategy name {name!r} (letters, digits, '_', '.', '-'; no ',' or ':')")
     return name
 
@@ -144,6 +155,7 @@ def strategy(
     uses_inference: bool = False,
     lookahead: int = 0,
     compiled: bool = True,
+    sees_hidden: bool = False,
 ):
     """Decorator: turn ``function(view) -> row`` into a :class:`Strategy`.
 
@@ -164,6 +176,9 @@ def strategy(
         True: compile with Numba (nopython, inlined into the engine, must not
         allocate). False: a plain Python function (any library), run as a
         Python seat.
+    sees_hidden : bool
+        Declare an audit strategy that reads every hand and the boneyard
+        order (compiled only); runs refuse it unless ``allow_hidden=True``.
 
     Returns
     -------
@@ -178,6 +193,8 @@ def strategy(
         py_func = getattr(func, "py_func", func)  # accept an already-jitted function
         chosen_name = _check_name(name if name is not None else py_func.__name__)
         text = description or inspect.getdoc(py_func) or ""
+        if sees_hidden and not compiled:
+            raise TypeError(f"{chosen_name}: a strategy that sees hidden information must be compiled")
         if compiled:
             choose = strategy_kernel(py_func)
         else:
@@ -192,6 +209,7 @@ def strategy(
             uses_inference=bool(uses_inference),
             lookahead=int(lookahead),
             parameters=_parameters(parameters),
+            sees_hidden=bool(sees_hidden),
         )
 
     if function is not None:

@@ -39,6 +39,11 @@ class PythonView(NamedTuple):
     params : float64[P]
     rng : uint64[2]
         The seat's decision stream (writable).
+    n_history : int
+    history : int64[n_history, HISTORY_FIELDS]
+        The round's public actions (seat, kind, placed tile or -1, open values).
+    hidden_hands, hidden_boneyard : int64[0]
+        Always empty: Python strategies never see hidden information.
     """
 
     seat: int
@@ -61,6 +66,10 @@ class PythonView(NamedTuple):
     cands: np.ndarray
     params: np.ndarray
     rng: np.ndarray
+    n_history: int
+    history: np.ndarray
+    hidden_hands: np.ndarray
+    hidden_boneyard: np.ndarray
 
 
 def frozen(array: np.ndarray) -> np.ndarray:

@@ -87,6 +87,12 @@ Choosing (*both*)
     :func:`greedy_prefers`, :func:`greedy_choice`.
 Hidden tiles (*both*)
     :func:`unseen_tiles`, :func:`holdable_tiles`, :func:`playable`.
+The round's public history (*both*)
+    ``view.history`` rows ``H_SEAT``, ``H_KIND`` (``ACTION_PLAY`` /
+    ``ACTION_DRAW`` / ``ACTION_PASS``), ``H_TILE``, ``H_OPEN``;
+    :func:`hand_groups` (what draws and passes revealed about a seat's
+    hand, tile by tile, :mod:`strategies.inference`) and
+    :func:`sample_grouped_world` (a world consistent with every group).
 Lookahead
     :func:`new_scratch` (*allocating*), :func:`sample_world` (*both*),
     :func:`playout` (*both*), :func:`advantage` (*both*),
@@ -121,7 +127,10 @@ from sim.core.state import (CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, 
 from sim.core.rules import hand_pips
 from sim.core.rng import next_below, next_unit
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, TILES, tile_index, tile_name
+from sim.core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, HISTORY_FIELDS, H_KIND, H_OPEN,
+    H_SEAT, H_TILE)
 from strategies import linear, lookahead
+from strategies.inference import MAX_GROUPS, hand_groups, sample_grouped_world
 from strategies.greedy import greedy as greedy_strategy
 from strategies.linear import FEATURE_NAMES, N_FEATURES, candidate_features
 from strategies.lookahead import (ALL_TILES, allocating, best_row, greedy_prefers, holdable_tiles,
@@ -447,6 +456,9 @@ __all__ = [
     "best_row", "greedy_choice", "greedy_prefers",
     # hidden tiles
     "holdable_tiles", "playable", "unseen_tiles",
+    # the round's public history and what it reveals
+    "ACTION_DRAW", "ACTION_PASS", "ACTION_PLAY", "HISTORY_FIELDS", "H_KIND", "H_OPEN", "H_SEAT",
+    "H_TILE", "MAX_GROUPS", "hand_groups", "sample_grouped_world",
     # lookahead
     "advantage", "load_layout", "new_scratch", "place_candidate", "playout", "sample_hidden",
     "sample_world",

@@ -79,7 +79,18 @@ A :class:`Workspace` named tuple holds every mutable array of a match in play.
     in hand: ``BOARD_DECISION_SEAT``, ``BOARD_DECISION_COUNT`` (candidates),
     ``BOARD_DECISION_BONEYARD`` (tiles left to draw); ``BOARD_SUSPENDED`` 1
     when the match stopped at a Python seat's decision with no recorded
-    answer (:mod:`sim.engine.python_seats`).
+    answer (:mod:`sim.engine.python_seats`); ``BOARD_HISTORY`` rows of
+    ``history`` written this round.
+``history`` : int64[MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS]
+    The round's public actions in order, rows ``0..board[BOARD_HISTORY]-1``:
+    ``H_SEAT``, ``H_KIND`` (play, draw, pass), ``H_TILE`` (the placed tile;
+    ``NO_TILE`` for a draw, whose tile only the drawer sees, and a pass),
+    ``H_OPEN`` (the open values when the action was taken), and for a play
+    ``H_PARENT``, ``H_SIDE``, ``H_JOINED`` (where it went, as in ``cands``)
+    and ``H_POINTS`` (what it scored). The ``k``-th play of the history is
+    layout node ``k``, so the layout at any earlier moment can be rebuilt. Everything in it was seen by
+    every player; strategies read it to keep what draws and passes revealed
+    about each tile (``lacking`` keeps only the latest draw's knowledge).
 ``cands`` : int64[MAX_CANDIDATES, CAND_FIELDS]
     The distinct legal placements of the decision in hand (ruling 4), rows
     ``0..n-1``: ``CAND_TILE``, ``CAND_PARENT`` (node row, ``NO_PARENT`` for an
@@ -202,7 +213,8 @@ BOARD_DECISION_SEAT = 6
 BOARD_DECISION_COUNT = 7
 BOARD_DECISION_BONEYARD = 8
 BOARD_SUSPENDED = 9
-BOARD_FIELDS = 10
+BOARD_HISTORY = 10
+BOARD_FIELDS = 11
 
 # cands[c, ...]
 CAND_TILE = 0
@@ -211,6 +223,25 @@ CAND_SIDE = 2
 CAND_JOINED = 3
 CAND_POINTS = 4
 CAND_FIELDS = 5
+
+# history[k, ...]: the round's public actions (what every player saw happen)
+H_SEAT = 0
+"""Seat that acted."""
+H_KIND = 1
+"""``ACTION_PLAY``, ``ACTION_DRAW`` or ``ACTION_PASS``."""
+H_TILE = 2
+"""Tile placed (``ACTION_PLAY``); ``NO_TILE`` for a draw (the drawn tile is unseen) or a pass."""
+H_OPEN = 3
+"""Value set of the open connections when the action was taken (before a placement)."""
+H_PARENT = 4
+"""A play's parent node (``NO_PARENT`` for the opening, a draw or a pass)."""
+H_SIDE = 5
+"""A play's side (``SIDE_NONE`` / ``SIDE_LINE`` / ``SIDE_ARM``)."""
+H_JOINED = 6
+"""A play's joined value (the low half for an opening; 0 for a draw or a pass)."""
+H_POINTS = 7
+"""Raw points the placement scored, before the 305 test (0 for a draw or a pass)."""
+HISTORY_FIELDS = 8
 
 # seat_scratch rows
 SCRATCH_PIPS = 0
@@ -232,6 +263,10 @@ ANSWER_FIELDS = 2
 
 EXTERNAL_SEAT = -1
 """``seat_strategy`` code of a seat whose choices come from Python (the answers array)."""
+
+SEES_HIDDEN_KEY = ":sees-hidden"
+"""Suffix of the code key of a strategy declared ``sees_hidden``: such a strategy gets a
+slot of its own, whose views carry every hand and the boneyard (``PlayerView.hidden_*``)."""
 
 INVALID_CHOICE = -1
 """What the strategy dispatch returns for a slot it does not know."""
@@ -370,6 +405,7 @@ Workspace = namedtuple(
         "match_totals",
         "seat_scratch",
         "cursor",
+        "history",
     ],
 )
 Workspace.__doc__ = "Per-thread mutable match state; see the module docstring."
@@ -397,6 +433,10 @@ PlayerView = namedtuple(
         "cands",
         "params",
         "rng",
+        "n_history",
+        "history",
+        "hidden_hands",
+        "hidden_boneyard",
     ],
 )
 PlayerView.__doc__ = """What a strategy may know when it chooses a placement.
@@ -450,6 +490,19 @@ params : float64[P]
 rng : uint64[2]
     The seat's own decision stream; draw with :func:`sim.core.rng.next_below` /
     ``next_unit``.
+n_history : int64
+    Public actions of the round so far.
+history : int64[n_history, HISTORY_FIELDS]
+    Those actions in order (seat, kind, placed tile or ``NO_TILE``, open
+    values at the time, and a play's parent, side, joined value and points;
+    see the module docstring).
+hidden_hands : int64[0] or int64[players]
+    Empty for every fair strategy. Only a strategy declared
+    ``sees_hidden=True`` (an audit strategy such as ``cheater``, refused
+    unless the run passes ``allow_hidden=True``) receives every seat's hand.
+hidden_boneyard : int64[0] or int64[boneyard_size]
+    Empty for every fair strategy; for ``sees_hidden`` strategies the
+    boneyard's tiles in draw order.
 
 A strategy returns the row index of its choice in ``cands``. It must treat
 every array as read-only except ``rng`` (the arrays are the engine's own).
@@ -478,4 +531,5 @@ def new_workspace():
         np.zeros(MATCH_FIELDS, dtype=np.int64),
         np.zeros((2, MAX_PLAYERS), dtype=np.int64),
         np.zeros(CURSOR_FIELDS, dtype=np.int64),
+        np.zeros((MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS), dtype=np.int64),
     )

@@ -10,7 +10,10 @@ engine:
    seat's slot is its strategy's index in that order.
 2. A small Python module is generated for the set,
    ``<kernel dir>/engine_<digest>.py``: a ``choose_placement`` that calls
-   ``strategy_<slot>(view)`` by slot. ``<digest>`` covers the engine's source
+   ``strategy_<slot>(view)`` by slot, and ``slot_sees_hidden`` naming the
+   slots of ``sees_hidden`` audit strategies (their code keys end in
+   :data:`sim.core.state.SEES_HIDDEN_KEY`), the only views the engine fills
+   with every hand and the boneyard order. ``<digest>`` covers the engine's source
    files, every strategy's code (:func:`strategies.definition.code_digest`,
    handed in as ``code_keys``) and the Numba version, so a changed strategy or
    engine gets a new module and never a stale kernel.
@@ -44,6 +47,7 @@ from pathlib import Path
 
 import numba
 
+from sim.core.state import SEES_HIDDEN_KEY
 from sim.engine import play, playouts
 from sim.files import atomic_write
 
@@ -55,8 +59,12 @@ ENGINE_SOURCE_MODULES = ("sim.tiles", "sim.core.jit", "sim.core.bits", "sim.core
                          "sim.engine.kernel_sets")
 """Modules whose source is compiled into every engine (their text is in the digest)."""
 
-ENTRY_KERNELS = ("simulate_batch", "resume_match", "replay_dealt_round", "opening_counterfactual")
+ENTRY_KERNELS = ("simulate_batch", "resume_match", "replay_dealt_round", "opening_counterfactual",
+                 "rounds_from_states")
 """The kernels of a set that Python calls (:meth:`EngineSet.__getattr__`)."""
+
+GENERATED = ("choose_placement", "slot_sees_hidden")
+"""Template placeholders that the generated module defines itself (the dispatch)."""
 
 KERNEL_DIR_ENV = "FIVE_UP_KERNEL_DIR"
 """Environment variable naming the directory of the generated engine modules."""
@@ -161,7 +169,12 @@ def _dispatch_source(names: Sequence[str], code_keys: Sequence[str], digest: str
     ]
     for slot in range(len(names)):
         lines += [f"    if slot == {slot}:", f"        return strategy_{slot}(view)"]
-    lines += ["    return INVALID_CHOICE", ""]
+    lines += ["    return INVALID_CHOICE", "", "", "@hot_kernel", "def slot_sees_hidden(slot):"]
+    # Only slots whose code key says so receive every hand and the boneyard order.
+    for slot, key in enumerate(code_keys):
+        if key.endswith(SEES_HIDDEN_KEY):
+            lines += [f"    if slot == {slot}:", "        return True"]
+    lines += ["    return False", ""]
     return "\n".join(lines)
 
 
@@ -273,6 +286,6 @@ def _build(key: str, functions: Sequence, code_keys: Sequence[str], names: Seque
                 namespace.setdefault(name, value)
     for template in TEMPLATE_MODULES:
         for name in template.STRATEGY_DEPENDENT:
-            if name != "choose_placement":
+            if name not in GENERATED:
                 namespace[name] = _recreate(getattr(template, name), namespace, module_name, path)
     return EngineSet(key, tuple(names), tuple(code_keys), module)

@@ -51,11 +51,12 @@ from sim.core.jit import hot_kernel, kernel
 from sim.core.state import (ACTION_DRAW, ACTION_FIELDS, ACTION_PASS, ACTION_PLAY, ANSWER_CHOICE,
     ANSWER_RNG_COUNTER, A_JOINED, A_KIND, A_PARENT, A_POINTS, A_SEAT, A_SIDE, A_TILE,
     BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR, BOARD_NODES,
-    BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_SUSPENDED, BOARD_TOTAL, CAND_JOINED,
+    BOARD_HISTORY, BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_SUSPENDED, BOARD_TOTAL, CAND_JOINED,
     CAND_PARENT, CAND_SIDE, CAND_TILE, CURSOR_ACTIONS, CURSOR_ANSWERS, CURSOR_EVENTS,
     CURSOR_ROUNDS, END_BLOCKED, END_DOMINO, END_NONE, END_SUSPENDED, END_TARGET, ENTITY_OF_SEAT,
     EVENT_BLOCKED, EVENT_DOMINO, EVENT_FIELDS, EVENT_PLACEMENT, EXTERNAL_SEAT, E_ACCEPTED,
-    E_ACTION, E_CREDIT, E_DEBIT, E_ENTITY, E_KIND, E_PLACEMENT, E_RAW, E_SEAT, INVALID_CHOICE,
+    E_ACTION, E_CREDIT, E_DEBIT, E_ENTITY, E_KIND, E_PLACEMENT, E_RAW, E_SEAT, H_JOINED, H_KIND,
+    H_OPEN, H_PARENT, H_POINTS, H_SEAT, H_SIDE, H_TILE, INVALID_CHOICE,
     MATCH_FIELDS, MAX_ENTITIES, M_ACTIONS, M_BLOCKED_CREDIT, M_BLOCKED_ROUNDS, M_DISCARDED_BY,
     M_DOMINO_CREDIT, M_DOMINO_DEBIT, M_DOMINO_ROUNDS, M_DRAWS, M_ERROR, M_EVENTS,
     M_EVENTS_ACCEPTED, M_EVENTS_DISCARDED, M_FIRST_LEADER, M_FIRST_OPENING, M_PASSES, M_PLACEMENTS,
@@ -96,6 +97,7 @@ UNANSWERED_ERROR = -1
 
 STRATEGY_DEPENDENT = (
     "choose_placement",
+    "slot_sees_hidden",
     "_decide",
     "play_dealt_round",
     "play_round",
@@ -125,6 +127,14 @@ def choose_placement(slot, view):
     kernels, by a function that calls the strategy of ``slot`` with ``view``.
     """
     return INVALID_CHOICE
+
+
+@hot_kernel
+def slot_sees_hidden(slot):
+    """Placeholder: True if the strategy of ``slot`` is declared ``sees_hidden`` (an audit
+    strategy given every hand and the boneyard order). :mod:`sim.engine.kernel_sets`
+    replaces it like :func:`choose_placement`; here no slot sees hidden information."""
+    return False
 
 
 @hot_kernel
@@ -166,6 +176,12 @@ def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params
         board[BOARD_DECISION_BONEYARD] = boneyard_size
         choice = _external_choice(ws, trace, seat)
     else:
+        # Fair strategies get empty hidden arrays (same type, nothing to read).
+        shown_hands = 0
+        shown_boneyard = 0
+        if slot_sees_hidden(strategy):
+            shown_hands = players
+            shown_boneyard = boneyard_size
         view = PlayerView(
             seat,
             players,
@@ -187,6 +203,10 @@ def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params
             ws.cands[:n_candidates],
             seat_params[seat],
             ws.rng[seat],
+            board[BOARD_HISTORY],
+            ws.history[: board[BOARD_HISTORY]],
+            ws.hands[:shown_hands],
+            ws.deal[N_TILES - shown_boneyard:],
         )
         choice = choose_placement(strategy, view)
     if choice < 0 or choice >= n_candidates:
@@ -209,9 +229,21 @@ def start_seat_streams(ws, players, key):
 # Trace and events
 # ---------------------------------------------------------------------------
 @hot_kernel
-def _trace_action(ws, trace, seat, kind, tile, joined, parent, side, points):
-    """Count one action of the round and write it to the trace if it has room."""
+def _trace_action(ws, trace, seat, kind, tile, joined, parent, side, points, open_before):
+    """Count one action of the round, add it to the public history (``open_before``: the
+    open values when it was taken) and write it to the trace if it has room."""
     ws.round_stats[R_ACTIONS] += 1
+    entry = ws.board[BOARD_HISTORY]
+    history = ws.history
+    history[entry, H_SEAT] = seat
+    history[entry, H_KIND] = kind
+    history[entry, H_TILE] = tile if kind == ACTION_PLAY else NO_TILE
+    history[entry, H_OPEN] = open_before
+    history[entry, H_PARENT] = parent
+    history[entry, H_SIDE] = side
+    history[entry, H_JOINED] = joined
+    history[entry, H_POINTS] = points
+    ws.board[BOARD_HISTORY] = entry + 1
     row = ws.cursor[CURSOR_ACTIONS]
     actions = trace.actions
     if row < actions.shape[0]:
@@ -344,6 +376,7 @@ def _play_candidate(ws, trace, players, entity_of_seat, seat, choice):
     parent = cands[choice, CAND_PARENT]
     side = cands[choice, CAND_SIDE]
     joined = cands[choice, CAND_JOINED]
+    open_before = ws.board[BOARD_OPEN_VALUES]
     if parent == NO_PARENT:
         total = open_layout(ws, tile)
     else:
@@ -354,7 +387,7 @@ def _play_candidate(ws, trace, players, entity_of_seat, seat, choice):
     stats = ws.round_stats
     stats[R_PLACEMENTS] += 1
     action_index = stats[R_ACTIONS]
-    _trace_action(ws, trace, seat, ACTION_PLAY, tile, joined, parent, side, points)
+    _trace_action(ws, trace, seat, ACTION_PLAY, tile, joined, parent, side, points, open_before)
     if ws.hands[seat] == 0:
         return _settle_domino(ws, trace, players, entity_of_seat, seat, points)
     if points > 0:
@@ -473,6 +506,7 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
     board[BOARD_OPEN_VALUES] = 0
     board[BOARD_PLAYED] = 0
     board[BOARD_OPEN_NODES] = 0
+    board[BOARD_HISTORY] = 0
     for value in range(N_VALUES):
         ws.open_count[value] = 0
     next_draw = players * HAND_SIZE
@@ -510,13 +544,15 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
                     ws.hands[seat] |= 1 << tile
                     ws.hand_sizes[seat] += 1
                     stats[R_DRAWS] += 1
-                    _trace_action(ws, trace, seat, ACTION_DRAW, tile, 0, NO_PARENT, SIDE_NONE, 0)
+                    _trace_action(ws, trace, seat, ACTION_DRAW, tile, 0, NO_PARENT, SIDE_NONE, 0,
+                                  open_values)
                     if (1 << tile) & playable_tiles(ws):
                         count = list_placements(ws, 1 << tile)
                         break
                 if count == 0:
                     stats[R_PASSES] += 1
-                    _trace_action(ws, trace, seat, ACTION_PASS, NO_TILE, 0, NO_PARENT, SIDE_NONE, 0)
+                    _trace_action(ws, trace, seat, ACTION_PASS, NO_TILE, 0, NO_PARENT, SIDE_NONE, 0,
+                                  open_values)
         if count > 0:
             if opening and forced_tile >= 0:
                 # A study forces the opening tile (list_openings gives one row per tile).

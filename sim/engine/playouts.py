@@ -12,6 +12,9 @@ the engine of each set of strategies (:data:`STRATEGY_DEPENDENT`).
     the unseen tiles (the other hands and the boneyard) re-dealt at random for
     every playout. The same re-deals and decision streams serve every tile of
     a hand (common random numbers), so tile-to-tile differences are sharp.
+:func:`rounds_from_states`
+    One round per row from given start scores and leader, with a fresh deal
+    (the win-probability tables of :mod:`sim.studies.winprob`).
 :func:`replay_dealt_round`
     One round from a given deal (tests and spot checks).
 :func:`engine_deal`, :func:`sample_hands`
@@ -23,13 +26,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.rng import STREAM_DEAL, below, shuffle_round_deal, stream_key, word_at
-from sim.core.state import (ANSWER_FIELDS, BOARD_ERROR, ENTITY_OF_SEAT, MAX_ENTITIES, R_GAIN,
-    R_OPENING_TILE, R_WINNER, new_workspace)
+from sim.core.rng import LOT_WORD, STREAM_DEAL, below, shuffle_round_deal, stream_key, word_at
+from sim.core.state import (ANSWER_FIELDS, BOARD_ERROR, END_BLOCKED, END_DOMINO, ENTITY_OF_SEAT,
+    MAX_ENTITIES, NO_SEAT, R_DOMINOER, R_GAIN, R_OPENING_TILE, R_WINNER, new_workspace)
 from sim.engine.play import play_dealt_round, start_seat_streams, untraced
-from sim.tiles import HAND_SIZE, N_TILES
+from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
 
-STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual")
+STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual", "rounds_from_states")
 """Kernels that play rounds with strategies: :mod:`sim.engine.kernel_sets` compiles a
 copy of them for each set of strategies (like :data:`sim.engine.play.STRATEGY_DEPENDENT`)."""
 
@@ -39,6 +42,19 @@ from the engine's :data:`sim.core.rng.STREAM_DEAL` and ``STREAM_DECISION``)."""
 
 STREAM_CF_DECISION = 102
 """Random stream of the strategies' decisions in counterfactual playouts."""
+
+STREAM_STATE_DEAL = 103
+"""Random stream of the deals (and leader lots) of :func:`rounds_from_states`."""
+
+STREAM_STATE_DECISION = 104
+"""Random stream of the strategies' decisions in :func:`rounds_from_states`."""
+
+LEADER_BY_LOT = -1
+"""A row's leader (input) or next leader (output) when it is drawn by lot / there is none."""
+
+OPENING_LOT_WORD = LOT_WORD + 1
+"""Word of a row's deal stream that draws its leader when the input says ``LEADER_BY_LOT``
+(a spare word of the round's budget; ``LOT_WORD`` draws the next round's leader after a block)."""
 
 
 # ---------------------------------------------------------------------------
@@ -202,3 +218,87 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
                 ends[h, slot, k] = end
                 if ws.board[BOARD_ERROR] != 0:
                     errors[h] = ws.board[BOARD_ERROR]
+
+
+# ---------------------------------------------------------------------------
+# One round from given scores (win-probability tables)
+# ---------------------------------------------------------------------------
+@njit(nogil=True, cache=True)
+def rounds_from_states(seed, players, seat_strategy, seat_params, row_ids, start_scores, leaders,
+                       row_start, row_stop, end_scores, end_kinds, dominoers, next_leaders,
+                       errors):
+    """Play one round per row from the row's scores and leader, with a fresh deal.
+
+    Serial and GIL-free over rows ``row_start .. row_stop - 1``, one workspace
+    per call (:func:`sim.engine.batch.run_blocks` runs disjoint row ranges on
+    several threads). Row ``i``'s round is a pure function of ``(seed,
+    row_ids[i])``, its start state and the strategies: the deal is the
+    engine's shuffle (:func:`sim.core.rng.shuffle_round_deal`, round 0) of
+    stream ``stream_key(seed, row_ids[i], STREAM_STATE_DEAL)`` and every seat's
+    decision stream derives from ``stream_key(seed, row_ids[i],
+    STREAM_STATE_DECISION)`` (:func:`sim.engine.play.start_seat_streams`), so
+    results do not depend on the threads or the split.
+
+    Parameters
+    ----------
+    seed : int64
+    players : int64
+    seat_strategy : int64[players]; seat_params : float64[players, P]
+        Each seat's strategy slot and parameters.
+    row_ids : int64[n]
+        Random-stream index of each row.
+    start_scores : int64[n, MAX_ENTITIES]
+        Raw scores by entity before the round (unused entities 0).
+    leaders : int64[n]
+        The seat that opens, or ``LEADER_BY_LOT``: a uniform lot from word
+        ``OPENING_LOT_WORD`` of the row's deal stream.
+    row_start, row_stop : int64
+    end_scores : int64[n, MAX_ENTITIES]
+        Filled: raw scores by entity after the round.
+    end_kinds : int8[n]
+        Filled: ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET``.
+    dominoers : int8[n]
+        Filled: the seat that dominoed, else ``NO_SEAT``.
+    next_leaders : int8[n]
+        Filled: the next round's leader under ruling 14: the dominoer after a
+        domino, a uniform lot (word ``LOT_WORD`` of the row's deal stream) after
+        a blocked round, ``LEADER_BY_LOT`` when an entity reached 305 (the
+        match is over).
+    errors : int64[n]
+        Set to ``strategy slot + 1`` when a strategy returned an invalid choice
+        in that row (as the engine's ``BOARD_ERROR``), else left 0.
+    """
+    entity_of_seat = ENTITY_OF_SEAT[players, :players]
+    ws = new_workspace()
+    trace = untraced(np.zeros((0, ANSWER_FIELDS), dtype=np.int64))
+    for row in range(row_start, row_stop):
+        deal_key = stream_key(seed, row_ids[row], STREAM_STATE_DEAL)
+        shuffle_round_deal(deal_key, 0, ws.deal)
+        for e in range(MAX_ENTITIES):
+            ws.scores[e] = start_scores[row, e]
+        leader = leaders[row]
+        if leader == LEADER_BY_LOT:
+            leader = below(word_at(deal_key, OPENING_LOT_WORD), players)
+        start_seat_streams(ws, players, stream_key(seed, row_ids[row], STREAM_STATE_DECISION))
+        ws.cursor[:] = 0
+        ws.board[:] = 0
+        end = play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params,
+                               leader, -1)
+        for e in range(MAX_ENTITIES):
+            end_scores[row, e] = ws.scores[e]
+        end_kinds[row] = end
+        dominoers[row] = ws.round_stats[R_DOMINOER]
+        match_over = False
+        for e in range(MAX_ENTITIES):
+            if ws.scores[e] == TARGET_RAW:
+                match_over = True
+        if match_over:
+            next_leaders[row] = LEADER_BY_LOT
+        elif end == END_DOMINO and ws.round_stats[R_DOMINOER] != NO_SEAT:
+            next_leaders[row] = ws.round_stats[R_DOMINOER]
+        elif end == END_BLOCKED:
+            next_leaders[row] = below(word_at(deal_key, LOT_WORD), players)
+        else:
+            next_leaders[row] = LEADER_BY_LOT
+        if ws.board[BOARD_ERROR] != 0:
+            errors[row] = ws.board[BOARD_ERROR]

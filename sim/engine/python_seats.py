@@ -36,6 +36,7 @@ def seat_view(ws, players: int, params: np.ndarray) -> PythonView:
     count = int(board[K.BOARD_DECISION_COUNT])
     n_nodes = int(board[K.BOARD_NODES])
     n_open = int(board[K.BOARD_OPEN_NODES])
+    n_history = int(board[K.BOARD_HISTORY])
     return PythonView(
         seat=seat,
         players=players,
@@ -57,6 +58,10 @@ def seat_view(ws, players: int, params: np.ndarray) -> PythonView:
         cands=frozen(ws.cands[:count]),
         params=frozen(params[seat]),
         rng=ws.rng[seat].copy(),
+        n_history=n_history,
+        history=frozen(ws.history[:n_history]),
+        hidden_hands=frozen(ws.hands[:0]),  # Python strategies never see hidden information
+        hidden_boneyard=frozen(ws.deal[:0]),
     )
 
 

@@ -98,6 +98,22 @@ def seat_params(players: int, strategies: Sequence[Strategy], params=None) -> np
     return rows
 
 
+def check_hidden(strategies: Sequence[Strategy], allow_hidden) -> None:
+    """Refuse ``sees_hidden`` strategies unless ``allow_hidden`` is True.
+
+    Raises
+    ------
+    ValueError
+        One line naming the strategy and how to allow it.
+    """
+    if not isinstance(allow_hidden, bool):
+        raise ValueError(f"allow_hidden must be True or False, got {allow_hidden!r}")
+    hidden = sorted({s.name for s in strategies if s.sees_hidden})
+    if hidden and not allow_hidden:
+        raise ValueError(f"{', '.join(hidden)} sees every hand and the boneyard order (an audit "
+                         "strategy): pass allow_hidden=True (--allow-hidden) to run it")
+
+
 @dataclass(frozen=True, eq=False)
 class RunSpec:
     """The checked arguments of one engine run (build it with :meth:`build`).
@@ -123,6 +139,8 @@ class RunSpec:
     field : tuple of Strategy
         More strategies compiled into the same kernel (a tournament's field);
         results do not depend on it.
+    allow_hidden : bool
+        The run may seat a ``sees_hidden`` audit strategy (``cheater``).
     """
 
     players: int
@@ -134,10 +152,11 @@ class RunSpec:
     threads: int | None = None
     params: np.ndarray = dataclass_field(default=None, repr=False)
     field: tuple = ()
+    allow_hidden: bool = False
 
     @classmethod
     def build(cls, players, strategies, matches, seed, *, max_rounds=DEFAULT_MAX_ROUNDS,
-              first_match=0, threads=None, params=None, field=None) -> RunSpec:
+              first_match=0, threads=None, params=None, field=None, allow_hidden=False) -> RunSpec:
         """Check every argument and return the spec.
 
         Parameters
@@ -174,6 +193,10 @@ class RunSpec:
             same kernel as this run's: a tournament passes its whole field, so
             that every seating reuses one compiled kernel. Results do not
             depend on it.
+        allow_hidden : bool
+            Allow strategies declared ``sees_hidden`` (audit strategies such as
+            ``cheater`` that read every hand and the boneyard order). Without
+            it a run that seats one is refused.
 
         Raises
         ------
@@ -187,10 +210,12 @@ class RunSpec:
         if first_match + matches - 1 > MAX_SEED:
             raise ValueError("first_match + matches must stay below 2**63")
         extra = () if field is None else tuple(resolve(entry) for entry in strategy_entries(field, "field"))
+        check_hidden(seats, allow_hidden)  # a field strategy is compiled, never seated
         return cls(players=players, strategies=seats, matches=matches, seed=check_seed(seed),
                    max_rounds=check_int(max_rounds, "max_rounds", 1),
                    first_match=first_match, threads=check_threads(threads),
-                   params=seat_params(players, seats, params), field=extra)
+                   params=seat_params(players, seats, params), field=extra,
+                   allow_hidden=bool(allow_hidden))
 
     def rows(self, start: int, stop: int) -> RunSpec:
         """The same run restricted to its matches ``start .. stop - 1`` (0-based within it)."""

@@ -31,7 +31,8 @@ def simulate_manifest(players, strategies, matches, seed, max_rounds=None, first
     """Manifest and tasks of a sharded :func:`sim.simulate` run (arguments validated)."""
     max_rounds = DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds
     setup = RunSpec.build(players, strategies, matches, seed, max_rounds=max_rounds,
-                          first_match=first_match, params=engine_options.get("params"))
+                          first_match=first_match, params=engine_options.get("params"),
+                          allow_hidden=engine_options.get("allow_hidden", False))
     shard_size = check_int(shard_size, "shard_size", 1)
     # Seats travel as spec strings (JSON-ready, resolved again on the worker); the code
     # digests make a run whose strategy code changed another run (refused on resume).

@@ -5,6 +5,8 @@
 - :mod:`sim.studies.trace_walk`  the Numba kernel that derives those from the engine's trace
 - :mod:`sim.studies.openings`    :func:`~sim.studies.openings.opening_counterfactual`: each tile
   of the leader's hand forced as the opening; the engine's deals and hands
+- :mod:`sim.studies.winprob`     rounds from any score state and the backward induction of
+  match-win probabilities (the generator of :mod:`strategies.winprob_table`)
 
 They add nothing to the rules: every placement, event and settlement is the
 engine's own (:mod:`sim.engine`).

@@ -17,9 +17,10 @@ from sim.verify import verify_record
 from tests.support.views import strategy_named
 
 MIXES = {
-    2: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("random", "rollout")],
-    3: [("exact", "heavy", "rollout"), ("defensive", "weighted", "doubles")],
-    4: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles")],
+    2: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("random", "rollout"),
+        ("matchplay", "cheater")],
+    3: [("exact", "heavy", "rollout"), ("defensive", "weighted", "doubles"), ("matchplay", "cheater", "greedy")],
+    4: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("matchplay", "cheater")],
 }
 MATCHES = {2: 60, 3: 80, 4: 80}
 
@@ -35,7 +36,7 @@ def test_records_of_every_strategy_verify(compiled_engine, players):
     total = 0
     for index, mix in enumerate(MIXES[players]):
         records = compiled_engine.record(players, [strategy_named(name) for name in mix], MATCHES[players],
-                                         seed=100 + index)
+                                         seed=100 + index, allow_hidden="cheater" in mix)
         for record in records:
             assert verify_record(record) == [], (mix, record["match"])
         total += len(records)

@@ -13,7 +13,7 @@ would have failed then and passes now:
   Here: every seat has its own stream, and a seat's counter moves only with its
   own draws (``COUNTER_CHECK`` beside a drawing ``random`` seat).
 
-Then a *spy* (``SPY``) hashes every word of all 20 fields (every element of
+Then a *spy* (``SPY``) hashes every word of all 24 fields (every element of
 every array, the stream key and counter included) into its choice: two deals
 with the same public history but different hidden tiles must get the same
 choice, at the opening (the spy leads, 800 deals and 1,600 re-deals per table size) and
@@ -277,9 +277,23 @@ def _spy_decisions(rec, params):
         next_draw = HAND_SIZE * players
         drew = False
         start_scores = scores.copy()
+        history = []  # the public actions so far: (seat, kind, placed tile or NO_TILE, open values)
+        kinds = {"play": K.ACTION_PLAY, "draw": K.ACTION_DRAW, "pass": K.ACTION_PASS}
+        sides = {"line": K.SIDE_LINE, "arm": K.SIDE_ARM}
         for index, action in enumerate(rnd["actions"]):
             seat = action["seat"]
             open_values = int(ws.board[K.BOARD_OPEN_VALUES])
+            seen_history = np.array(history, dtype=np.int64).reshape(len(history), K.HISTORY_FIELDS)
+            if action["type"] == "play":
+                opening = action["parent"] is None
+                history.append((seat, K.ACTION_PLAY, _tile(action["tile"]), open_values,
+                                K.NO_PARENT if opening else action["parent"],
+                                K.SIDE_NONE if opening else sides[action["side"]],
+                                min(action["tile"]) if opening else action["tile"][0],
+                                action["points"]))
+            else:
+                history.append((seat, kinds[action["type"]], K.NO_TILE, open_values, K.NO_PARENT,
+                                K.SIDE_NONE, 0, 0))
             if action["type"] == "draw":
                 if not drew:
                     lacking[seat] = open_values
@@ -318,6 +332,8 @@ def _spy_decisions(rec, params):
                         np.int64(board[K.BOARD_OPEN_NODES]),
                         ws.open_nodes[: board[K.BOARD_OPEN_NODES]].copy(), np.int64(count),
                         ws.cands[:count].copy(), params, np.array([key, 0], dtype=np.uint64),
+                        np.int64(len(seen_history)), seen_history, np.zeros(0, dtype=np.int64),
+                        np.zeros(0, dtype=np.int64),
                     )
                     side = K.SIDE_LINE if action["side"] == "line" else K.SIDE_ARM
                     played = [row for row in range(count) if ws.cands[row, K.CAND_TILE] == tile

@@ -162,6 +162,10 @@ class Table:
             ws.cands[:count],
             np.asarray(params, dtype=np.float64),
             R.decision_state(stream[0], stream[1], seat),
+            np.int64(0),  # a scripted table has a layout but no action history
+            ws.history[:0],
+            ws.hands[:0],
+            ws.deal[:0],
         )
 
     def unsealed_view(self, seat: int, params=None, stream=(1, 2)):
@@ -324,6 +328,10 @@ def spy(view):
     for i in range(view.params.shape[0]):
         h = _fold(h, np.int64(view.params[i] * 65536.0))
     h = _fold_array_1d(h, view.rng)
+    h = _fold(h, view.n_history)
+    h = _fold_array_2d(h, view.history)
+    h = _fold_array_1d(h, view.hidden_hands)
+    h = _fold_array_1d(h, view.hidden_boneyard)
     return np.int64(R.mix64(h) % np.uint64(view.n_candidates))
 
 
@@ -338,7 +346,9 @@ def stale_check(view):
     bad = view.n_candidates
     if view.cands.shape[0] != view.n_candidates or view.nodes.shape[0] != view.n_nodes \
             or view.open_nodes.shape[0] != view.n_open_nodes \
-            or view.entity_of_seat.shape[0] != view.players:
+            or view.entity_of_seat.shape[0] != view.players \
+            or view.history.shape[0] != view.n_history \
+            or view.hidden_hands.shape[0] != 0 or view.hidden_boneyard.shape[0] != 0:
         return bad
     for row in range(view.cands.shape[0]):
         if ((view.hand >> view.cands[row, K.CAND_TILE]) & 1) == 0:

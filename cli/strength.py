@@ -1,0 +1,129 @@
+"""``five-up strength``: duplicate-deal matches up a ladder of strategies, and their CPU cost.
+
+The options are checked once (:func:`experiments.strength.strength_settings`,
+which also has the engine check every pairing: a strategy that sees hidden
+information without ``--allow-hidden`` is refused here with the engine's one
+line), the output directory is claimed, and the ladder runs on the chosen
+backend; finished shards are kept in ``OUT/shards`` so that the same command
+resumes after a crash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cli.arguments import (
+    EXIT_OK,
+    Command,
+    add_backend_arguments,
+    add_round_and_thread_arguments,
+    backend_options,
+    strategies_help,
+    usage_error,
+)
+from cli.failures import run_on_backend
+from experiments import strength
+from experiments.reports import md_table
+from experiments.sources import SHARDS_DIR, DataRun
+from sim.engine.spec import check_threads
+from sim.files import claim_directory
+from strategies.catalogue import resolve_field
+
+
+def add_arguments(parser) -> None:
+    default_ladder = ",".join(strength.DEFAULT_LADDER)
+    parser.add_argument("--ladder", default=default_ladder, metavar="A,B,C,...",
+                        help=strategies_help("the ladder, weakest first, comma-separated, "
+                                             f"distinct names (default {default_ladder})."))
+    parser.add_argument("--players", default="2,4", metavar="N[,N]",
+                        help="player counts: 2 (one strategy against another) and/or 4 "
+                             "(partnerships, seats 0,2 against 1,3); default 2,4")
+    parser.add_argument("--deals", default=str(strength.DEFAULT_DEALS), metavar="N",
+                        help="deals per pairing, each played with both seatings on the same "
+                             f"seed and match indices: 2N matches (default {strength.DEFAULT_DEALS})")
+    parser.add_argument("--challenger", default=strength.DEFAULT_CHALLENGER, metavar="NAME",
+                        help="played against greedy and against --reference; pairings naming a "
+                             "strategy outside the ladder are skipped "
+                             f"(default {strength.DEFAULT_CHALLENGER})")
+    parser.add_argument("--reference", default=strength.DEFAULT_REFERENCE, metavar="NAME",
+                        help=f"the reference of the gap share (default {strength.DEFAULT_REFERENCE})")
+    parser.add_argument("--ceiling", default=strength.DEFAULT_CEILING, metavar="NAME",
+                        help="played against --reference; the gap share is (W(challenger vs "
+                             "reference) - 0.5) / (W(ceiling vs reference) - 0.5) "
+                             f"(default {strength.DEFAULT_CEILING})")
+    parser.add_argument("--seed", default="0", metavar="S",
+                        help="the seed of every pairing, 0 .. 2**63-1 (default 0): every "
+                             "pairing plays the same deals")
+    add_round_and_thread_arguments(parser)
+    parser.add_argument("--timing-matches", default=str(strength.DEFAULT_TIMING_MATCHES),
+                        metavar="M",
+                        help="self-play matches per strategy and player count in the CPU timing "
+                             "pass, one thread, after a warm-up call; fast strategies are timed "
+                             f"on more (0 skips the pass; default {strength.DEFAULT_TIMING_MATCHES})")
+    parser.add_argument("--resamples", default=str(strength.DEFAULT_RESAMPLES), metavar="B",
+                        help="paired bootstrap resamples of the deals for the gap share's "
+                             f"interval (default {strength.DEFAULT_RESAMPLES})")
+    parser.add_argument("--allow-hidden", action="store_true",
+                        help="let strategies that see hidden information (the cheater, an "
+                             "audit strategy) play; without it the engine refuses them")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="output directory (created; refused if it holds a different run)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_backend_arguments(parser, summary_only=False, shard_size=strength.SHARD_SIZE,
+                          shard_unit="matches (of one seating)")
+
+
+def run_strength_command(args) -> int:
+    """Handler of ``five-up strength``; returns the exit status."""
+    shards = Path(args.out) / SHARDS_DIR
+    try:
+        scale = backend_options(args, default_shard_size=strength.SHARD_SIZE)
+        ladder = resolve_field(args.ladder, "--ladder")  # once: the run gets the objects
+        options = {"challenger": args.challenger, "reference": args.reference,
+                   "ceiling": args.ceiling, "timing_matches": args.timing_matches,
+                   "max_rounds": args.max_rounds, "allow_hidden": args.allow_hidden,
+                   "resamples": args.resamples}
+        settings = strength.strength_settings(ladder, args.players, args.deals, args.seed,
+                                              **options)
+        threads = check_threads(args.threads)
+        DataRun(settings, directory=shards, shard_size=scale["shard_size"]).check()
+        claim_directory(args.out, settings)
+    except ValueError as exc:
+        return usage_error(exc)
+    options.update(timing_matches=settings["timing_matches"], max_rounds=settings["max_rounds"],
+                   resamples=settings["resamples"])
+    status, result, elapsed = run_on_backend(
+        scale,
+        lambda backend: strength.run(ladder, settings["players"], settings["deals"],
+                                     settings["seed"], **options, threads=threads,
+                                     progress=not args.quiet, out=args.out, backend=backend,
+                                     shard_size=scale["shard_size"],
+                                     keep_shards=scale["keep_shards"]),
+        shards=shards, out=args.out)
+    if status != EXIT_OK:
+        return status
+    print(f"strength: {len(settings['pairings'])} pairings x players "
+          f"{','.join(map(str, settings['players']))} x {settings['matches']:,} matches "
+          f"({settings['deals']:,} deals, both seatings), seed {settings['seed']}: {elapsed:.1f} s")
+    for key, value in result.key_numbers.items():
+        print(f"  {key}: {value}")
+    if not result.frames["timing"].empty:
+        print()
+        print(md_table(result.frames["timing"][["strategy", "players", "matches",
+                                                "cpu_ms_per_match", "cpu_us_per_placement"]], 3))
+    print(f"\nwrote {len(result.files)} files to {args.out}")
+    return EXIT_OK
+
+
+STRENGTH = Command(
+    "Play duplicate-deal matches up a ladder of strategies (weakest first): every adjacent "
+    "pair (upper vs lower), the challenger against greedy and against the reference, and the "
+    "ceiling against the reference, with 2 players and with 4 (partnerships). Each pairing "
+    "plays --deals deals, each with both seatings on the same seed and match indices. Writes "
+    "into --out: ladder (the upper strategy's win rate with its paired 95% interval, deal = "
+    "unit; draws, mean rounds), gap (the share of the reference -> ceiling gap closed by the "
+    "challenger, paired bootstrap 95% interval), timing (CPU per match and per placement of "
+    "each strategy, self-play, one thread), wall, matches (parquet and CSV), ladder.png and "
+    "summary.md. Finished shards are kept in DIR/shards while it runs: after a crash the same "
+    "command resumes from them.",
+    add_arguments, run_strength_command)

@@ -1,0 +1,680 @@
+"""The strength ladder: duplicate-deal matches up a ladder of strategies, and what each step costs.
+
+For every player count (2: one strategy against another; 4: partnerships,
+seats 0,2 against 1,3) and every pairing ``upper`` vs ``lower``:
+
+- every adjacent pair of the ladder (the next strategy up against the one below it),
+- the challenger (default ``matchplay``) against ``greedy`` and against the
+  reference (default ``rollout``), and the ceiling (default ``cheater``, an
+  audit strategy that sees hidden information) against the reference,
+
+(pairs naming a strategy outside the ladder are skipped; a pair is played once)
+``deals`` deals are each played with both seatings: the upper strategy at seat 0
+(its partnership at seats 0,2) and at seat 1 (1,3), on the same seed and
+match indices, so both seatings see the same deals (common random numbers).
+Every pairing uses the same seed and match range, so deal ``i`` is the same
+deal in every pairing too.
+
+Frames:
+
+- ``ladder``: per (players, pairing) the upper strategy's win rate over all
+  ``2 * deals`` matches (an unfinished match, stopped by ``max_rounds``, is
+  a win for nobody) with its **paired** 95% interval (the unit is the deal:
+  the normal interval of the per-deal means of the two seatings' outcomes,
+  :func:`experiments.stats.mean_interval`, clipped to [0, 1]) beside the Wilson interval that
+  treats the matches as independent, the draws, mean rounds and mean margin;
+- ``gap``: per player count, the share of the reference -> ceiling gap that
+  the challenger closes, ``(W(challenger vs reference) - 0.5) /
+  (W(ceiling vs reference) - 0.5)``, with a paired bootstrap 95% interval
+  over deals (both pairings resampled on the same deals);
+- ``timing``: per strategy of the ladder and player count, CPU seconds per
+  match and per placement in self-play, single-threaded, measured after a
+  warm-up call (no compile time) with :func:`time.process_time`; the
+  placements count every tile played, forced ones (a single legal
+  candidate) included;
+- ``wall``: wall seconds of each pairing in this run (resumed shards cost nothing; on the
+  local backend the kernel is loaded or compiled before the first pairing);
+- ``matches``: one row per match played (what the other frames are computed from).
+
+A strategy that sees hidden information is refused by the engine unless the
+run passes ``allow_hidden=True``; :func:`run` passes it only when asked.
+
+Run ``five-up strength --help``; from Python, :func:`run`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+
+import numpy as np
+import pandas as pd
+
+from experiments.figures import new_figure, save_png
+from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
+from experiments.runs import run_experiment
+from experiments.settings import strategy_settings
+from experiments.stats import mean_interval, proportion
+from sim.checks import check_int, check_player_counts, check_seed
+from sim.engine.runs import simulate
+from sim.engine.spec import RunSpec
+from sim.progress import progress_bar
+from sim.scale.runner import run_shards
+from sim.scale.shards import Task, plan
+from sim.scale.store import ShardStore
+from sim.tiles import DEFAULT_MAX_ROUNDS
+from strategies.catalogue import resolve_field
+
+NAME = "strength"
+DEFAULT_LADDER = ("random", "greedy", "exact", "defensive", "weighted", "rollout", "matchplay",
+                  "cheater")
+"""The default ladder, weakest first."""
+DEFAULT_CHALLENGER = "matchplay"
+DEFAULT_REFERENCE = "rollout"
+DEFAULT_CEILING = "cheater"
+BASELINE = "greedy"
+"""The challenger is also played against this strategy."""
+DEFAULT_PLAYERS = (2, 4)
+LADDER_PLAYER_COUNTS = (2, 4)
+"""Two sides only: one strategy against another (2 players) or partnerships (4)."""
+DEFAULT_DEALS = 3000
+DEFAULT_TIMING_MATCHES = 200
+DEFAULT_RESAMPLES = 2000
+SHARD_SIZE = 500
+"""Matches per shard of one seating: small, because a search strategy may play only tens of
+matches per second (the progress bar moves once per shard)."""
+SOURCE = "ladder"
+"""The shard store's name inside ``OUT/shards``."""
+SEATINGS = 2
+"""Each deal is played twice: the upper strategy at entity 0, then at entity 1."""
+EVEN = 0.5
+"""The win rate of two equal sides."""
+CONFIDENCE = 0.95
+BOOTSTRAP_CHUNK = 200
+"""Bootstrap resamples drawn at once (memory: chunk x deals indices)."""
+BOOTSTRAP_KEY = 0x5EED_0F_9A9
+"""Mixed with the seed for the bootstrap's generator (a stream of its own)."""
+WARM_UP_MATCHES = 1
+"""Matches of the untimed call before each timing and before the pairings (loads or
+compiles the kernel)."""
+MIN_TIMED_CPU = 0.5
+"""CPU seconds a timing should reach: fast strategies are timed on more matches."""
+MAX_TIMING_GROWTH = 64
+"""At most this many times ``timing_matches`` matches per timing."""
+DPI = 110
+HEADROOM = 0.03
+"""Space above 100% on the figure's y axis."""
+
+
+# ---------------------------------------------------------------------------
+# Settings and pairings
+# ---------------------------------------------------------------------------
+def ladder_pairings(names, challenger: str = DEFAULT_CHALLENGER,
+                    reference: str = DEFAULT_REFERENCE,
+                    ceiling: str = DEFAULT_CEILING) -> list[tuple[str, str, str]]:
+    """The pairings of a ladder, as ``(kind, upper, lower)``.
+
+    ``kind`` is ``"step"`` (adjacent rungs, upper = the higher one),
+    ``"challenger"`` (challenger vs ``greedy``, challenger vs reference) or
+    ``"ceiling"`` (ceiling vs reference). A pair naming a strategy outside
+    ``names``, or one strategy twice, is skipped; a pair already listed (in
+    either order) is not listed again.
+    """
+    names = list(names)
+    wanted = [("step", names[k + 1], names[k]) for k in range(len(names) - 1)]
+    wanted += [("challenger", challenger, BASELINE), ("challenger", challenger, reference),
+               ("ceiling", ceiling, reference)]
+    seen, pairs = set(), []
+    for kind, upper, lower in wanted:
+        key = frozenset((upper, lower))
+        if upper not in names or lower not in names or upper == lower or key in seen:
+            continue
+        seen.add(key)
+        pairs.append((kind, upper, lower))
+    return pairs
+
+
+def hidden_option(allow_hidden: bool) -> dict:
+    """The engine run options for ``allow_hidden``: ``{"allow_hidden": True}`` or nothing.
+
+    Raises
+    ------
+    ValueError
+        ``allow_hidden`` asked of an engine that has no such run option.
+    """
+    if not allow_hidden:
+        return {}
+    if "allow_hidden" not in inspect.signature(RunSpec.build).parameters:
+        raise ValueError("allow_hidden: this engine has no allow_hidden run option")
+    return {"allow_hidden": True}
+
+
+def _name(value, what: str) -> str:
+    text = str(value).strip()
+    if not text:
+        raise ValueError(f"{what} needs a strategy name")
+    return text
+
+
+def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFAULT_DEALS,
+                      seed=0, *, challenger=DEFAULT_CHALLENGER, reference=DEFAULT_REFERENCE,
+                      ceiling=DEFAULT_CEILING, timing_matches=DEFAULT_TIMING_MATCHES,
+                      max_rounds=DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
+                      resamples=DEFAULT_RESAMPLES) -> dict:
+    """The checked settings of a ladder run (JSON-ready; raises ValueError, one line).
+
+    Every pairing is also checked by the engine (:meth:`sim.engine.spec.RunSpec.build`,
+    nothing compiled): a hidden-information strategy without ``allow_hidden`` is
+    refused here, before any work, with the engine's own message.
+    """
+    resolved = resolve_field(ladder, "ladder")
+    if len(resolved) < 2:
+        raise ValueError(f"ladder needs at least 2 strategies, found {len(resolved)}")
+    counts = check_player_counts(players)
+    for count in counts:
+        if count not in LADDER_PLAYER_COUNTS:
+            raise ValueError(f"players must be 2 or 4 (one side against another), found {count}")
+    names = [s.name for s in resolved]
+    deals = check_int(deals, "deals", 1)
+    roles = {"challenger": _name(challenger, "challenger"),
+             "reference": _name(reference, "reference"), "ceiling": _name(ceiling, "ceiling")}
+    settings = {
+        "experiment": NAME,
+        "players": counts,
+        "deals": deals,
+        "matches": SEATINGS * deals,
+        "seed": check_seed(seed),
+        "max_rounds": check_int(max_rounds, "max_rounds", 1),
+        **strategy_settings(resolved),
+        **roles,
+        "pairings": [list(p) for p in ladder_pairings(names, **roles)],
+        "timing_matches": check_int(timing_matches, "timing_matches", 0),
+        "resamples": check_int(resamples, "resamples", 1),
+    }
+    options = hidden_option(allow_hidden)
+    if options:
+        settings["allow_hidden"] = True
+    spec = dict(zip(names, settings["strategy_specs"]))
+    for count in counts:
+        for _, upper, lower in settings["pairings"]:
+            RunSpec.build(count, [spec[upper], spec[lower]], 1, settings["seed"],
+                          max_rounds=settings["max_rounds"], **options)
+        if settings["timing_matches"]:
+            for name in names:
+                RunSpec.build(count, [spec[name], spec[name]], 1, settings["seed"],
+                              max_rounds=settings["max_rounds"], **options)
+    return settings
+
+
+def _run_options(settings: dict) -> dict:
+    return hidden_option(settings.get("allow_hidden", False))
+
+
+# ---------------------------------------------------------------------------
+# The shard job (module level: importable on dask workers)
+# ---------------------------------------------------------------------------
+def strength_job(first_match: int, count: int, *, players: int, seat_strategies, seed: int,
+                 max_rounds: int, pairing: int, seating: int, upper: str, lower: str,
+                 field=None, threads: int | None = None, **run_options) -> pd.DataFrame:
+    """Matches ``first_match ..`` of one seating of one pairing, one row per match.
+
+    ``seat_strategies`` are the two specs, entity 0's first (with 4 players the
+    partnerships); the upper strategy is entity ``seating``. ``run_options``
+    go to :func:`sim.simulate` (``allow_hidden``).
+
+    Returns
+    -------
+    DataFrame
+        ``players`` int8, ``pairing`` int16, ``seating`` int8, ``match`` int64,
+        ``upper``, ``lower`` (names), ``winner`` int8 (entity, -1 unfinished),
+        ``upper_won``, ``lower_won`` bool, ``rounds``, ``placements`` int32,
+        ``upper_margin`` int32 (upper's final raw score minus lower's).
+    """
+    frame = simulate(players, list(seat_strategies), count, seed, threads=threads,
+                     max_rounds=max_rounds, first_match=first_match,
+                     field=None if field is None else list(field), **run_options)
+    winner = frame["winner"].to_numpy()
+    other = 1 - seating
+    return pd.DataFrame({
+        "players": np.full(len(frame), players, dtype=np.int8),
+        "pairing": np.full(len(frame), pairing, dtype=np.int16),
+        "seating": np.full(len(frame), seating, dtype=np.int8),
+        "match": frame["match"].to_numpy(),
+        "upper": upper,
+        "lower": lower,
+        "winner": winner,
+        "upper_won": winner == seating,
+        "lower_won": winner == other,
+        "rounds": frame["rounds"].to_numpy(),
+        "placements": frame["placements"].to_numpy(),
+        "upper_margin": (frame[f"score_{seating}"].to_numpy(np.int32)
+                         - frame[f"score_{other}"].to_numpy(np.int32)),
+    })
+
+
+def pairing_tasks(settings: dict, shard_size: int) -> list[tuple[dict, list[Task]]]:
+    """Per (players, pairing), in table order: its labels and the shards of both seatings.
+
+    Every task has the run's own seed and matches ``0 .. deals - 1``: the same
+    deals in every seating and every pairing.
+    """
+    spec = dict(zip(settings["strategies"], settings["strategy_specs"]))
+    groups, part = [], 0
+    for count in settings["players"]:
+        for pairing, (kind, upper, lower) in enumerate(settings["pairings"]):
+            tasks = []
+            for seating, sides in enumerate(((upper, lower), (lower, upper))):
+                config = {"players": count, "seat_strategies": [spec[s] for s in sides],
+                          "seed": settings["seed"], "max_rounds": settings["max_rounds"],
+                          "pairing": pairing, "seating": seating, "upper": upper,
+                          "lower": lower, "field": list(settings["strategy_specs"]),
+                          **_run_options(settings)}
+                tasks += [Task(shard, config) for shard in
+                          plan(settings["deals"], shard_size, settings["seed"], part=part)]
+                part += 1
+            groups.append(({"players": count, "pairing": pairing, "kind": kind, "upper": upper,
+                            "lower": lower}, tasks))
+    return groups
+
+
+def play_ladder(data, settings: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Play every pairing on ``data``'s backend (a :class:`experiments.sources.DataRun`); one
+    progress bar over all of them. Returns ``(matches, wall)``.
+
+    With a directory the shards go to ``DIR/ladder`` under the manifest a
+    :class:`~experiments.sources.DataRun` checks its sources with, so that
+    the same call resumes and another run's shards are refused.
+    """
+    groups = pairing_tasks(settings, data.shard_size)
+    store = None
+    if data.directory is not None:
+        manifest = {"kind": f"experiment-{SOURCE}", "settings": settings,
+                    "shard_size": data.shard_size}
+        store = ShardStore(data.directory / SOURCE, manifest).open()
+        data.stores[SOURCE] = store  # removed by DataRun.finish once the output is written
+    total = sum(task.shard.count for _, tasks in groups for task in tasks)
+    if getattr(data.backend, "name", None) == "local":
+        # load (or compile) the field's kernel first: the wall times are the pairings' own
+        first = groups[0][1][0].config
+        simulate(first["players"], first["seat_strategies"], WARM_UP_MATCHES, first["seed"],
+                 max_rounds=first["max_rounds"], field=first["field"], **_run_options(settings))
+    bar = progress_bar(total, data.progress, desc="ladder")
+    frames, wall = [], []
+    try:
+        for labels, tasks in groups:
+            started = time.perf_counter()
+            run = run_shards(strength_job, tasks, backend=data.backend, store=store,
+                             threads=data.threads, bar=bar)
+            frames.append(run.frame())
+            wall.append({**labels, "matches": sum(t.shard.count for t in tasks),
+                         "shards": len(tasks), "resumed_shards": run.resumed,
+                         "wall_seconds": time.perf_counter() - started})
+    finally:
+        bar.close()
+        if store is not None:
+            store.close()
+    return pd.concat(frames, ignore_index=True), pd.DataFrame(wall)
+
+
+# ---------------------------------------------------------------------------
+# CPU cost
+# ---------------------------------------------------------------------------
+def time_strategies(settings: dict, progress: bool = False) -> pd.DataFrame:
+    """CPU cost of every ladder strategy in self-play, one thread, in this process.
+
+    For each strategy and player count: one untimed call of
+    ``WARM_UP_MATCHES`` (loads or compiles the kernel), then
+    :func:`time.process_time` around single-threaded :func:`sim.simulate`
+    calls of ``timing_matches``, doubling, until ``MIN_TIMED_CPU`` seconds or
+    ``MAX_TIMING_GROWTH`` x ``timing_matches`` matches. Not reproducible
+    (it is a measurement); every other frame is.
+
+    Returns
+    -------
+    DataFrame
+        ``strategy``, ``players``, ``matches``, ``placements`` (every tile
+        played, forced ones included), ``cpu_seconds``, ``cpu_ms_per_match``,
+        ``cpu_us_per_placement``; empty when ``timing_matches`` is 0.
+    """
+    columns = ["strategy", "players", "matches", "placements", "cpu_seconds", "cpu_ms_per_match",
+               "cpu_us_per_placement"]
+    size = settings["timing_matches"]
+    if not size:
+        return pd.DataFrame(columns=columns)
+    options = {"max_rounds": settings["max_rounds"], "threads": 1,
+               "field": list(settings["strategy_specs"]), **_run_options(settings)}
+    seed = settings["seed"]
+    rows = []
+    configurations = [(name, spec, count) for name, spec in
+                      zip(settings["strategies"], settings["strategy_specs"])
+                      for count in settings["players"]]
+    with progress_bar(size * len(configurations), progress, desc="timing") as bar:
+        for name, spec, count in configurations:
+            seats = [spec, spec]
+            simulate(count, seats, WARM_UP_MATCHES, seed, **options)
+            matches = placements = 0
+            cpu = 0.0
+            batch = size
+            while True:
+                started = time.process_time()
+                frame = simulate(count, seats, batch, seed, first_match=matches, **options)
+                cpu += time.process_time() - started
+                matches += batch
+                placements += int(frame["placements"].sum())
+                if matches == size:
+                    bar.update(size)
+                if cpu >= MIN_TIMED_CPU or matches + 2 * batch > MAX_TIMING_GROWTH * size:
+                    break
+                batch *= 2
+            rows.append({"strategy": name, "players": count, "matches": matches,
+                         "placements": placements, "cpu_seconds": cpu,
+                         "cpu_ms_per_match": 1e3 * cpu / matches,
+                         "cpu_us_per_placement": 1e6 * cpu / max(placements, 1)})
+    return pd.DataFrame(rows, columns=columns)
+
+
+# ---------------------------------------------------------------------------
+# Analysis
+# ---------------------------------------------------------------------------
+def deal_outcomes(matches: pd.DataFrame, players: int, name: str, opponent: str) -> pd.Series:
+    """Per deal: ``name``'s mean win over the two seatings of its pairing with ``opponent``.
+
+    Returns
+    -------
+    Series of float64, index ``match`` (sorted)
+        0, 0.5 or 1 per deal.
+
+    Raises
+    ------
+    ValueError
+        The pairing is not in ``matches``, or a deal lacks one of its two seatings.
+    """
+    same = ((matches["players"] == players)
+            & (((matches["upper"] == name) & (matches["lower"] == opponent))
+               | ((matches["upper"] == opponent) & (matches["lower"] == name))))
+    rows = matches[same]
+    if rows.empty:
+        raise ValueError(f"no {name} vs {opponent} matches with {players} players")
+    won = np.where(rows["upper"].to_numpy() == name, rows["upper_won"].to_numpy(),
+                   rows["lower_won"].to_numpy()).astype(np.float64)
+    grouped = pd.Series(won, index=rows["match"].to_numpy()).groupby(level=0, sort=True)
+    if (grouped.size() != SEATINGS).any():
+        raise ValueError(f"{name} vs {opponent}, {players} players: a deal lacks a seating")
+    return grouped.mean()
+
+
+def gap_share(matches: pd.DataFrame, players: int, challenger: str, reference: str,
+              ceiling: str, seed: int = 0, resamples: int = DEFAULT_RESAMPLES) -> dict:
+    """The share of the reference -> ceiling gap the challenger closes, with a paired bootstrap.
+
+    ``share = (W_c - 0.5) / (W_k - 0.5)``, ``W_c`` the challenger's win rate
+    against the reference and ``W_k`` the ceiling's, each the mean of its
+    per-deal outcomes (:func:`deal_outcomes`). The 95% interval is the
+    percentile interval of ``resamples`` bootstrap resamples of the deals,
+    the same resampled deals for both pairings (their outcomes on one deal
+    are correlated). Deterministic given ``seed``.
+
+    Returns
+    -------
+    dict
+        ``players, challenger, reference, ceiling, deals, w_challenger,
+        w_ceiling, share, low, high, resamples``.
+
+    Raises
+    ------
+    ValueError
+        A pairing missing, or the two pairings not played on the same deals.
+    """
+    a = deal_outcomes(matches, players, challenger, reference)
+    c = deal_outcomes(matches, players, ceiling, reference)
+    if not a.index.equals(c.index):
+        raise ValueError("the challenger's and the ceiling's pairings were not played on the "
+                         "same deals")
+    a, c = a.to_numpy(), c.to_numpy()
+    w_a, w_c = float(a.mean()), float(c.mean())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = (w_a - EVEN) / (w_c - EVEN) if w_c != EVEN else float("nan")
+        rng = np.random.default_rng(np.random.SeedSequence([int(seed), int(players), BOOTSTRAP_KEY]))
+        draws = []
+        for start in range(0, resamples, BOOTSTRAP_CHUNK):
+            picks = rng.integers(0, a.size, size=(min(BOOTSTRAP_CHUNK, resamples - start), a.size))
+            draws.append((a[picks].mean(axis=1) - EVEN) / (c[picks].mean(axis=1) - EVEN))
+        shares = np.concatenate(draws)
+    tail = 100 * (1 - CONFIDENCE) / 2
+    # A resample whose ceiling is even gives +-inf (or nan for 0 / 0): "nearest" picks order
+    # statistics without interpolating between infinities.
+    defined = shares[~np.isnan(shares)]
+    low, high = (np.percentile(defined, [tail, 100 - tail], method="nearest") if defined.size
+                 else (float("nan"), float("nan")))
+    return {"players": players, "challenger": challenger, "reference": reference,
+            "ceiling": ceiling, "deals": int(a.size), "w_challenger": w_a, "w_ceiling": w_c,
+            "share": float(share), "low": float(low), "high": float(high),
+            "resamples": int(resamples)}
+
+
+def ladder_table(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """One row per (players, pairing): the upper strategy's results (see the module docstring)."""
+    rows = []
+    for count in settings["players"]:
+        for pairing, (kind, upper, lower) in enumerate(settings["pairings"]):
+            sel = matches[(matches["players"] == count) & (matches["pairing"] == pairing)]
+            per_deal = deal_outcomes(sel, count, upper, lower)
+            _, low, high = mean_interval(per_deal.to_numpy())
+            low, high = max(low, 0.0), min(high, 1.0)  # a normal interval can pass 0 or 1
+            wins, n = int(sel["upper_won"].sum()), len(sel)
+            wilson = proportion(wins, n)
+            rows.append({
+                "players": count, "pairing": pairing, "kind": kind, "upper": upper,
+                "lower": lower, "deals": len(per_deal), "matches": n, "upper_wins": wins,
+                "lower_wins": int(sel["lower_won"].sum()),
+                "draws": int((sel["winner"] < 0).sum()),
+                "win_rate": wins / n, "paired_low": low, "paired_high": high,
+                "wilson_low": float(wilson["low"]), "wilson_high": float(wilson["high"]),
+                "mean_rounds": float(sel["rounds"].mean()),
+                "mean_margin": float(sel["upper_margin"].mean()),
+            })
+    return pd.DataFrame(rows)
+
+
+def gap_table(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """Per player count, :func:`gap_share` (no rows when the challenger, the reference or the
+    ceiling is not in the ladder)."""
+    names = settings["strategies"]
+    columns = ["players", "challenger", "reference", "ceiling", "deals", "w_challenger",
+               "w_ceiling", "share", "low", "high", "resamples"]
+    roles = (settings["challenger"], settings["reference"], settings["ceiling"])
+    if not all(role in names for role in roles) or len(set(roles)) < len(roles):
+        return pd.DataFrame(columns=columns)
+    return pd.DataFrame([gap_share(matches, count, *roles, seed=settings["seed"],
+                                   resamples=settings["resamples"])
+                         for count in settings["players"]], columns=columns)
+
+
+def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
+            wall: pd.DataFrame | None = None) -> ExperimentResult:
+    """The ladder's frames, figure and summary from its match rows (:func:`strength_job`
+    frames of every pairing) and the timing pass (:func:`time_strategies`)."""
+    frames = {"ladder": ladder_table(matches, settings), "gap": gap_table(matches, settings),
+              "timing": timing.reset_index(drop=True)}
+    if wall is not None:
+        frames["wall"] = wall
+    frames["matches"] = matches
+    plots = {"ladder": lambda path: plot_ladder(frames["ladder"], settings, path)}
+    key = _key_numbers(frames)
+    return ExperimentResult(NAME, settings, frames, _markdown(settings, frames, key), plots, key)
+
+
+def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEALS, seed: int = 0,
+        *, challenger: str = DEFAULT_CHALLENGER, reference: str = DEFAULT_REFERENCE,
+        ceiling: str = DEFAULT_CEILING, timing_matches: int = DEFAULT_TIMING_MATCHES,
+        max_rounds: int = DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
+        resamples: int = DEFAULT_RESAMPLES, threads: int | None = None, progress: bool = False,
+        out=None, backend="local", shard_size: int | None = None,
+        keep_shards: bool = False) -> ExperimentResult:
+    """Play the strength ladder, time its strategies, and summarise.
+
+    Parameters
+    ----------
+    ladder : str or sequence of str and Strategy
+        The strategies, weakest first (specs as :func:`experiments.overshoot.run`
+        takes them; a comma-separated string too), distinct names.
+    players : sequence of int or str
+        Player counts: 2 and/or 4 (partnerships).
+    deals : int
+        Deals per pairing; each is played with both seatings (``2 * deals`` matches).
+    seed : int
+        The seed of every pairing (the same deals everywhere).
+    challenger, reference, ceiling : str
+        Names in the ladder (see :func:`ladder_pairings`); a role outside the
+        ladder drops its pairings, and the gap share needs all three.
+    timing_matches : int
+        Self-play matches per timing (0: no timing pass).
+    max_rounds : int
+        Ruling 15: a match still running after this many rounds is a draw.
+    allow_hidden : bool
+        Let strategies that see hidden information play (passed to the
+        engine only when True).
+    resamples : int
+        Bootstrap resamples of the gap share.
+    threads, progress, out, backend, shard_size, keep_shards
+        As :func:`experiments.overshoot.run` (``shard_size``: matches per
+        shard of one seating, default :data:`SHARD_SIZE`); the timing pass
+        always runs in this process on one thread.
+
+    Returns
+    -------
+    ExperimentResult
+        Frames ``ladder``, ``gap``, ``timing``, ``wall``, ``matches``; plot ``ladder``.
+    """
+    settings = strength_settings(ladder, players, deals, seed, challenger=challenger,
+                                 reference=reference, ceiling=ceiling,
+                                 timing_matches=timing_matches, max_rounds=max_rounds,
+                                 allow_hidden=allow_hidden, resamples=resamples)
+
+    def compute(data):
+        matches, wall = play_ladder(data, settings)
+        timing = time_strategies(settings, progress=data.progress)
+        return analyse(matches, timing, settings, wall)
+
+    return run_experiment(settings, compute, out=out, backend=backend,
+                          shard_size=SHARD_SIZE if shard_size is None else shard_size,
+                          threads=threads, progress=progress, keep_shards=keep_shards)
+
+
+# ---------------------------------------------------------------------------
+# Figure and summary
+# ---------------------------------------------------------------------------
+def _label(row) -> str:
+    return f"{row.upper}\nvs {row.lower}"
+
+
+def plot_ladder(ladder: pd.DataFrame, settings: dict, path) -> None:
+    """The upper strategy's win rate of each pairing with its paired 95% interval, one panel
+    per player count; the y axis is the whole 0..1 range, 50% marked."""
+    counts = list(dict.fromkeys(ladder["players"]))
+    width = max(4.5, 1.1 * len(settings["pairings"]) + 1.5)
+    fig, axes = new_figure(1, len(counts), figsize=(width * len(counts), 4.4), sharey=True,
+                           squeeze=False)
+    for ax, count in zip(axes[0], counts):
+        sel = ladder[ladder["players"] == count]
+        x = np.arange(len(sel))
+        rate = sel["win_rate"].to_numpy(dtype=float)
+        err = np.vstack([rate - sel["paired_low"].to_numpy(dtype=float),
+                         sel["paired_high"].to_numpy(dtype=float) - rate])
+        err = np.where(np.isfinite(err), err, 0.0)
+        steps = (sel["kind"] == "step").to_numpy()
+        for mask, marker, label in ((steps, "o", "ladder step"), (~steps, "s", "challenger / ceiling")):
+            if mask.any():
+                ax.errorbar(x[mask], rate[mask], yerr=err[:, mask], fmt=marker, capsize=4,
+                            label=label)
+        for xi, r in zip(x, rate):
+            ax.annotate(f"{100 * r:.1f}%", (xi, r), textcoords="offset points", xytext=(8, -3),
+                        fontsize=8)
+        ax.axhline(EVEN, color="black", lw=0.8, ls=":")
+        ax.set_xticks(x, [_label(r) for r in sel.itertuples()], fontsize=8)
+        ax.set_ylim(0, 1 + HEADROOM)  # the whole range, and room for a point at 100%
+        ax.set_yticks(np.linspace(0, 1, 6))
+        ax.set_xlim(-0.5, len(sel) - 0.5)
+        ax.grid(alpha=0.3, axis="y")
+        ax.set_title(f"{count} players" + (" (partnerships 0,2 vs 1,3)" if count == 4 else ""))
+        ax.legend(fontsize=8, loc="lower right")
+    axes[0][0].set_ylabel("upper strategy's match win rate\n(paired 95% interval, deal = unit)")
+    fig.suptitle(f"Strength ladder: {settings['deals']:,} duplicate deals per pairing "
+                 f"(x 2 seatings = {settings['matches']:,} matches), seed {settings['seed']}",
+                 y=1.02)
+    save_png(fig, path, DPI)
+
+
+def _key_numbers(frames: dict) -> dict:
+    key = {}
+    for row in frames["ladder"].itertuples(index=False):
+        key[f"{row.players}p: {row.upper} vs {row.lower}"] = fmt_ci(
+            row.win_rate, row.paired_low, row.paired_high, pct=True)
+    for row in frames["gap"].itertuples(index=False):
+        key[f"{row.players}p: share of the {row.reference} -> {row.ceiling} gap closed by "
+            f"{row.challenger}"] = fmt_ci(row.share, row.low, row.high, 3)
+    return key
+
+
+def _markdown(settings: dict, frames: dict, key: dict) -> str:
+    s = settings
+    lines = summary_head(
+        "Strength ladder", s,
+        f"Each pairing plays {s['deals']:,} deals, each with both seatings (the upper strategy "
+        "at seat 0 or, with 4 players, its partnership at seats 0,2; then at 1 or 1,3), on the "
+        "same seed and match indices in every pairing. `win rate` = the upper strategy's wins "
+        "over all matches (a match stopped unfinished by max_rounds "
+        f"= {s['max_rounds']} is a draw, won by nobody); `paired` = 95% normal interval of the "
+        "per-deal means (deal = the unit; clipped to [0, 1]); `wilson` = the interval if the matches were "
+        "independent.", lead="Duplicate deals") + ["", "## Key numbers", ""]
+    lines += [f"- {k}: {v}" for k, v in key.items()]
+    ladder = frames["ladder"]
+    show_draws = bool((ladder["draws"] > 0).any())
+    for count in s["players"]:
+        sel = ladder[ladder["players"] == count]
+        table = pd.DataFrame({
+            "upper": sel["upper"], "lower": sel["lower"], "kind": sel["kind"],
+            "matches": sel["matches"],
+            "win rate [paired 95%]": [fmt_ci(r.win_rate, r.paired_low, r.paired_high, pct=True)
+                                      for r in sel.itertuples()],
+            "wilson 95%": [f"[{100 * r.wilson_low:.1f}, {100 * r.wilson_high:.1f}]"
+                           for r in sel.itertuples()],
+            **({"draws": sel["draws"]} if show_draws else {}),
+            "mean rounds": sel["mean_rounds"], "mean margin (raw)": sel["mean_margin"],
+        })
+        title = f"{count} players" + (" (partnerships)" if count == 4 else "")
+        lines += ["", f"## The ladder, {title}", "", md_table(table, 2)]
+    lines += ["", "## Closing the gap", ""]
+    gap = frames["gap"]
+    if gap.empty:
+        lines.append(f"Not computed: the challenger ({s['challenger']}), the reference "
+                     f"({s['reference']}) and the ceiling ({s['ceiling']}) must all be distinct "
+                     "strategies of the ladder.")
+    else:
+        lines += [("`share` = (W(challenger vs reference) - 0.5) / (W(ceiling vs reference) - "
+                   f"0.5); 95% percentile interval of {s['resamples']:,} paired bootstrap "
+                   "resamples of the deals."), ""]
+        lines.append(md_table(pd.DataFrame({
+            "players": gap["players"], "challenger": gap["challenger"],
+            "reference": gap["reference"], "ceiling": gap["ceiling"], "deals": gap["deals"],
+            "W(challenger)": gap["w_challenger"], "W(ceiling)": gap["w_ceiling"],
+            "share [95%]": [fmt_ci(r.share, r.low, r.high, 3) for r in gap.itertuples()]}), 4))
+    lines += ["", "## CPU cost (self-play, one thread, after a warm-up call)", ""]
+    timing = frames["timing"]
+    if timing.empty:
+        lines.append("No timing pass (timing_matches = 0).")
+    else:
+        lines += [("Measured with `time.process_time`; not reproducible (a measurement). Fast "
+                   f"strategies are timed on more matches (until {MIN_TIMED_CPU} CPU s)."), ""]
+        lines.append(md_table(pd.DataFrame({
+            "strategy": timing["strategy"], "players": timing["players"],
+            "matches": timing["matches"], "CPU ms / match": timing["cpu_ms_per_match"],
+            "CPU us / placement (all placements, forced included)":
+                timing["cpu_us_per_placement"]}), 3))
+    if "wall" in frames:
+        wall = frames["wall"]
+        lines += ["", "## Wall time of this run", "",
+                  md_table(wall[["players", "upper", "lower", "matches", "resumed_shards",
+                                 "wall_seconds"]], 2)]
+    lines += ["", "Plot: `ladder.png`.", ""]
+    return "\n".join(lines)

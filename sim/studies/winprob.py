@@ -1,0 +1,842 @@
+"""Win probabilities from any score state: one-round transitions and backward induction.
+
+A match is a Markov chain over *states*: every entity's raw score at the start
+of a round and the seat that leads it (or that the lead is drawn by lot).
+Under a fixed strategy profile, the round from a state ends in a new state or
+in a win, and
+
+    V_e(s) = E[ V_e(next state) ],  V_e = 1 for the entity that reached 305, 0 for the others,
+
+where ``V_e(s)`` is the probability that entity ``e`` wins the match from ``s``.
+
+Method
+------
+1. **Transitions** (:func:`simulate_states`): from every state of the grid
+   (:class:`StateGrid`: each entity's displayed score 0..60, every leader
+   seat) the engine plays ``rounds_per_state`` rounds with fresh deals
+   (:func:`sim.engine.playouts.rounds_from_states`; round ``k`` of state ``s``
+   is random-stream row ``k * n_states + s``, so a larger ``K`` extends a
+   smaller one). A round that puts an entity on 305 (``END_TARGET``, or a
+   domino or blocked event landing exactly) is a win for it; after a domino
+   the next state is (end scores, leader = the dominoer); after a blocked
+   round it is (end scores, leader by lot), whose value is the mean over the
+   leader seats (ruling 14).
+2. **Values** (:func:`solve`): the empirical transitions define a finite
+   chain, solved by Gauss-Seidel sweeps over the score cells in order of
+   descending total score. A round never lowers a score with 2 or 3 players,
+   and a round that keeps the total keeps every score (credits are never
+   negative), so the only links within one total are between the leader
+   states and the lot of one cell: that small system (``players`` unknowns per
+   entity) is solved exactly, and one sweep is then the exact solution (the
+   second sweep only confirms it). With 4 players the partner debit can lower
+   a partnership's score (ruling 10): sweeps repeat until no value moves by
+   more than ``tol`` (default 1e-10; a sweep cap bounds the work).
+3. **Intervals** (:func:`bootstrap`): Poisson bootstrap over each state's
+   simulated rounds. Replicate ``b`` gives every simulated round a weight
+   drawn from Poisson(1) (random stream ``(seed, BOOTSTRAP_STREAM, b)``) and
+   solves the weighted chain; the 95% interval of a value is the 2.5 and 97.5
+   percentiles of the replicates. It carries the sampling noise of every
+   state the value depends on. (A state whose rounds all get weight 0 keeps
+   weight 1 for each: with ``K = 8`` that is ``e**-8`` of the states.)
+
+Negative scores (4 players)
+---------------------------
+The partner debit can take a partnership below 0 (ruling 10: no floor). The
+4-player grid therefore spans displayed scores ``MIN_DISPLAYED[4]`` (-10)
+..60; a transition below it is clamped to -10 and counted in
+:attr:`StateRounds.clamped`. Matches hardly go there (150,000 rounds of greedy
+self-play: lowest score -9 displayed, 0.16% of rounds below 0); the grid's
+clamped rounds start from its bottom edge.
+
+Estimator
+---------
+The values are the plug-in estimate: the exact win probabilities of the
+empirical chain. Without revisits (2 and 3 players, apart from rounds that
+change nothing) each state's rounds are independent of the values of the
+states they lead to, so the estimate is unbiased; tests check it against
+complete matches, and README reports the measured agreement and the
+bootstrap's coverage.
+
+:func:`play_matches_from` is the direct check: complete matches from chosen
+states, played by chaining the same round kernel (its rows in a random-stream
+range of their own, ``CHECK_ROW_BASE ..``), for comparison with the values.
+:func:`side_table` (own side vs opponent side, 2 and 4 players) and
+:func:`table_module_source` make the compact table shipped to the strategies
+(:mod:`strategies.winprob_table`).
+"""
+
+from __future__ import annotations
+
+import base64
+import textwrap
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.checks import check_int
+from sim.core import state as K
+from sim.engine import playouts as PO
+from sim.engine.batch import run_blocks, thread_count
+from sim.engine.compiled import CompiledRun
+from sim.engine.spec import RunSpec
+from sim.progress import progress_bar
+from sim.tiles import DEFAULT_MAX_ROUNDS, RAW_PER_DISPLAYED, TARGET_RAW, entities_for, entity_count
+from strategies.catalogue import strategy_entries
+
+__all__ = [
+    "LEADER_BY_LOT",
+    "LEAD_LOT",
+    "LEAD_OPPONENT",
+    "LEAD_OWN",
+    "RoundPlayer",
+    "StateGrid",
+    "StateRounds",
+    "WinValues",
+    "bootstrap",
+    "grid_for",
+    "play_matches_from",
+    "simulate_states",
+    "solve",
+    "table_module_source",
+    "side_table",
+    "win_values",
+]
+
+TARGET_DISPLAYED = TARGET_RAW // RAW_PER_DISPLAYED
+"""61: the exact target in displayed points (a terminal score)."""
+
+LEADER_BY_LOT = PO.LEADER_BY_LOT
+"""A start state's leader when the first round's leader is drawn by lot."""
+
+MIN_DISPLAYED = {2: 0, 3: 0, 4: -10}
+"""Lowest displayed score of the grid per table size (see the module docstring)."""
+
+ROWS_PER_CHUNK = 65_536
+"""Rounds per kernel call of :func:`simulate_states` (the progress bar moves between calls)."""
+
+CHECK_ROW_BASE = 1 << 62
+"""First random-stream row of :func:`play_matches_from` (the grid's rows lie far below)."""
+
+BOOTSTRAP_STREAM = 0xB005
+"""Mixed into the seed of the bootstrap weights (:func:`bootstrap`)."""
+
+SAMPLES_PER_BATCH = 8_000_000
+"""Bootstrap replicates are solved together while replicates x rounds stays below this
+(memory of the weight arrays; results do not depend on it)."""
+
+SINGULAR_GUARD = 1e-12
+"""Added to the diagonal of each cell's system: a cell none of whose rounds ever left it
+(possible in a bootstrap replicate) gets value 0, not a division by zero."""
+
+DEFAULT_TOLERANCE = 1e-10
+"""Value iteration stops when no value moves by more than this in a sweep."""
+
+DEFAULT_MAX_SWEEPS = 500
+"""Sweep cap of :func:`solve` (4 players need a few tens)."""
+
+LEAD_OWN = 0
+"""Lead index of :func:`side_table`: the own side leads the round."""
+LEAD_OPPONENT = 1
+"""Lead index of :func:`side_table`: the opposing side leads the round."""
+LEAD_LOT = 2
+"""Lead index of :func:`side_table`: the leader is drawn by lot."""
+
+TABLE_SIDE = TARGET_DISPLAYED + 1
+"""62: displayed scores 0..61 along each score axis of :func:`side_table`."""
+
+TABLE_PLAYERS = (2, 4)
+"""Table sizes of the shipped table's first axis (index 0: 2 players, 1: 4 players)."""
+
+QUANTUM = 65535
+"""The shipped table stores ``round(value * QUANTUM)`` as little-endian uint16."""
+
+
+# ---------------------------------------------------------------------------
+# The state grid
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StateGrid:
+    """Every non-terminal state of one table size.
+
+    A *cell* is one combination of the entities' displayed scores, each in
+    ``low .. 60``; a *state* is a cell and a leader seat: state index
+    ``cell * players + leader``. Cells are ordered by descending total score
+    (then lexicographically), so that the states of one total are contiguous
+    (:attr:`levels`).
+
+    Attributes
+    ----------
+    players : int
+    low : int
+        Lowest displayed score (0, or -10 with 4 players).
+    cells : ndarray int64[n_cells, n_entities]
+        Displayed scores of each cell.
+    levels : list of (int, int)
+        ``(first cell, stop cell)`` of each total score, highest total first.
+    lookup : ndarray int64[side ** n_entities]
+        Cell index of each score combination, raveled (:meth:`cell_of`).
+    """
+
+    players: int
+    low: int
+    cells: np.ndarray = field(repr=False)
+    levels: list = field(repr=False)
+    lookup: np.ndarray = field(repr=False)
+
+    @property
+    def n_entities(self) -> int:
+        return entity_count(self.players)
+
+    @property
+    def side(self) -> int:
+        """Scores per entity axis: ``low .. 60``."""
+        return TARGET_DISPLAYED - self.low
+
+    @property
+    def n_cells(self) -> int:
+        return self.cells.shape[0]
+
+    @property
+    def n_states(self) -> int:
+        return self.n_cells * self.players
+
+    def cell_of(self, displayed) -> np.ndarray:
+        """Cell index of displayed scores (int array ``[..., n_entities]``, each ``low .. 60``)."""
+        d = np.asarray(displayed, dtype=np.int64) - self.low
+        flat = np.ravel_multi_index(tuple(np.moveaxis(d, -1, 0)), (self.side,) * self.n_entities)
+        return self.lookup[flat]
+
+    def state_of(self, displayed, leader) -> np.ndarray:
+        """State index of displayed scores and a leader seat."""
+        return self.cell_of(displayed) * self.players + np.asarray(leader, dtype=np.int64)
+
+
+def grid_for(players: int) -> StateGrid:
+    """The :class:`StateGrid` of ``players`` (2, 3 or 4)."""
+    low = MIN_DISPLAYED[players]
+    n_entities = entity_count(players)
+    axes = np.arange(low, TARGET_DISPLAYED)
+    cells = np.stack(np.meshgrid(*([axes] * n_entities), indexing="ij"), axis=-1).reshape(-1, n_entities)
+    totals = cells.sum(axis=1)
+    # descending total; np.lexsort sorts by its last key first
+    order = np.lexsort(tuple(cells[:, e] for e in reversed(range(n_entities))) + (-totals,))
+    cells = np.ascontiguousarray(cells[order])
+    totals = totals[order]
+    starts = np.flatnonzero(np.r_[True, totals[1:] != totals[:-1]])
+    stops = np.r_[starts[1:], cells.shape[0]]
+    shape = (axes.size,) * n_entities
+    lookup = np.empty(axes.size ** n_entities, dtype=np.int64)
+    lookup[np.ravel_multi_index(tuple((cells - low).T), shape)] = np.arange(cells.shape[0])
+    return StateGrid(players, low, cells, list(zip(starts.tolist(), stops.tolist())), lookup)
+
+
+# ---------------------------------------------------------------------------
+# Rounds from given states (the engine kernel)
+# ---------------------------------------------------------------------------
+def profile_spec(players: int, strategies, seed: int, threads=None) -> RunSpec:
+    """The checked run of a strategy profile: one strategy for every seat (self-play), or one
+    per seat (with 4 players two: the partnerships)."""
+    entries = strategy_entries(strategies, "strategies")
+    if len(entries) == 1:
+        entries = list(entries) * int(players)
+    return RunSpec.build(players, list(entries), 1, seed, threads=threads)
+
+
+@dataclass
+class RoundEnds:
+    """What :meth:`RoundPlayer.play` returns, one entry per row.
+
+    Attributes
+    ----------
+    scores : ndarray int64[n, MAX_ENTITIES]
+        Raw scores by entity after the round.
+    kinds : ndarray int8[n]
+        ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET`` (:mod:`sim.core.state`).
+    dominoers : ndarray int8[n]
+        The seat that dominoed, else ``NO_SEAT``.
+    next_leaders : ndarray int8[n]
+        Ruling 14: the dominoer after a domino, a lot after a block, ``LEADER_BY_LOT``
+        once an entity is on 305.
+    """
+
+    scores: np.ndarray
+    kinds: np.ndarray
+    dominoers: np.ndarray
+    next_leaders: np.ndarray
+
+
+class RoundPlayer:
+    """A strategy profile compiled to play single rounds from given states.
+
+    Parameters
+    ----------
+    players : int
+    strategies : str or sequence
+        The profile (:func:`profile_spec`).
+    seed : int
+    threads : int, optional
+    """
+
+    def __init__(self, players: int, strategies, seed: int, threads=None):
+        self.spec = profile_spec(players, strategies, seed, threads)
+        if self.spec.python_seats:
+            raise ValueError("win probabilities need compiled strategies (not compiled=False)")
+        self.run = CompiledRun(self.spec)
+
+    @property
+    def players(self) -> int:
+        return self.spec.players
+
+    @property
+    def names(self) -> list[str]:
+        return self.spec.names
+
+    def play(self, row_ids, start_scores, leaders, threads: int | None = None) -> RoundEnds:
+        """One round per row (:func:`sim.engine.playouts.rounds_from_states`).
+
+        Parameters
+        ----------
+        row_ids : int64[n]
+            Random-stream row of each round: the same ``(seed, row id)`` and
+            state give the same round whatever the threads or the batch.
+        start_scores : int64[n, n_entities] (or MAX_ENTITIES columns)
+            Raw scores before the round.
+        leaders : int64[n]
+            Leader seat, or ``LEADER_BY_LOT``.
+        threads : int, optional
+            Threads for this call (default: those in effect).
+        """
+        row_ids = np.ascontiguousarray(row_ids, dtype=np.int64)
+        n = row_ids.size
+        scores = np.zeros((n, K.MAX_ENTITIES), dtype=np.int64)
+        given = np.asarray(start_scores, dtype=np.int64).reshape(n, -1)
+        scores[:, : given.shape[1]] = given
+        leaders = np.ascontiguousarray(leaders, dtype=np.int64)
+        out = RoundEnds(np.zeros((n, K.MAX_ENTITIES), dtype=np.int64), np.zeros(n, dtype=np.int8),
+                        np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int8))
+        errors = np.zeros(n, dtype=np.int64)
+        kernel = self.run.engine.rounds_from_states
+        fixed = (np.int64(self.spec.seed), np.int64(self.players), self.run.strategy_ids,
+                 self.spec.params, row_ids, scores, leaders)
+        outputs = (out.scores, out.kinds, out.dominoers, out.next_leaders, errors)
+        with thread_count(threads if threads is not None else self.spec.threads) as active:
+            run_blocks(lambda a, b: kernel(*fixed, np.int64(a), np.int64(b), *outputs), n, active)
+        if errors.any():
+            row = int(np.flatnonzero(errors)[0])
+            name = self.run.slot_name(int(errors[row]) - 1)
+            raise RuntimeError(f"strategy {name!r} returned a row that is not one of its candidates "
+                               f"(round row {int(row_ids[row])})")
+        return out
+
+
+# ---------------------------------------------------------------------------
+# K rounds from every state
+# ---------------------------------------------------------------------------
+@dataclass
+class StateRounds:
+    """``rounds_per_state`` simulated rounds from every state of a grid.
+
+    Attributes
+    ----------
+    grid : StateGrid
+    names : list of str
+        Each seat's strategy.
+    seed, rounds_per_state : int
+    targets : ndarray int32[n_states, K]
+        Where round ``k`` from state ``s`` led, as a row of the solver's value
+        array: ``0 .. n_states - 1`` a state (domino: leader = dominoer),
+        ``n_states + c`` the lot of cell ``c`` (blocked round),
+        ``n_states + n_cells + e`` a win for entity ``e``.
+    kinds : ndarray int8[n_states, K]
+        The round's end kind.
+    clamped : int
+        Transitions whose score fell below the grid (clamped to its lowest score).
+    seconds : float
+        Wall time of the simulation (the kernel's compile or load excluded).
+    """
+
+    grid: StateGrid
+    names: list
+    seed: int
+    rounds_per_state: int
+    targets: np.ndarray = field(repr=False)
+    kinds: np.ndarray = field(repr=False)
+    clamped: int = 0
+    seconds: float = 0.0
+
+    @property
+    def profile(self) -> str:
+        """The profile's label: one name for self-play, else the seats' names."""
+        return self.names[0] if len(set(self.names)) == 1 else ",".join(self.names)
+
+
+def transition_targets(grid: StateGrid, ends: RoundEnds) -> tuple[np.ndarray, int]:
+    """Rows of the value array (see :attr:`StateRounds.targets`) the rounds ``ends`` led to,
+    and how many were clamped below the grid."""
+    n_entities = grid.n_entities
+    scores = ends.scores[:, :n_entities]
+    won = scores == TARGET_RAW
+    terminal = won.any(axis=1)
+    displayed = scores // RAW_PER_DISPLAYED
+    below = (displayed < grid.low) & ~terminal[:, None]
+    clamped = int(below.any(axis=1).sum())
+    displayed = np.clip(displayed, grid.low, TARGET_DISPLAYED - 1)
+    cell = grid.cell_of(displayed)
+    blocked = ends.kinds == K.END_BLOCKED
+    state = cell * grid.players + np.maximum(ends.dominoers.astype(np.int64), 0)
+    out = np.where(blocked, grid.n_states + cell, state)
+    out = np.where(terminal, grid.n_states + grid.n_cells + won.argmax(axis=1), out)
+    return out.astype(np.int32), clamped
+
+
+def simulate_states(players: int, strategies, rounds_per_state: int, seed: int = 0, *,
+                    threads: int | None = None, progress: bool = False,
+                    player: RoundPlayer | None = None) -> StateRounds:
+    """Play ``rounds_per_state`` rounds from every state of the grid of ``players``.
+
+    Parameters
+    ----------
+    players : int
+    strategies : str or sequence
+        The strategy profile (one name: self-play; else one per seat).
+    rounds_per_state : int
+        ``K``: rounds per state (the bootstrap needs at least 2).
+    seed : int
+    threads : int, optional
+    progress : bool
+        A progress bar over rounds.
+    player : RoundPlayer, optional
+        An already compiled profile (same players, strategies and seed).
+
+    Returns
+    -------
+    StateRounds
+    """
+    rounds_per_state = check_int(rounds_per_state, "rounds_per_state", 1)
+    player = player or RoundPlayer(players, strategies, seed, threads)
+    grid = grid_for(player.players)
+    n_states = grid.n_states
+    total = n_states * rounds_per_state
+    targets = np.zeros((n_states, rounds_per_state), dtype=np.int32)
+    kinds = np.zeros((n_states, rounds_per_state), dtype=np.int8)
+    state_scores = np.repeat(grid.cells * RAW_PER_DISPLAYED, grid.players, axis=0)
+    state_leaders = np.tile(np.arange(grid.players, dtype=np.int64), grid.n_cells)
+    clamped = 0
+    # One round first, outside the clock: the first call compiles or loads the kernel.
+    player.play(np.zeros(1, dtype=np.int64), state_scores[:1], state_leaders[:1], threads)
+    started = time.perf_counter()
+    with progress_bar(total, progress, unit="round", desc=f"{player.players}p rounds") as bar:
+        for first in range(0, total, ROWS_PER_CHUNK):
+            rows = np.arange(first, min(total, first + ROWS_PER_CHUNK), dtype=np.int64)
+            states = rows % n_states  # row k * n_states + s: a larger K extends a smaller one
+            samples = rows // n_states
+            ends = player.play(rows, state_scores[states], state_leaders[states], threads)
+            found, cut = transition_targets(grid, ends)
+            targets[states, samples] = found
+            kinds[states, samples] = ends.kinds
+            clamped += cut
+            bar.update(rows.size)
+    return StateRounds(grid, player.names, int(player.spec.seed), rounds_per_state, targets, kinds,
+                       clamped, time.perf_counter() - started)
+
+
+# ---------------------------------------------------------------------------
+# Backward induction
+# ---------------------------------------------------------------------------
+@dataclass
+class _Structure:
+    """What the solver derives once from a :class:`StateRounds`."""
+
+    inside: np.ndarray  # bool[S, K]: the round stayed in its own cell
+    local: np.ndarray  # int8[S, K]: its leader column there (players = the lot)
+
+
+def _structure(rounds: StateRounds) -> _Structure:
+    grid = rounds.grid
+    targets = rounds.targets.astype(np.int64)
+    n_states, players = grid.n_states, grid.players
+    own_cell = (np.arange(n_states) // players)[:, None]
+    is_state = targets < n_states
+    is_lot = (targets >= n_states) & (targets < n_states + grid.n_cells)
+    cell = np.where(is_state, targets // players, np.where(is_lot, targets - n_states, -1))
+    inside = cell == own_cell
+    local = np.where(is_state, targets % players, players).astype(np.int8)
+    return _Structure(inside, local)
+
+
+def solve(rounds: StateRounds, weights=None, *, tol: float = DEFAULT_TOLERANCE,
+          max_sweeps: int = DEFAULT_MAX_SWEEPS, structure: _Structure | None = None):
+    """Win probabilities of the empirical chain of ``rounds`` (see the module docstring).
+
+    Parameters
+    ----------
+    rounds : StateRounds
+    weights : ndarray float[R, n_states, K], optional
+        Weight of every simulated round in each of ``R`` replicates (default:
+        one replicate, every round weight 1).
+    tol : float
+        Stop when no value moved by more than ``tol`` in a sweep.
+    max_sweeps : int
+
+    Returns
+    -------
+    values : ndarray float64[R, n_states, n_entities]
+        ``values[r, s, e]``: P(entity ``e`` wins | state ``s``).
+    lot : ndarray float64[R, n_cells, n_entities]
+        The same with the leader by lot (the mean over the leader seats).
+    sweeps : int
+        Sweeps made.
+    residual : float
+        The largest change in the last sweep.
+    """
+    grid = rounds.grid
+    structure = structure or _structure(rounds)
+    targets = rounds.targets
+    n_states, n_cells, players, n_entities = grid.n_states, grid.n_cells, grid.players, grid.n_entities
+    if weights is None:
+        weights = np.ones((1,) + targets.shape)
+    weights = np.asarray(weights, dtype=np.float64)
+    replicates = weights.shape[0]
+    total = weights.sum(axis=2)
+    empty = total <= 0
+    if empty.any():  # a state with no weight keeps its rounds at weight 1
+        weights = np.where(empty[..., None], 1.0, weights)
+        total = weights.sum(axis=2)
+    weights = weights / total[..., None]
+    inner = weights * structure.inside
+    outer = weights - inner
+    # The in-cell system: V_l = b_l + sum_l' M[l, l'] V_l' + M[l, lot] * mean_l' V_l'.
+    link = np.zeros((replicates, n_states, players + 1))
+    for column in range(players + 1):
+        link[..., column] = (inner * (structure.local == column)).sum(axis=2)
+    link = link.reshape(replicates, n_cells, players, players + 1)
+    system = (np.eye(players) * (1.0 + SINGULAR_GUARD) - link[..., :players]
+              - link[..., players:] / players)
+    inverse = np.linalg.inv(system)
+    value = np.zeros((replicates, n_states + n_cells + n_entities, n_entities))
+    value[:, n_states + n_cells:, :] = np.eye(n_entities)
+    sweeps, residual = 0, np.inf
+    while sweeps < max_sweeps and residual > tol:
+        residual = 0.0
+        for c0, c1 in grid.levels:
+            s0, s1 = c0 * players, c1 * players
+            gathered = value[:, targets[s0:s1], :]
+            rhs = np.einsum("rnk,rnke->rne", outer[:, s0:s1], gathered)
+            rhs = rhs.reshape(replicates, c1 - c0, players, n_entities)
+            new = np.matmul(inverse[:, c0:c1], rhs).reshape(replicates, s1 - s0, n_entities)
+            residual = max(residual, float(np.abs(new - value[:, s0:s1]).max()))
+            value[:, s0:s1] = new
+            value[:, n_states + c0:n_states + c1] = new.reshape(
+                replicates, c1 - c0, players, n_entities).mean(axis=2)
+        sweeps += 1
+    return (value[:, :n_states], value[:, n_states:n_states + n_cells], sweeps, residual)
+
+
+def bootstrap(rounds: StateRounds, replicates: int, seed: int = 0, *,
+              tol: float = DEFAULT_TOLERANCE, max_sweeps: int = DEFAULT_MAX_SWEEPS,
+              progress: bool = False):
+    """Poisson-bootstrap replicates of :func:`solve` (see the module docstring).
+
+    Returns
+    -------
+    values : ndarray float32[B, n_states, n_entities]
+    lot : ndarray float32[B, n_cells, n_entities]
+        Replicate ``b`` weights every simulated round by Poisson(1) drawn from
+        ``numpy.random.default_rng([seed, BOOTSTRAP_STREAM, b])``: the same
+        replicates whatever the batching.
+    """
+    grid = rounds.grid
+    structure = _structure(rounds)
+    values = np.zeros((replicates, grid.n_states, grid.n_entities), dtype=np.float32)
+    lot = np.zeros((replicates, grid.n_cells, grid.n_entities), dtype=np.float32)
+    batch = max(1, SAMPLES_PER_BATCH // rounds.targets.size)
+    with progress_bar(replicates, progress, unit="replicate",
+                      desc=f"{grid.players}p bootstrap") as bar:
+        for first in range(0, replicates, batch):
+            members = range(first, min(replicates, first + batch))
+            weights = np.stack([
+                np.random.default_rng([int(seed), BOOTSTRAP_STREAM, b]).poisson(
+                    1.0, rounds.targets.shape).astype(np.float32) for b in members])
+            v, l, _, _ = solve(rounds, weights, tol=tol, max_sweeps=max_sweeps, structure=structure)
+            values[first:first + len(members)] = v
+            lot[first:first + len(members)] = l
+            bar.update(len(members))
+    return values, lot
+
+
+@dataclass
+class WinValues:
+    """Win probabilities of every state with their 95% bootstrap intervals.
+
+    Attributes
+    ----------
+    rounds : StateRounds
+        The simulated transitions.
+    values : ndarray float64[n_states, n_entities]
+        P(entity ``e`` wins | state).
+    lot : ndarray float64[n_cells, n_entities]
+        P(entity ``e`` wins | cell, leader by lot) = mean of ``values`` over the leaders.
+    low, high, lot_low, lot_high : ndarray
+        2.5 and 97.5 bootstrap percentiles (NaN without replicates).
+    replicates : ndarray float32[B, n_states, n_entities] and ``lot_replicates``
+        The bootstrap replicates (for tables derived from the values).
+    sweeps : int
+    residual : float
+    seconds : float
+        Wall time of solving and bootstrapping.
+    """
+
+    rounds: StateRounds
+    values: np.ndarray = field(repr=False)
+    lot: np.ndarray = field(repr=False)
+    low: np.ndarray = field(repr=False)
+    high: np.ndarray = field(repr=False)
+    lot_low: np.ndarray = field(repr=False)
+    lot_high: np.ndarray = field(repr=False)
+    replicates: np.ndarray = field(repr=False)
+    lot_replicates: np.ndarray = field(repr=False)
+    sweeps: int = 0
+    residual: float = 0.0
+    seconds: float = 0.0
+
+    @property
+    def grid(self) -> StateGrid:
+        return self.rounds.grid
+
+    def value(self, displayed, leader=None) -> np.ndarray:
+        """float64[n_entities]: the values at displayed scores, ``leader`` a seat or None (lot)."""
+        cell = int(self.grid.cell_of(displayed))
+        if leader is None:
+            return self.lot[cell]
+        return self.values[cell * self.grid.players + int(leader)]
+
+    def interval(self, displayed, leader=None) -> tuple[np.ndarray, np.ndarray]:
+        """The 95% bootstrap interval of :meth:`value`."""
+        cell = int(self.grid.cell_of(displayed))
+        if leader is None:
+            return self.lot_low[cell], self.lot_high[cell]
+        state = cell * self.grid.players + int(leader)
+        return self.low[state], self.high[state]
+
+
+def win_values(rounds: StateRounds, replicates: int = 100, seed: int | None = None, *,
+               tol: float = DEFAULT_TOLERANCE, max_sweeps: int = DEFAULT_MAX_SWEEPS,
+               progress: bool = False) -> WinValues:
+    """Solve ``rounds`` (:func:`solve`) and bootstrap ``replicates`` times (:func:`bootstrap`;
+    ``seed`` defaults to the rounds' seed; 0 replicates: NaN intervals)."""
+    started = time.perf_counter()
+    values, lot, sweeps, residual = solve(rounds, tol=tol, max_sweeps=max_sweeps)
+    values, lot = values[0], lot[0]
+    if replicates > 0:
+        reps, lot_reps = bootstrap(rounds, replicates, rounds.seed if seed is None else seed,
+                                   tol=tol, max_sweeps=max_sweeps, progress=progress)
+        low, high = np.percentile(reps, [2.5, 97.5], axis=0)
+        lot_low, lot_high = np.percentile(lot_reps, [2.5, 97.5], axis=0)
+    else:
+        reps = np.zeros((0,) + values.shape, dtype=np.float32)
+        lot_reps = np.zeros((0,) + lot.shape, dtype=np.float32)
+        low = high = np.full(values.shape, np.nan)
+        lot_low = lot_high = np.full(lot.shape, np.nan)
+    return WinValues(rounds, values, lot, low, high, lot_low, lot_high, reps, lot_reps, sweeps,
+                     residual, time.perf_counter() - started)
+
+
+# ---------------------------------------------------------------------------
+# Direct check: complete matches from chosen states
+# ---------------------------------------------------------------------------
+def play_matches_from(player: RoundPlayer, scores, leaders, matches: int, *,
+                      max_rounds: int = DEFAULT_MAX_ROUNDS, threads: int | None = None,
+                      progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``matches`` complete matches from each start state by chaining single rounds.
+
+    Parameters
+    ----------
+    player : RoundPlayer
+    scores : int64[n, n_entities]
+        Raw start scores of each state.
+    leaders : int64[n]
+        Leader seat of the first round, or ``LEADER_BY_LOT``.
+    matches : int
+        Matches per state. Round ``r`` of match ``j`` from state ``i`` is
+        random-stream row ``CHECK_ROW_BASE + (i * matches + j) * max_rounds + r``.
+    max_rounds : int
+        Ruling 15: a match still running after this many rounds is unfinished.
+
+    Returns
+    -------
+    wins : ndarray int64[n, n_entities]
+        Matches won by each entity.
+    unfinished : ndarray int64[n]
+    """
+    scores = np.asarray(scores, dtype=np.int64)
+    n_states, n_entities = scores.shape[0], entity_count(player.players)
+    count = n_states * int(matches)
+    current = np.repeat(scores.reshape(n_states, -1)[:, :n_entities], matches, axis=0)
+    leader = np.repeat(np.asarray(leaders, dtype=np.int64), matches)
+    match_ids = np.arange(count, dtype=np.int64)
+    winner = np.full(count, -1, dtype=np.int64)
+    active = np.arange(count)
+    with progress_bar(count, progress, unit="match", desc=f"{player.players}p check") as bar:
+        for r in range(int(max_rounds)):
+            if active.size == 0:
+                break
+            rows = CHECK_ROW_BASE + match_ids[active] * int(max_rounds) + r
+            ends = player.play(rows, current[active], leader[active], threads)
+            end_scores = ends.scores[:, :n_entities]
+            current[active] = end_scores
+            leader[active] = ends.next_leaders
+            won = end_scores == TARGET_RAW
+            done = won.any(axis=1)
+            winner[active[done]] = won[done].argmax(axis=1)
+            bar.update(int(done.sum()))
+            active = active[~done]
+    wins = np.zeros((n_states, n_entities), dtype=np.int64)
+    state = np.arange(count) // int(matches)
+    finished = winner >= 0
+    np.add.at(wins, (state[finished], winner[finished]), 1)
+    unfinished = np.bincount(state[~finished], minlength=n_states).astype(np.int64)
+    return wins, unfinished
+
+
+# ---------------------------------------------------------------------------
+# The compact table shipped to the strategies
+# ---------------------------------------------------------------------------
+def _side_seats(players: int, entity: int) -> list[int]:
+    return [seat for seat, e in enumerate(entities_for(players)) if e == entity]
+
+
+def side_table(values: WinValues, symmetric: bool = True, replicate: int | None = None) -> np.ndarray:
+    """float64[62, 62, 3]: P(own side wins | own displayed, opponent displayed, lead) of a
+    2-player or 4-player :class:`WinValues`; own = entity 0 (seat 0's side).
+
+    Lead 0: the own side leads (4 players: the mean over its two seats), 1: the
+    opponent side leads, 2: the leader by lot. Own score 61 holds 1, opponent
+    61 holds 0 (the unreachable [61, 61] holds 0.5). With ``symmetric`` (a
+    self-play profile: the two sides are interchangeable) each value is the
+    mean of entity 0's value at (own, opponent) and entity 1's at the mirrored
+    state (entity 1 on the own score, entity 0 on the opponent's, the lead
+    mirrored): two independent estimates of one number. ``replicate`` takes
+    that bootstrap replicate's values instead of the point estimates.
+    """
+    grid = values.grid
+    if grid.players not in TABLE_PLAYERS:
+        raise ValueError(f"the compact table is for 2 or 4 players, not {grid.players}")
+    if replicate is None:
+        state_values, lot_values = values.values, values.lot
+    else:
+        state_values = values.replicates[replicate].astype(np.float64)
+        lot_values = values.lot_replicates[replicate].astype(np.float64)
+    players = grid.players
+    axis = np.arange(TARGET_DISPLAYED)
+    own, opponent = np.meshgrid(axis, axis, indexing="ij")
+
+    def seen_by(entity: int) -> np.ndarray:
+        scores = np.zeros(own.shape + (2,), dtype=np.int64)
+        scores[..., entity] = own
+        scores[..., 1 - entity] = opponent
+        cell = grid.cell_of(scores)
+        out = np.zeros(own.shape + (3,))
+        for lead, side in ((LEAD_OWN, entity), (LEAD_OPPONENT, 1 - entity)):
+            out[..., lead] = np.mean([state_values[cell * players + seat, entity]
+                                      for seat in _side_seats(players, side)], axis=0)
+        out[..., LEAD_LOT] = lot_values[cell, entity]
+        return out
+
+    inner = seen_by(0)
+    if symmetric:
+        inner = (inner + seen_by(1)) / 2.0
+    table = np.zeros((TABLE_SIDE, TABLE_SIDE, 3))
+    table[:TARGET_DISPLAYED, :TARGET_DISPLAYED] = inner
+    table[TARGET_DISPLAYED, :, :] = 1.0
+    table[:, TARGET_DISPLAYED, :] = 0.0
+    table[TARGET_DISPLAYED, TARGET_DISPLAYED, :] = 0.5
+    return table
+
+
+def quantise(table: np.ndarray) -> np.ndarray:
+    """uint16 codes ``round(value * QUANTUM)`` of values in [0, 1]."""
+    return np.rint(np.clip(np.asarray(table, dtype=np.float64), 0.0, 1.0) * QUANTUM).astype("<u2")
+
+
+def dequantise(codes: np.ndarray) -> np.ndarray:
+    """float32 values of uint16 codes (what :mod:`strategies.winprob_table` decodes)."""
+    return (codes.astype(np.float32) / np.float32(QUANTUM)).astype(np.float32)
+
+
+LINE_WIDTH = 76
+"""Characters per line of the table's base64 literal."""
+
+
+def table_module_source(table: np.ndarray, profile: str, command: str, rounds: int,
+                        note: str = "") -> str:
+    """The text of :mod:`strategies.winprob_table` holding ``table`` (float32[2, 62, 62, 3]).
+
+    The values are stored as uint16 codes (:func:`quantise`; ``table`` is
+    quantised first, so a table read back from the module gives the same
+    text), base64-encoded in a string literal that the module decodes with
+    ``numpy.frombuffer`` at import. ``note`` is a paragraph added to the
+    docstring (e.g. the largest interval half-width).
+    """
+    codes = quantise(table)
+    if codes.shape != (len(TABLE_PLAYERS), TABLE_SIDE, TABLE_SIDE, 3):
+        raise ValueError(f"the table must have shape (2, 62, 62, 3), found {codes.shape}")
+    encoded = base64.b64encode(codes.tobytes()).decode("ascii")
+    lines = [encoded[i:i + LINE_WIDTH] for i in range(0, len(encoded), LINE_WIDTH)]
+    literal = "\n".join(f'    "{line}"' for line in lines)
+    extra = ("\n" + textwrap.fill(note, 88) + "\n") if note else ""
+    return f'''"""Match win probabilities by score and lead: :data:`WIN_TABLE` (generated; do not edit).
+
+``WIN_TABLE[p, own, opponent, lead]`` (float32, shape (2, 62, 62, 3)) is the
+probability that the own side wins the match from the start of a round, under
+self-play of the profile :data:`WIN_TABLE_PROFILE` (every seat the same
+strategy): ``p`` 0 for 2 players, 1 for 4 players (partnerships); ``own`` and
+``opponent`` the two sides' displayed scores 0..61; ``lead`` 0 when the own
+side leads the round, 1 when the opponent side does, 2 when the leader is
+drawn by lot (the first round, and after a blocked round). Own 61 holds 1.0,
+opponent 61 holds 0.0 (the unreachable [61, 61] holds 0.5). With 4 players a
+partnership's score can be negative (the partner debit): clamp it to 0 to
+look it up.
+
+The values are backward induction over simulated rounds
+(:mod:`sim.studies.winprob`, :data:`WIN_TABLE_ROUNDS` rounds from every
+state), each the mean of the two sides' perspectives (self-play makes them
+interchangeable), stored as uint16 codes (steps of 1/65535) and decoded here
+at import. The table is a plain module-level array, so compiled strategies
+freeze it as a constant. Regenerate it with :data:`WIN_TABLE_COMMAND`:
+
+    {command}
+
+``tests/experiments/test_winprob.py`` checks its shape, bounds and terminal
+rows, and that the command parses.
+{extra}"""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+
+WIN_TABLE_PROFILE = {profile!r}
+"""The strategy every seat played."""
+
+WIN_TABLE_COMMAND = {command!r}
+"""The command that regenerated this file."""
+
+WIN_TABLE_ROUNDS = {int(rounds)!r}
+"""Simulated rounds per state."""
+
+WIN_TABLE_SHAPE = {codes.shape!r}
+"""(table size: 2 or 4 players, own displayed 0..61, opponent displayed 0..61, lead)."""
+
+WIN_TABLE_QUANTUM = {QUANTUM}
+"""Values are stored as round(value * WIN_TABLE_QUANTUM) in little-endian uint16."""
+
+_CODES = (
+{literal}
+)
+
+WIN_TABLE = (np.frombuffer(base64.b64decode(_CODES), dtype="<u2").reshape(WIN_TABLE_SHAPE)
+             .astype(np.float32) / np.float32(WIN_TABLE_QUANTUM))
+"""float32[2, 62, 62, 3]: P(own side wins | table size, own, opponent, lead)."""
+'''

@@ -1,0 +1,100 @@
+"""``five-up strength``: --help, bad input in one line, a tiny run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from cli.main import main
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "cli", "strength", *args], capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def _in_process(capsys, *args):
+    """``five-up strength ARGS`` in this process (quicker than a subprocess), as a
+    CompletedProcess."""
+    try:
+        status = main(["strength", *args])
+    except SystemExit as exit:
+        status = exit.code
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
+
+
+def test_help_explains_every_option(capsys):
+    result = _in_process(capsys, "--help")
+    assert result.returncode == 0
+    for option in ("--ladder", "--players", "--deals", "--challenger", "--reference",
+                   "--ceiling", "--seed", "--threads", "--max-rounds", "--timing-matches",
+                   "--resamples", "--allow-hidden", "--out", "--quiet", "--shard-size",
+                   "--backend"):
+        assert option in result.stdout, option
+
+
+def _one_line_error(result):
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith("five-up: error: ")
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args,word", [
+    (["--players", "3"], "players"),
+    (["--players", "two"], "players"),
+    (["--ladder", "random,nope"], "nope"),
+    (["--ladder", "greedy"], "at least 2"),
+    (["--deals", "0"], "deals"),
+    (["--timing-matches", "-1"], "timing_matches"),
+    (["--seed", "-3"], "seed"),
+    (["--threads", "0"], "threads"),
+    (["--bogus"], "bogus"),
+])
+def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
+    result = _in_process(capsys, "--ladder", "random,greedy", *args, "--out",
+                         str(tmp_path / "out"), "--quiet")
+    _one_line_error(result)
+    assert word in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_no_out_is_one_line(capsys):
+    _one_line_error(_in_process(capsys, "--ladder", "random,greedy"))
+
+
+def test_the_default_ladder_needs_allow_hidden_or_is_refused_in_one_line(tmp_path):
+    """Without --allow-hidden the default ladder (its ceiling sees hidden information, or is
+    not written yet) is refused before any match, with the library's one line."""
+    result = _cli("--deals", "2", "--timing-matches", "0", "--out", str(tmp_path / "out"),
+                  "--quiet")
+    _one_line_error(result)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_tiny_run(compiled_engine, tmp_path):
+    out = tmp_path / "out"
+    roles = ["--challenger", "exact", "--reference", "greedy", "--ceiling", "none"]
+    result = _cli("--ladder", "random,greedy,exact", "--players", "2,4", "--deals", "20", *roles,
+                  "--timing-matches", "3", "--seed", "4", "--out", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout.startswith(
+        "strength: 2 pairings x players 2,4 x 40 matches (20 deals, both seatings), seed 4")
+    assert "2p: greedy vs random" in result.stdout
+    for name in ("ladder.parquet", "ladder.csv", "timing.parquet", "timing.csv", "ladder.png",
+                 "summary.md", "run.json"):
+        assert (out / name).is_file(), name
+    ladder = pd.read_csv(out / "ladder.csv")
+    assert ladder[["players", "upper", "lower"]].values.tolist() == [
+        [2, "greedy", "random"], [2, "exact", "greedy"], [4, "greedy", "random"],
+        [4, "exact", "greedy"]]
+    # another run into the same directory is refused
+    other = _cli("--ladder", "random,greedy,exact", "--players", "2,4", "--deals", "21", *roles,
+                 "--timing-matches", "3", "--seed", "4", "--out", str(out), "--quiet")
+    _one_line_error(other)
+    assert "deals" in other.stderr

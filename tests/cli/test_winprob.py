@@ -1,0 +1,91 @@
+"""``five-up winprob``: --help, a tiny end-to-end run, bad input in one line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cli.main import main
+
+
+def _cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+def test_help_explains_every_option():
+    result = _cli("winprob", "--help")
+    assert result.returncode == 0
+    for option in ("--players", "--strategies", "--rounds-per-state", "--seed", "--replicates",
+                   "--check-matches", "--out", "--ship", "--threads", "--quiet"):
+        assert option in result.stdout, option
+    assert "backward induction" in result.stdout
+
+
+def test_tiny_run_end_to_end(compiled_engine, tmp_path):
+    out = tmp_path / "run"
+    ship = tmp_path / "table.py"
+    args = ["winprob", "--players", "2,4", "--strategies", "greedy", "--rounds-per-state", "2",
+            "--replicates", "2", "--check-matches", "10", "--seed", "4", "--out", str(out),
+            "--ship", str(ship), "--quiet"]
+    result = _cli(*args)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    for name in ("table.parquet", "sides.csv", "check.csv", "timing.csv", "heatmaps.png",
+                 "summary.md", "run.json"):
+        assert (out / name).is_file(), name
+    assert "WIN_TABLE = " in ship.read_text() and "winprob:" in result.stdout
+    # another run into the same directory is refused, in one line
+    other = _cli(*[("3" if a == "2" and i == args.index("--rounds-per-state") + 1 else a)
+                   for i, a in enumerate(args)])
+    assert other.returncode == 2
+    assert other.stderr.startswith("five-up: error: ") and other.stderr.count("\n") == 1
+    assert "rounds_per_state" in other.stderr
+
+
+BAD_INPUT = [
+    ["--players", "5"],
+    ["--players", "2,2"],
+    ["--strategies", "nope"],
+    ["--players", "3", "--strategies", "greedy,random"],
+    ["--rounds-per-state", "0"],
+    ["--rounds-per-state", "1"],
+    ["--replicates", "-1"],
+    ["--check-matches", "x"],
+    ["--seed", "-3"],
+    ["--threads", "0"],
+    ["--players", "2", "--ship", "t.py"],
+    ["--players", "2,4", "--strategies", "greedy,random", "--ship", "t.py"],
+    ["--players", "2,4", "--ship", "t.txt"],
+    ["--bogus"],
+]
+
+
+@pytest.mark.parametrize("args", BAD_INPUT)
+def test_bad_input_is_one_line_and_status_2(tmp_path, monkeypatch, capsys, args):
+    monkeypatch.chdir(tmp_path)
+    try:
+        status = main(["winprob", *args, "--out", str(tmp_path / "out"), "--quiet"])
+    except SystemExit as exc:  # argparse's own errors (OneLineParser: one line, status 2)
+        status = exc.code
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.startswith("five-up: error: ") and err.count("\n") == 1, err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("args", [BAD_INPUT[0], BAD_INPUT[10]])
+def test_bad_input_in_a_fresh_process(tmp_path, args):
+    result = _cli("winprob", *args, "--out", str(tmp_path / "out"), "--quiet", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("five-up: error: ")
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_out_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["winprob", "--players", "2"])
+    assert exc.value.code == 2 and capsys.readouterr().err.count("\n") == 1

@@ -1,0 +1,196 @@
+"""The strength ladder: pairings, duplicate deals, paired intervals, thread independence, the gap share."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sim
+from experiments import strength
+from sim.engine.spec import RunSpec
+
+TINY = {"ladder": "random,greedy,exact", "players": (2, 4), "deals": 30, "seed": 5,
+        "challenger": "greedy", "reference": "random", "ceiling": "exact"}
+"""Pairings: greedy vs random, exact vs greedy (steps), exact vs random (ceiling)."""
+
+
+@pytest.fixture(scope="module")
+def tiny(compiled_engine, tmp_path_factory):
+    out = tmp_path_factory.mktemp("strength") / "out"
+    return out, strength.run(**TINY, timing_matches=5, resamples=300, out=out)
+
+
+def test_pairings_steps_roles_skipped_and_deduplicated():
+    assert strength.ladder_pairings(["random", "greedy", "exact"], challenger="greedy",
+                                    reference="random", ceiling="exact") == [
+        ("step", "greedy", "random"), ("step", "exact", "greedy"), ("ceiling", "exact", "random")]
+    # the default ladder: 7 steps, matchplay vs greedy, cheater vs rollout (matchplay vs
+    # rollout is already a step)
+    pairs = strength.ladder_pairings(strength.DEFAULT_LADDER)
+    assert len(pairs) == 9
+    assert pairs[-2:] == [("challenger", "matchplay", "greedy"), ("ceiling", "cheater", "rollout")]
+    # roles outside the ladder drop their pairings
+    assert strength.ladder_pairings(["random", "greedy"]) == [("step", "greedy", "random")]
+
+
+def test_files_written_and_tables(tiny):
+    out, result = tiny
+    for name in ("ladder", "timing", "gap", "wall", "matches"):
+        assert (out / f"{name}.parquet").is_file() and (out / f"{name}.csv").is_file(), name
+    for name in ("ladder.png", "summary.md", "run.json"):
+        assert (out / name).is_file(), name
+    assert not (out / "shards").exists()  # removed once the output is written
+    ladder = result.frames["ladder"]
+    assert len(ladder) == 2 * 3
+    assert ladder[["players", "upper", "lower"]].values.tolist() == [
+        [p, u, lo] for p in (2, 4)
+        for u, lo in (("greedy", "random"), ("exact", "greedy"), ("exact", "random"))]
+    assert (ladder["matches"] == 60).all() and (ladder["deals"] == 30).all()
+    assert (ladder["upper_wins"] + ladder["lower_wins"] + ladder["draws"] == 60).all()
+    assert pd.read_csv(out / "ladder.csv")["upper_wins"].tolist() == ladder["upper_wins"].tolist()
+    timing = result.frames["timing"]
+    assert len(timing) == 3 * 2 and (timing["cpu_ms_per_match"] > 0).all()
+    assert (timing["matches"] >= 5).all()
+    summary = (out / "summary.md").read_text()
+    assert "## The ladder, 2 players" in summary and "## Closing the gap" in summary
+    assert "CPU us / placement" in summary
+
+
+def test_each_pairing_is_played_on_duplicate_deals(tiny):
+    _, result = tiny
+    matches = result.frames["matches"]
+    for players in (2, 4):
+        sel = matches[(matches.players == players) & (matches.upper == "exact")
+                      & (matches.lower == "greedy")]
+        outcome = {}
+        for seating, sides in enumerate((["exact", "greedy"], ["greedy", "exact"])):
+            frame = sim.simulate(players, sides, 30, seed=5)
+            outcome[seating] = (frame["winner"] == seating).to_numpy()
+            mine = sel[sel.seating == seating].sort_values("match")
+            assert (mine["upper_won"].to_numpy() == outcome[seating]).all()
+            assert (mine["winner"].to_numpy() == frame["winner"].to_numpy()).all()
+        # the per-deal pairs give the paired estimate
+        deal_means = (outcome[0].astype(float) + outcome[1]) / 2
+        row = result.frames["ladder"].query("players == @players and upper == 'exact' "
+                                            "and lower == 'greedy'").iloc[0]
+        assert row.win_rate == pytest.approx(deal_means.mean())
+        # and the two seatings of a deal are the same deal: hands, boneyard, first leader
+        a = sim.record(players, ["exact", "greedy"], 3, seed=5)
+        b = sim.record(players, ["greedy", "exact"], 3, seed=5)
+        for x, y in zip(a, b):
+            first_x, first_y = x["rounds"][0], y["rounds"][0]
+            assert first_x["hands"] == first_y["hands"]
+            assert first_x["boneyard"] == first_y["boneyard"]
+            assert first_x["leader"] == first_y["leader"]
+
+
+def test_the_paired_interval_brackets_the_estimate_and_is_not_wider_than_wilson(tiny):
+    ladder = tiny[1].frames["ladder"]
+    assert (ladder.paired_low <= ladder.win_rate).all()
+    assert (ladder.win_rate <= ladder.paired_high).all()
+    assert ((ladder.paired_low >= 0) & (ladder.paired_high <= 1)).all()
+    assert (ladder.wilson_low <= ladder.win_rate).all() and (ladder.win_rate <= ladder.wilson_high).all()
+
+
+def test_results_do_not_depend_on_threads_or_shards(tiny):
+    one = strength.run(**TINY, timing_matches=0, resamples=300, threads=1, shard_size=7)
+    two = strength.run(**TINY, timing_matches=0, resamples=300, threads=2)
+    for name in ("ladder", "gap", "matches"):
+        pd.testing.assert_frame_equal(one.frames[name], two.frames[name], check_exact=True)
+        pd.testing.assert_frame_equal(one.frames[name], tiny[1].frames[name], check_exact=True)
+    assert one.frames["timing"].empty
+
+
+def test_an_interrupted_run_resumes_from_its_shards(compiled_engine, tmp_path):
+    first = strength.run(**TINY, timing_matches=0, out=tmp_path, keep_shards=True)
+    assert (tmp_path / "shards" / strength.SOURCE).is_dir()
+    again = strength.run(**TINY, timing_matches=0, out=tmp_path)
+    wall = again.frames["wall"]
+    assert (wall["resumed_shards"] == wall["shards"]).all()
+    pd.testing.assert_frame_equal(first.frames["ladder"], again.frames["ladder"])
+    assert not (tmp_path / "shards").exists()
+
+
+def test_greedy_clearly_beats_random(compiled_engine):
+    ladder = strength.run("random,greedy", (2, 4), 200, seed=11,
+                          timing_matches=0).frames["ladder"].set_index("players")
+    # measured: about 89% with 2 players and 97% with 4
+    assert ladder.loc[2, "paired_low"] > 0.8
+    assert ladder.loc[4, "paired_low"] > 0.9
+
+
+def _constructed(pairs):
+    """A ladder match frame: ``pairs`` maps (upper, lower) to per-deal (seating 0, seating 1)
+    outcomes of the upper side (1 won, 0 lost)."""
+    rows = []
+    for pairing, ((upper, lower), outcomes) in enumerate(pairs.items()):
+        for match, deal in enumerate(outcomes):
+            for seating, won in enumerate(deal):
+                rows.append({"players": 2, "pairing": pairing, "seating": seating,
+                             "match": match, "upper": upper, "lower": lower,
+                             "winner": seating if won else 1 - seating, "upper_won": bool(won),
+                             "lower_won": not won, "rounds": 10, "placements": 40,
+                             "upper_margin": 0})
+    return pd.DataFrame(rows)
+
+
+def test_gap_share_on_a_constructed_frame():
+    # challenger vs reference: deals won 2, 1, 1, 2 of 2 -> W = 0.75; the reference is the
+    # upper side in that pairing, to check the orientation
+    challenger = [(1, 1), (1, 0), (0, 1), (1, 1)]
+    frame = _constructed({("ref", "ch"): [(1 - a, 1 - b) for a, b in challenger],
+                          ("ceil", "ref"): [(1, 1)] * 4})
+    gap = strength.gap_share(frame, 2, "ch", "ref", "ceil", seed=1, resamples=500)
+    assert gap["w_challenger"] == pytest.approx(0.75)
+    assert gap["w_ceiling"] == pytest.approx(1.0)
+    assert gap["share"] == pytest.approx((0.75 - 0.5) / (1.0 - 0.5))
+    assert gap["low"] <= gap["share"] <= gap["high"]
+    # the ceiling wins every deal, so each resample's share is 2 W - 1 with W in [0.5, 1]
+    assert 0.0 <= gap["low"] < gap["share"] < gap["high"] <= 1.0
+    assert strength.gap_share(frame, 2, "ch", "ref", "ceil", seed=1, resamples=500) == gap
+    # a ceiling as strong as the reference leaves no gap to close
+    even = _constructed({("ch", "ref"): challenger, ("ceil", "ref"): [(1, 0)] * 4})
+    assert np.isnan(strength.gap_share(even, 2, "ch", "ref", "ceil")["share"])
+    # both pairings must be on the same deals
+    shifted = _constructed({("ch", "ref"): challenger, ("ceil", "ref"): [(1, 1)] * 5})
+    with pytest.raises(ValueError, match="same deals"):
+        strength.gap_share(shifted, 2, "ch", "ref", "ceil")
+
+
+def test_gap_share_of_a_run_matches_its_ladder(tiny):
+    _, result = tiny
+    gap = result.frames["gap"].set_index("players")
+    ladder = result.frames["ladder"].set_index(["players", "upper", "lower"])
+    for players in (2, 4):
+        w_c = ladder.loc[(players, "greedy", "random"), "win_rate"]
+        w_k = ladder.loc[(players, "exact", "random"), "win_rate"]
+        assert gap.loc[players, "share"] == pytest.approx((w_c - 0.5) / (w_k - 0.5))
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"players": (3,)}, "players must be 2 or 4"),
+    ({"ladder": "greedy"}, "at least 2"),
+    ({"ladder": "greedy,nope"}, "nope"),
+    ({"deals": 0}, "deals"),
+    ({"challenger": " "}, "challenger"),
+])
+def test_bad_settings_are_one_line_value_errors(kwargs, message):
+    arguments = {"ladder": "random,greedy", "players": (2,), "deals": 3, **kwargs}
+    with pytest.raises(ValueError, match=message) as error:
+        strength.strength_settings(**arguments)
+    assert "\n" not in str(error.value)
+
+
+def test_allow_hidden_is_passed_only_when_asked():
+    settings = strength.strength_settings("random,greedy", (2,), 3)
+    assert "allow_hidden" not in settings
+    assert "allow_hidden" not in strength.pairing_tasks(settings, 10)[0][1][0].config
+    if "allow_hidden" in inspect.signature(RunSpec.build).parameters:
+        hidden = strength.strength_settings("random,greedy", (2,), 3, allow_hidden=True)
+        assert strength.pairing_tasks(hidden, 10)[0][1][0].config["allow_hidden"] is True
+    else:  # the engine does not have the option yet
+        with pytest.raises(ValueError, match="allow_hidden"):
+            strength.strength_settings("random,greedy", (2,), 3, allow_hidden=True)

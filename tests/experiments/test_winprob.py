@@ -1,0 +1,153 @@
+"""experiments.winprob: the run's files, and the shipped table strategies.winprob_table."""
+
+from __future__ import annotations
+
+import importlib.util
+import shlex
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from numba import njit
+
+import strategies.winprob_table as shipped
+from cli.main import build_parser
+from experiments import winprob
+from sim.studies import winprob as WP
+
+QUANTUM_STEP = 1.0 / 65535
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"table_{abs(hash(path))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tiny_run(compiled_engine, tmp_path_factory):
+    out = tmp_path_factory.mktemp("winprob") / "run"
+    ship = out.parent / "table.py"
+    result = winprob.run((2, 4), "greedy", rounds_per_state=2, seed=2, replicates=3,
+                         check_matches=20, out=out, ship=ship)
+    return result, out, ship
+
+
+def test_run_writes_the_files(tiny_run):
+    result, out, _ = tiny_run
+    for name in ("table", "sides", "check", "timing"):
+        assert (out / f"{name}.parquet").is_file() and (out / f"{name}.csv").is_file()
+    for name in ("heatmaps.png", "check.png", "summary.md", "run.json"):
+        assert (out / name).is_file(), name
+    table = pd.read_parquet(out / "table.parquet")
+    cells = {2: 61 * 61, 4: 71 * 71}
+    for players, n in cells.items():
+        sel = table[table.players == players]
+        assert len(sel) == (n * players + n) * 2  # (leader seats + lot) x 2 entities
+        assert set(sel.leader) == {str(s) for s in range(players)} | {"lot"}
+        assert sel.score_2.isna().all()
+    assert list(table.columns) == ["players", "profile", "score_0", "score_1", "score_2", "leader",
+                                   "entity", "p_win", "p_low", "p_high"]
+    assert table.p_win.between(0, 1).all()
+    assert (table.p_low <= table.p_high).all()
+    # the two entities' values of a state sum to 1 (every match ends)
+    sums = table.groupby(["players", "score_0", "score_1", "leader"]).p_win.sum()
+    np.testing.assert_allclose(sums.to_numpy(), 1.0, atol=1e-9)
+    check = pd.read_csv(out / "check.csv")
+    assert set(check.players) == {2, 4} and (check.matches == 20).all()
+    timing = pd.read_csv(out / "timing.csv")
+    assert timing.set_index("players").states.to_dict() == {2: 61 * 61 * 2, 4: 71 * 71 * 4}
+    assert "Direct check" in (out / "summary.md").read_text()
+
+
+def test_the_generated_module_holds_the_runs_table(tiny_run):
+    result, out, ship = tiny_run
+    module = _load(ship)
+    sides = result.frames["sides"]
+    for p, players in enumerate((2, 4)):
+        sel = sides[sides.players == players]
+        lead = sel.lead.map({"own": 0, "opponent": 1, "lot": 2}).to_numpy()
+        found = module.WIN_TABLE[p, sel.own.to_numpy(), sel.opponent.to_numpy(), lead]
+        np.testing.assert_allclose(found, sel.p_win.to_numpy(), atol=QUANTUM_STEP / 2 + 1e-7)
+    assert module.WIN_TABLE_PROFILE == "greedy" and module.WIN_TABLE_ROUNDS == 2
+    assert module.WIN_TABLE_COMMAND == winprob.command_for(result.settings, out, ship)
+    # the generator on the module's own numbers gives the module's text, byte for byte
+    assert WP.table_module_source(module.WIN_TABLE, module.WIN_TABLE_PROFILE,
+                                  module.WIN_TABLE_COMMAND, module.WIN_TABLE_ROUNDS) \
+        == ship.read_text()
+
+
+def test_shipped_module_is_the_generators_output():
+    text = Path(shipped.__file__).read_text()
+    assert text == WP.table_module_source(shipped.WIN_TABLE, shipped.WIN_TABLE_PROFILE,
+                                          shipped.WIN_TABLE_COMMAND, shipped.WIN_TABLE_ROUNDS)
+    assert shipped.WIN_TABLE_COMMAND in shipped.__doc__
+
+
+def test_shipped_table_shape_bounds_and_terminal_rows():
+    table = shipped.WIN_TABLE
+    assert table.shape == (2, 62, 62, 3) and table.dtype == np.float32
+    assert table.flags["C_CONTIGUOUS"]
+    assert table.min() >= 0 and table.max() <= 1
+    assert (table[:, 61, :61] == 1).all() and (table[:, :61, 61] == 0).all()
+    inner = table[:, :61, :61].astype(np.float64)
+    # self-play, both perspectives averaged: a tie by lot is even, and the two leads mirror
+    np.testing.assert_allclose(np.diagonal(inner[..., 2], axis1=1, axis2=2), 0.5,
+                               atol=QUANTUM_STEP)
+    np.testing.assert_allclose(inner[..., 0] + np.swapaxes(inner[..., 1], 1, 2), 1.0,
+                               atol=2 * QUANTUM_STEP)
+    # far ahead wins, far behind loses; leading the round is worth something
+    assert (table[:, 60, 0, :] > 0.95).all() and (table[:, 0, 60, :] < 0.05).all()
+    lead_edge = np.diagonal(inner[..., 0] - inner[..., 1], axis1=1, axis2=2).mean(axis=1)
+    assert (lead_edge > 0).all()
+    assert isinstance(shipped.WIN_TABLE_ROUNDS, int) and shipped.WIN_TABLE_ROUNDS >= 1
+
+
+def test_shipped_command_parses_and_names_the_table():
+    words = shlex.split(shipped.WIN_TABLE_COMMAND)
+    assert words[:2] == ["five-up", "winprob"]
+    args = build_parser(words[1:]).parse_args(words[1:])
+    assert args.ship == "strategies/winprob_table.py"
+    assert args.strategies == shipped.WIN_TABLE_PROFILE
+    assert int(args.rounds_per_state) == shipped.WIN_TABLE_ROUNDS
+    settings = winprob.settings_for(args.players, args.strategies, args.rounds_per_state,
+                                    args.seed, args.replicates, args.check_matches)
+    winprob.check_shippable(settings)
+    assert winprob.command_for(settings, args.out, args.ship) == shipped.WIN_TABLE_COMMAND
+
+
+def test_compiled_code_freezes_the_table():
+    table = shipped.WIN_TABLE
+
+    @njit
+    def lookup(p, own, opponent, lead):
+        return table[p, own, opponent, lead]
+
+    assert lookup(1, 40, 20, 2) == table[1, 40, 20, 2]
+
+
+def test_settings_refuse_bad_profiles_and_ship():
+    with pytest.raises(ValueError, match="3 players need"):
+        winprob.settings_for((2, 3), "greedy,random")
+    with pytest.raises(ValueError, match="rounds_per_state"):
+        winprob.settings_for(2, "greedy", rounds_per_state=0)
+    with pytest.raises(ValueError, match="at least 2 rounds"):
+        winprob.settings_for(2, "greedy", rounds_per_state=1)
+    with pytest.raises(ValueError, match="include 2 and 4"):
+        winprob.check_shippable(winprob.settings_for(2, "greedy"))
+    with pytest.raises(ValueError, match="self-play"):
+        winprob.check_shippable(winprob.settings_for((2, 4), "greedy,random"))
+    s = winprob.settings_for((2, 3, 4), "greedy")
+    assert s["rounds_per_state"] == [32, 8, 32] and s["replicates"] == [100, 40, 100]
+
+
+@pytest.mark.slow
+def test_three_players_run_writes_the_slice(compiled_engine, tmp_path):
+    result = winprob.run(3, "greedy", rounds_per_state=2, replicates=2, check_matches=20, seed=1,
+                         out=tmp_path / "run")
+    assert (tmp_path / "run" / "slice_3p.png").is_file()
+    table = result.frames["table"]
+    assert len(table) == (61 ** 3 * 3 + 61 ** 3) * 3
+    assert result.frames["sides"].empty

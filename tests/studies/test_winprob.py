@@ -1,0 +1,213 @@
+"""sim.studies.winprob: rounds from given states, the backward induction and its checks.
+
+The round kernel is checked against the study round loop of the engine
+(``replay_dealt_round``, as :func:`sim.studies.openings.replay_round` calls it, on
+the same deal and decision stream) and for independence from threads and batching; the solver against
+chains whose values are worked out by hand; the whole method against complete
+matches played from chosen states.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sim.core import state as K
+from sim.core.rng import shuffle_round_deal, stream_key
+from sim.engine import playouts as PO
+from sim.studies import winprob as WP
+from sim.tiles import N_TILES, TARGET_RAW
+
+STRATEGIES = {2: "greedy", 3: "greedy,random,greedy", 4: "greedy,random"}
+
+
+def _start_states(players: int, n: int, seed: int):
+    rng = np.random.default_rng(seed)
+    grid = WP.grid_for(players)
+    cells = grid.cells[rng.integers(0, grid.n_cells, n)]
+    leaders = rng.integers(-1, players, n)  # -1: LEADER_BY_LOT
+    return cells * 5, leaders
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_rounds_do_not_depend_on_threads_or_batching(compiled_engine, players):
+    player = WP.RoundPlayer(players, STRATEGIES[players], seed=7)
+    scores, leaders = _start_states(players, 300, players)
+    rows = np.arange(1000, 1300, dtype=np.int64)
+    whole = player.play(rows, scores, leaders, threads=1)
+    again = player.play(rows, scores, leaders, threads=2)
+    order = np.random.default_rng(0).permutation(rows.size)
+    parts = [player.play(rows[order[a:b]], scores[order[a:b]], leaders[order[a:b]], threads=2)
+             for a, b in ((0, 17), (17, 180), (180, 300))]
+    for field in ("scores", "kinds", "dominoers", "next_leaders"):
+        expected = getattr(whole, field)
+        np.testing.assert_array_equal(getattr(again, field), expected)
+        shuffled = np.concatenate([getattr(p, field) for p in parts])
+        np.testing.assert_array_equal(shuffled, expected[order])
+    assert set(np.unique(whole.kinds)) <= {K.END_DOMINO, K.END_BLOCKED, K.END_TARGET}
+    # a domino names its dominoer, who leads next; a block draws a lot; a win ends the match
+    domino = whole.kinds == K.END_DOMINO
+    target = (whole.scores == TARGET_RAW).any(axis=1)
+    np.testing.assert_array_equal(whole.next_leaders[domino & ~target],
+                                  whole.dominoers[domino & ~target])
+    assert (whole.dominoers[domino] >= 0).all() and (whole.dominoers[~domino] == K.NO_SEAT).all()
+    assert (whole.next_leaders[target] == PO.LEADER_BY_LOT).all()
+    assert ((whole.next_leaders[~target] >= 0) & (whole.next_leaders[~target] < players)).all()
+    assert (whole.scores % 5 == 0).all() and (whole.scores <= TARGET_RAW).all()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_row_is_the_study_loops_round_on_its_deal(compiled_engine, players):
+    """Row i plays the engine's shuffle of stream (seed, i, STREAM_STATE_DEAL) with decisions
+    from (seed, i, STREAM_STATE_DECISION): the study loop on that deal gives the same scores."""
+    seed = 3
+    player = WP.RoundPlayer(players, STRATEGIES[players], seed=seed)
+    scores, leaders = _start_states(players, 12, 11)
+    leaders = np.abs(leaders) % players  # a given leader (the lot draws from the stream)
+    rows = np.arange(12, dtype=np.int64) * 7919
+    ends = player.play(rows, scores, leaders)
+    engine, slots, params = player.run.engine, player.run.strategy_ids, player.spec.params
+    for i, row in enumerate(rows):
+        deal = np.zeros(N_TILES, dtype=np.int64)
+        shuffle_round_deal(np.uint64(stream_key(seed, row, PO.STREAM_STATE_DEAL)), np.int64(0), deal)
+        start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
+        start[:scores.shape[1]] = scores[i]
+        # the study loop of sim.studies.openings.replay_round, in the same compiled engine
+        stats = engine.replay_dealt_round(
+            deal, np.int64(players), slots, params, np.int64(leaders[i]), np.int64(-1), start,
+            np.uint64(stream_key(seed, row, PO.STREAM_STATE_DECISION)))
+        n = scores.shape[1]
+        assert stats[K.R_SCORE:K.R_SCORE + n].tolist() == ends.scores[i, :n].tolist(), i
+        assert stats[K.R_DOMINOER] == ends.dominoers[i]
+
+
+def test_transition_targets_by_hand():
+    grid = WP.grid_for(4)
+    ends = WP.RoundEnds(
+        scores=np.array([[305, 100, 0, 0], [100, 200, 0, 0], [100, 200, 0, 0], [-5, 20, 0, 0],
+                         [-80, 20, 0, 0], [300, 305, 0, 0]]),
+        kinds=np.array([K.END_TARGET, K.END_DOMINO, K.END_BLOCKED, K.END_DOMINO, K.END_DOMINO,
+                        K.END_DOMINO], dtype=np.int8),
+        dominoers=np.array([-1, 3, -1, 2, 0, 1], dtype=np.int8),
+        next_leaders=np.zeros(6, dtype=np.int8))
+    targets, clamped = WP.transition_targets(grid, ends)
+    terminal = grid.n_states + grid.n_cells
+    assert targets.tolist() == [
+        terminal + 0,
+        int(grid.state_of([20, 40], 3)),
+        grid.n_states + int(grid.cell_of([20, 40])),
+        int(grid.state_of([-1, 4], 2)),
+        int(grid.state_of([grid.low, 4], 0)),  # -16 displayed: below the grid, clamped
+        terminal + 1,
+    ]
+    assert clamped == 1
+
+
+def test_grid_orders_cells_by_total():
+    for players in (2, 3, 4):
+        grid = WP.grid_for(players)
+        totals = grid.cells.sum(axis=1)
+        assert (np.diff(totals) <= 0).all()
+        assert grid.n_cells == (61 - grid.low) ** grid.n_entities
+        assert sum(b - a for a, b in grid.levels) == grid.n_cells
+        for a, b in grid.levels:
+            assert len(set(totals[a:b])) == 1
+        some = grid.cells[::97]
+        np.testing.assert_array_equal(grid.cell_of(some), np.arange(grid.n_cells)[::97])
+    assert WP.grid_for(3).n_states == 61 ** 3 * 3
+
+
+def _hand_chain(players: int, links: dict, samples: int = 4) -> WP.StateRounds:
+    """A StateRounds whose every state ends at once in a win of entity 1, except ``links``:
+    state -> list of targets (one per sample)."""
+    grid = WP.grid_for(players)
+    terminal = grid.n_states + grid.n_cells
+    targets = np.full((grid.n_states, samples), terminal + 1, dtype=np.int32)
+    for state, row in links.items():
+        targets[state] = row
+    return WP.StateRounds(grid, ["hand"] * players, 0, samples, targets,
+                          np.zeros_like(targets, dtype=np.int8))
+
+
+def test_solver_on_chains_worked_by_hand():
+    grid = WP.grid_for(2)
+    win0 = grid.n_states + grid.n_cells
+    a0, a1 = (int(grid.state_of([40, 30], leader)) for leader in (0, 1))
+    lot_a = grid.n_states + int(grid.cell_of([40, 30]))
+    b0 = int(grid.state_of([30, 30], 0))
+    # leader 0: half the rounds go to the lot of the same cell, half win;
+    # leader 1: always loses. V(L0) = 0.5 * (V(L0) + 0) / 2 + 0.5  =>  V(L0) = 2/3.
+    # A state of a lower total leading to it: V(b0) = (V(a0) + V(a1) + 1 + 0) / 4.
+    chain = _hand_chain(2, {a0: [lot_a, win0, lot_a, win0], a1: [win0 + 1] * 4,
+                            b0: [a0, a1, win0, win0 + 1]})
+    values, lot, sweeps, residual = WP.solve(chain)
+    v = values[0, :, 0]
+    assert v[a0] == pytest.approx(2 / 3, abs=1e-9)
+    assert v[a1] == pytest.approx(0.0, abs=1e-12)
+    assert lot[0, int(grid.cell_of([40, 30])), 0] == pytest.approx(1 / 3, abs=1e-9)
+    assert v[b0] == pytest.approx((2 / 3 + 1) / 4, abs=1e-9)
+    assert sweeps <= 2 and residual <= 1e-10  # one sweep is exact without score decreases
+    np.testing.assert_allclose(values[0].sum(axis=1), 1.0, atol=1e-9)
+
+    # 4 players, a score that decreases (the partner debit): A (total 90) -> B (total 80) -> A.
+    grid = WP.grid_for(4)
+    win0 = grid.n_states + grid.n_cells
+    a, b = int(grid.state_of([50, 40], 0)), int(grid.state_of([40, 40], 0))
+    chain = _hand_chain(4, {a: [b, win0, b, win0], b: [a, win0 + 1, a, win0 + 1]})
+    values, _, sweeps, residual = WP.solve(chain)
+    # V_A = V_B / 2 + 1/2, V_B = V_A / 2  =>  V_A = 2/3, V_B = 1/3 (needs repeated sweeps)
+    assert values[0, a, 0] == pytest.approx(2 / 3, abs=1e-9)
+    assert values[0, b, 0] == pytest.approx(1 / 3, abs=1e-9)
+    assert sweeps > 2 and residual <= 1e-10
+
+
+@pytest.fixture(scope="module")
+def greedy_2p(compiled_engine):
+    player = WP.RoundPlayer(2, "greedy", seed=5)
+    rounds = WP.simulate_states(2, "greedy", 48, 5, player=player)
+    return player, rounds, WP.win_values(rounds, replicates=30)
+
+
+def test_values_are_a_fixed_point(greedy_2p):
+    _, rounds, values = greedy_2p
+    grid = rounds.grid
+    assert rounds.clamped == 0
+    assert ((values.values >= 0) & (values.values <= 1)).all()
+    np.testing.assert_allclose(values.values.sum(axis=1), 1.0, atol=1e-9)  # every match ends
+    np.testing.assert_allclose(values.lot, values.values.reshape(grid.n_cells, 2, 2).mean(axis=1),
+                               atol=1e-15)
+    rows = np.concatenate([values.values, values.lot, np.eye(2)])
+    np.testing.assert_allclose(rows[rounds.targets].mean(axis=1), values.values, atol=1e-9)
+    assert ((values.low <= values.high) & (values.low >= 0) & (values.high <= 1)).all()
+    # a larger K extends a smaller one: its first rounds are the same rows
+    fewer = WP.simulate_states(2, "greedy", 8, 5, player=greedy_2p[0])
+    np.testing.assert_array_equal(fewer.targets, rounds.targets[:, :8])
+
+
+def test_symmetric_side_table_is_exact_where_self_play_says(greedy_2p):
+    _, _, values = greedy_2p
+    table = WP.side_table(values, symmetric=True)
+    assert table.shape == (62, 62, 3)
+    np.testing.assert_allclose(np.diagonal(table[:61, :61, WP.LEAD_LOT]), 0.5, atol=1e-9)
+    # P(own wins | a, b, own leads) + P(own wins | b, a, opponent leads) = 1
+    np.testing.assert_allclose(table[:61, :61, WP.LEAD_OWN] + table[:61, :61, WP.LEAD_OPPONENT].T,
+                               1.0, atol=1e-9)
+    np.testing.assert_allclose(table[..., WP.LEAD_LOT][:61, :61],
+                               table[:61, :61, :2].mean(axis=2), atol=1e-9)
+    assert (table[61, :61] == 1).all() and (table[:61, 61] == 0).all()
+
+
+def test_backward_induction_agrees_with_complete_matches(greedy_2p):
+    player, rounds, values = greedy_2p
+    states = [((0, 0), None), ((45, 50), 1), ((60, 58), 0)]
+    scores = np.array([[5 * d for d in displayed] for displayed, _ in states])
+    leaders = np.array([WP.LEADER_BY_LOT if lead is None else lead for _, lead in states])
+    matches = 1500
+    wins, unfinished = WP.play_matches_from(player, scores, leaders, matches)
+    assert (wins.sum(axis=1) + unfinished == matches).all() and (unfinished == 0).all()
+    for i, (displayed, lead) in enumerate(states):
+        direct = wins[i, 0] / matches
+        backward = values.value(displayed, lead)[0]
+        low, high = values.interval(displayed, lead)
+        spread = np.hypot(np.sqrt(direct * (1 - direct) / matches), (high[0] - low[0]) / 3.92)
+        assert abs(direct - backward) <= 3 * spread, (displayed, lead, direct, backward)
