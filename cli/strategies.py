@@ -56,6 +56,8 @@ def format_text(rows: list[dict]) -> str:
         )
         if not row["compiled"]:
             flags = "plain Python, " + flags
+        if row["sees_hidden"]:
+            flags += "; SEES HIDDEN INFORMATION: an audit strategy, needs --allow-hidden"
         lines.append(f"{row['name']} ({flags})")
         lines.extend(textwrap.wrap(row["description"], WIDTH, initial_indent="  ", subsequent_indent="  "))
         if row["parameters"]:

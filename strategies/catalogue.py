@@ -341,6 +341,7 @@ def describe(specs=None) -> list[dict]:
             "stochastic": info.stochastic,
             "uses_inference": info.uses_inference,
             "lookahead": info.lookahead,
+            "sees_hidden": info.sees_hidden,
             "parameters": [{"name": p.name, "default": p.default, "description": p.description}
                            for p in info.parameters],
             "description": info.description,

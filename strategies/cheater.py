@@ -2,8 +2,9 @@
 
 Not a fair player. It exists to measure how much of the gap that hidden
 information leaves a fair search closes: it runs ``matchplay``'s evaluation
-(every candidate played out to the end of the round with ``greedy`` at every
-seat, the end state valued by the match-win table, plus the same prior) on
+(every candidate played out to the end of the round with the same playout
+policy at every seat, the end state valued by the match-win table, plus the
+same prior) on
 the one true world instead of sampled ones: the real hands and the real
 boneyard order (``view.hidden_hands``, ``view.hidden_boneyard``). Its only
 remaining uncertainty is how the other seats will actually play.
@@ -72,8 +73,9 @@ def choose(view):
     name="cheater",
     description=(
         "AUDIT ONLY, sees hidden information: every hand and the boneyard order. Plays each "
-        "candidate out on the true world with greedy at every seat and values the end by the "
-        "match-win table, plus the weighted prior (matchplay's evaluation without sampling). "
+        "candidate out on the true world (greedy plus a bonus for doubles at every seat, as "
+        "matchplay's playouts) and values the end by the match-win table, plus the weighted "
+        "prior (matchplay's evaluation without sampling). "
         "Refused unless the run allows hidden information (allow_hidden=True, --allow-hidden); "
         "measures how much of the information gap a fair strategy closes."
     ),

@@ -40,6 +40,14 @@ def test_json_listing_round_trips(capsys):
         "description": "sampled worlds per decision (each plays out every candidate)",
     }
     assert rows[1]["parameters"] == []
+    assert not rows[0]["sees_hidden"] and not rows[1]["sees_hidden"]
+
+
+def test_the_audit_strategy_is_marked(capsys):
+    status, out, _ = run(["--json", "cheater"], capsys)
+    assert status == 0 and json.loads(out)[0]["sees_hidden"]
+    status, out, _ = run(["cheater"], capsys)
+    assert status == 0 and "SEES HIDDEN INFORMATION" in out
 
 
 def test_unknown_name_is_one_line_and_status_2(capsys):

@@ -115,7 +115,7 @@ def test_round_frame_columns(compiled_engine):
         ({"players": 1}, "players must be 2, 3 or 4"),
         ({"players": True}, "players must be 2, 3 or 4"),
         ({"strategies": "greedy"}, "2 players need 2 strategies"),
-        ({"strategies": "greedy,nope"}, "unknown strategy 'nope' (built-in: random, greedy, exact, heavy, defensive, weighted, rollout;"),
+        ({"strategies": "greedy,nope"}, "unknown strategy 'nope' (built-in: random, greedy, exact, heavy, defensive, weighted, rollout, matchplay, cheater;"),
         ({"strategies": ["greedy", ""]}, "strategies has an empty entry"),
         ({"matches": 0}, "matches must be at least 1, found 0"),
         ({"matches": 2.5}, "matches expects an integer, found 2.5"),

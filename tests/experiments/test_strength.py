@@ -194,3 +194,18 @@ def test_allow_hidden_is_passed_only_when_asked():
     else:  # the engine does not have the option yet
         with pytest.raises(ValueError, match="allow_hidden"):
             strength.strength_settings("random,greedy", (2,), 3, allow_hidden=True)
+
+
+def test_readme_ladder_is_the_committed_result():
+    """README's ladder table is :func:`strength.readme_ladder` of docs/results/strength, so its
+    figures are outputs: regenerating the result and not README (or the reverse) fails here."""
+    from tests.support.paths import REPO
+
+    results = REPO / "docs" / "results" / "strength"
+    expected = strength.readme_ladder(pd.read_csv(results / "ladder.csv"),
+                                      pd.read_csv(results / "timing.csv"),
+                                      pd.read_csv(results / "gap.csv"))
+    readme = (REPO / "README.md").read_text()
+    start = readme.index(strength.README_START) + len(strength.README_START)
+    assert readme[start:readme.index(strength.README_END)].strip() == expected.strip()
+    assert "matchplay vs rollout" in expected and "cheater vs rollout" in expected

@@ -100,3 +100,20 @@ def test_command_line_refuses_without_the_flag(tmp_path):
                      "--seed", "1", "--allow-hidden", "--out", str(out))
     assert result.returncode == 0, result.stderr
     assert out.exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_many_records_of_the_new_strategies_verify(players):
+    """Thousands of matches in all (1,200 per table size) of matchplay and cheater, seated
+    together and against rollout, replayed by the rules reference."""
+    seats = {2: [["cheater", "matchplay"], ["matchplay", "rollout"]],
+             3: [["cheater", "matchplay", "rollout"], ["matchplay", "rollout", "greedy"]],
+             4: [["cheater", "matchplay"], ["matchplay", "rollout"]]}[players]
+    checked = 0
+    for index, mix in enumerate(seats):
+        records = sim.record(players, mix, 600, seed=900 + 10 * players + index,
+                             allow_hidden="cheater" in mix)
+        assert [verify_record(rec) for rec in records] == [[]] * len(records)
+        checked += len(records)
+    assert checked == 1200
