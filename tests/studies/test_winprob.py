@@ -56,6 +56,7 @@ def test_rounds_do_not_depend_on_threads_or_batching(compiled_engine, players):
     assert (whole.scores % 5 == 0).all() and (whole.scores <= TARGET_RAW).all()
 
 
+@pytest.mark.slow  # compiles the one-round replay kernel of its set: 35 s with cold caches
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_row_is_the_study_loops_round_on_its_deal(compiled_engine, players):
     """Row i plays the engine's shuffle of stream (seed, i, STREAM_STATE_DEAL) with decisions
