@@ -21,9 +21,9 @@ import numpy as np
 from sim.core.jit import kernel
 from sim.tiles import N_TILES
 from strategies.definition import strategy
-from strategies.linear import N_FEATURES, candidate_features
+from strategies.linear import N_FEATURES
 from strategies.lookahead import allocating, best_row, new_scratch
-from strategies.matchplay import PRIOR, playout_value
+from strategies.matchplay import PRIOR, playout_value, weighted_prior
 from strategies.parameters import Parameter
 
 PARAMETERS = (
@@ -43,12 +43,7 @@ def true_world_search(view, ws, values, features, saved):
     for row in range(n):
         values[row] = 0.0
     if prior_weight != 0.0:
-        candidate_features(view, PRIOR, ws, features)
-        for row in range(n):
-            score = 0.0
-            for feature in range(N_FEATURES):
-                score += PRIOR[feature] * features[row, feature]
-            values[row] = prior_weight * score
+        weighted_prior(view, PRIOR, prior_weight, ws, features, values)
     if view.hidden_hands.shape[0] != view.players:
         return best_row(view, values)  # not handed the hidden state: the prior alone
     for seat in range(view.players):

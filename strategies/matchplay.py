@@ -184,6 +184,18 @@ def playout_value(ws, view, saved, first_draw, row, match_value, raw_weight, dou
 
 
 @kernel
+def weighted_prior(view, prior, prior_weight, ws, features, out):
+    """``out[row] = prior_weight x (prior . features of row)`` for every candidate (``features``:
+    float64[n, N_FEATURES] scratch, filled by :func:`strategies.linear.candidate_features`)."""
+    candidate_features(view, prior, ws, features)
+    for row in range(view.n_candidates):
+        score = 0.0
+        for feature in range(N_FEATURES):
+            score += prior[feature] * features[row, feature]
+        out[row] = prior_weight * score
+
+
+@kernel
 def keep_best(view, means, alive, keep):
     """Mark all but the ``keep`` best alive rows of ``means`` dead (ties by greedy's order)."""
     n = view.n_candidates
@@ -217,12 +229,7 @@ def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, c
         sums[row] = 0.0
         alive[row] = 1
     if prior_weight != 0.0:
-        candidate_features(view, prior, ws, features)
-        for row in range(n):
-            score = 0.0
-            for feature in range(N_FEATURES):
-                score += prior[feature] * features[row, feature]
-            prior_scores[row] = prior_weight * score
+        weighted_prior(view, prior, prior_weight, ws, features, prior_scores)
     if inference:
         for seat in range(view.players):
             n_groups[seat] = 0
@@ -302,5 +309,5 @@ def matchplay(view):
     return choose(view)
 
 
-__all__ = ["matchplay", "outcome_value", "playout_value", "search", "PARAMETERS", "TABLE_ROW",
+__all__ = ["matchplay", "outcome_value", "playout_value", "search", "weighted_prior", "PARAMETERS", "TABLE_ROW",
            "LEAD_OWN", "LEAD_OTHER", "LEAD_LOT"]
