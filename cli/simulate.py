@@ -28,7 +28,7 @@ from cli.arguments import (EXIT_OK, Command, add_backend_arguments, add_round_an
 from cli.failures import run_failed, run_on_backend, strategy_failure
 from experiments.stats import summary_table
 from sim.engine.runs import record
-from sim.engine.spec import RunSpec
+from sim.engine.spec import RunSpec, hidden_run_options
 from sim.files import atomic_write
 from sim.records import write_records
 from sim.scale.aggregates import match_aggregate
@@ -63,17 +63,11 @@ def add_run_arguments(parser: argparse.ArgumentParser, out_metavar: str) -> None
     parser.add_argument("--out", required=True, metavar=out_metavar, help="output file")
 
 
-def hidden_options(args) -> dict:
-    """``{"allow_hidden": True}`` when ``--allow-hidden`` was given, else nothing (so that the
-    manifests of fair runs stay as they were)."""
-    return {"allow_hidden": True} if args.allow_hidden else {}
-
-
 def run_spec(args) -> RunSpec:
     """The :class:`RunSpec` of the run options (ValueError, one line, on bad input)."""
     return RunSpec.build(args.players, args.strategies, args.matches, args.seed,
                          max_rounds=args.max_rounds, first_match=args.first_match,
-                         threads=args.threads, **hidden_options(args))
+                         threads=args.threads, **hidden_run_options(args.allow_hidden))
 
 
 # ---------------------------------------------------------------------------
@@ -93,7 +87,7 @@ def run_simulate(args) -> int:
         out = check_output_file(args.out, (".json", ".csv") if summary_only else (".parquet", ".pq"))
         manifest, tasks = simulate_manifest(spec.players, spec.strategies, spec.matches, spec.seed,
                                             spec.max_rounds, spec.first_match, scale["shard_size"],
-                                            **hidden_options(args))
+                                            **hidden_run_options(args.allow_hidden))
         store = ShardStore(parts_directory(out), manifest, "summary" if summary_only else "frames")
         store.check()
     except ValueError as exc:

@@ -44,7 +44,6 @@ Run ``five-up strength --help``; from Python, :func:`run`.
 
 from __future__ import annotations
 
-import inspect
 import time
 
 import numpy as np
@@ -57,7 +56,7 @@ from experiments.settings import strategy_settings
 from experiments.stats import mean_interval, proportion
 from sim.checks import check_int, check_player_counts, check_seed
 from sim.engine.runs import simulate
-from sim.engine.spec import RunSpec
+from sim.engine.spec import RunSpec, hidden_run_options
 from sim.progress import progress_bar
 from sim.scale.runner import run_shards
 from sim.scale.shards import Task, plan
@@ -134,21 +133,6 @@ def ladder_pairings(names, challenger: str = DEFAULT_CHALLENGER,
     return pairs
 
 
-def hidden_option(allow_hidden: bool) -> dict:
-    """The engine run options for ``allow_hidden``: ``{"allow_hidden": True}`` or nothing.
-
-    Raises
-    ------
-    ValueError
-        ``allow_hidden`` asked of an engine that has no such run option.
-    """
-    if not allow_hidden:
-        return {}
-    if "allow_hidden" not in inspect.signature(RunSpec.build).parameters:
-        raise ValueError("allow_hidden: this engine has no allow_hidden run option")
-    return {"allow_hidden": True}
-
-
 def _name(value, what: str) -> str:
     text = str(value).strip()
     if not text:
@@ -191,7 +175,7 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
         "timing_matches": check_int(timing_matches, "timing_matches", 0),
         "resamples": check_int(resamples, "resamples", 1),
     }
-    options = hidden_option(allow_hidden)
+    options = hidden_run_options(allow_hidden)
     if options:
         settings["allow_hidden"] = True
     spec = dict(zip(names, settings["strategy_specs"]))
@@ -207,7 +191,7 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
 
 
 def _run_options(settings: dict) -> dict:
-    return hidden_option(settings.get("allow_hidden", False))
+    return hidden_run_options(settings.get("allow_hidden", False))
 
 
 # ---------------------------------------------------------------------------

@@ -114,6 +114,12 @@ def check_hidden(strategies: Sequence[Strategy], allow_hidden) -> None:
                          "strategy): pass allow_hidden=True (--allow-hidden) to run it")
 
 
+def hidden_run_options(allow_hidden: bool) -> dict:
+    """The run options for ``allow_hidden``: ``{"allow_hidden": True}``, or nothing, so that the
+    settings and manifests of fair runs stay as they were."""
+    return {"allow_hidden": True} if allow_hidden else {}
+
+
 @dataclass(frozen=True, eq=False)
 class RunSpec:
     """The checked arguments of one engine run (build it with :meth:`build`).
