@@ -20,6 +20,7 @@ notebook.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import re
@@ -95,8 +96,11 @@ def _load_file(path_text: str, spec: str):
     if not path.is_file():
         raise StrategyError(f"{spec}: no such file {path_text!r}")
     resolved = path.resolve()
+    # The name must be the same in every process: Numba's on-disk cache records the module of each
+    # compiled function and imports it by that name when a later process loads the kernels. (The
+    # built-in ``hash`` of a string changes from process to process.)
     module_name = "five_up_user_" + re.sub(r"\W", "_", resolved.stem) + "_" + \
-        format(abs(hash(str(resolved))) % 16**8, "08x")
+        hashlib.sha256(str(resolved).encode()).hexdigest()[:8]
     if module_name in sys.modules:
         return sys.modules[module_name]
     loader_spec = importlib.util.spec_from_file_location(module_name, resolved)

@@ -117,12 +117,21 @@ def test_changed_strategy_code_gets_a_new_engine(tmp_path):
 
 
 def test_compile_is_announced_once_on_stderr(tmp_path):
-    """A set not in the disk cache says so on stderr, a second process does not."""
+    """A set not in the disk cache says so on stderr, a second process loads it and plays.
+
+    The strategy calls a helper of its own module: the cached kernels then refer to that module
+    by name, which must be the same in the second process (it once held a per-process hash).
+    """
     module = tmp_path / "announced.py"
-    module.write_text("import strategies\n"
+    module.write_text("import numpy as np\n"
+                      "import strategies\n"
+                      "from strategies import toolkit as tk\n"
+                      "@tk.allocating\n"
+                      "def last_row(view):\n"
+                      "    return tk.best_row(view, np.arange(view.n_candidates, dtype=np.float64))\n"
                       "@strategies.strategy(name='announced')\n"
                       "def announced(view):\n"
-                      "    return view.n_candidates - 1\n")
+                      "    return last_row(view)\n")
     code = ("import sim; f = sim.simulate(2, [r'%s:announced'] * 2, 3, seed=0); "
             "print(len(f))" % module)
     env = dict(os.environ, FIVE_UP_KERNEL_DIR=str(tmp_path / "kernels"),
