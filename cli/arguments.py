@@ -42,7 +42,8 @@ def usage_error(message) -> int:
 
 STRATEGY_SPECS_HELP = (
     "Each strategy is a built-in name (`five-up strategies`), MODULE:NAME (a strategy of an "
-    "importable module), path/to/file.py:NAME, or any of these with other parameter values: "
+    "importable module), path/to/file.py:NAME, openspiel:ismcts (OpenSpiel's information-set MCTS "
+    "bot; pip install \".[openspiel]\"), or any of these with other parameter values: "
     "name[k=v,...] (commas inside [...] are kept). With --backend dask the workers import "
     "the module, so it must be importable on every worker (installed or on PYTHONPATH); "
     "strategies defined in a notebook or __main__ run only on the local backend."

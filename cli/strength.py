@@ -51,6 +51,11 @@ def add_arguments(parser) -> None:
                         help="played against --reference; the gap share is (W(challenger vs "
                              "reference) - 0.5) / (W(ceiling vs reference) - 0.5) "
                              f"(default {strength.DEFAULT_CEILING})")
+    parser.add_argument("--versus", default=None, metavar="Y[,Y...]",
+                        help="yardstick strategies (added to the field): every ladder strategy "
+                             "plays each of them instead of the ladder's pairings, e.g. --ladder "
+                             "rollout,matchplay --versus 'openspiel:ismcts[sims=100]' (default: "
+                             "the ladder's pairings)")
     parser.add_argument("--seed", default="0", metavar="S",
                         help="the seed of every pairing, 0 .. 2**63-1 (default 0): every "
                              "pairing plays the same deals")
@@ -82,7 +87,7 @@ def run_strength_command(args) -> int:
         options = {"challenger": args.challenger, "reference": args.reference,
                    "ceiling": args.ceiling, "timing_matches": args.timing_matches,
                    "max_rounds": args.max_rounds, "allow_hidden": args.allow_hidden,
-                   "resamples": args.resamples}
+                   "resamples": args.resamples, "versus": args.versus}
         settings = strength.strength_settings(ladder, args.players, args.deals, args.seed,
                                               **options)
         threads = check_threads(args.threads)
@@ -118,7 +123,8 @@ def run_strength_command(args) -> int:
 STRENGTH = Command(
     "Play duplicate-deal matches up a ladder of strategies (weakest first): every adjacent "
     "pair (upper vs lower), the challenger against greedy and against the reference, and the "
-    "ceiling against the reference, with 2 players and with 4 (partnerships). Each pairing "
+    "ceiling against the reference (or, with --versus, every ladder strategy against each "
+    "yardstick), with 2 players and with 4 (partnerships). Each pairing "
     "plays --deals deals, each with both seatings on the same seed and match indices. Writes "
     "into --out: ladder (the upper strategy's win rate with its paired 95% interval, deal = "
     "unit; draws, mean rounds), gap (the share of the reference -> ceiling gap closed by the "

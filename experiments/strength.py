@@ -133,6 +133,16 @@ def ladder_pairings(names, challenger: str = DEFAULT_CHALLENGER,
     return pairs
 
 
+def versus_pairings(names, yardsticks) -> list[list[str]]:
+    """``[["versus", upper, yardstick], ...]``: every strategy of ``names`` that is not a
+    yardstick against every yardstick, yardstick by yardstick (raises ValueError, one line,
+    when no strategy is left to play them)."""
+    players = [name for name in names if name not in yardsticks]
+    if not players:
+        raise ValueError("versus: every strategy of the ladder is a yardstick; nobody plays them")
+    return [["versus", upper, yardstick] for yardstick in yardsticks for upper in players]
+
+
 def _name(value, what: str) -> str:
     text = str(value).strip()
     if not text:
@@ -144,14 +154,23 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
                       seed=0, *, challenger=DEFAULT_CHALLENGER, reference=DEFAULT_REFERENCE,
                       ceiling=DEFAULT_CEILING, timing_matches=DEFAULT_TIMING_MATCHES,
                       max_rounds=DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
-                      resamples=DEFAULT_RESAMPLES) -> dict:
+                      resamples=DEFAULT_RESAMPLES, versus=None) -> dict:
     """The checked settings of a ladder run (JSON-ready; raises ValueError, one line).
+
+    ``versus`` (optional): yardstick strategies; instead of :func:`ladder_pairings` every
+    ladder strategy plays every yardstick (:func:`versus_pairings`, kind ``"versus"``).
 
     Every pairing is also checked by the engine (:meth:`sim.engine.spec.RunSpec.build`,
     nothing compiled): a hidden-information strategy without ``allow_hidden`` is
     refused here, before any work, with the engine's own message.
     """
     resolved = resolve_field(ladder, "ladder")
+    yardsticks = [] if versus is None else [s.name for s in resolve_field(versus, "versus")]
+    if versus is not None:
+        if not yardsticks:
+            raise ValueError("versus needs at least one strategy")
+        resolved = resolve_field(list(resolved) + [s for s in resolve_field(versus, "versus")
+                                                   if s.name not in {r.name for r in resolved}])
     if len(resolved) < 2:
         raise ValueError(f"ladder needs at least 2 strategies, found {len(resolved)}")
     counts = check_player_counts(players)
@@ -171,7 +190,8 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
         "max_rounds": check_int(max_rounds, "max_rounds", 1),
         **strategy_settings(resolved),
         **roles,
-        "pairings": [list(p) for p in ladder_pairings(names, **roles)],
+        "pairings": [list(p) for p in ladder_pairings(names, **roles)] if versus is None
+        else versus_pairings(names, yardsticks),
         "timing_matches": check_int(timing_matches, "timing_matches", 0),
         "resamples": check_int(resamples, "resamples", 1),
     }
@@ -492,8 +512,8 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
         *, challenger: str = DEFAULT_CHALLENGER, reference: str = DEFAULT_REFERENCE,
         ceiling: str = DEFAULT_CEILING, timing_matches: int = DEFAULT_TIMING_MATCHES,
         max_rounds: int = DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
-        resamples: int = DEFAULT_RESAMPLES, threads: int | None = None, progress: bool = False,
-        out=None, backend="local", shard_size: int | None = None,
+        resamples: int = DEFAULT_RESAMPLES, versus=None, threads: int | None = None,
+        progress: bool = False, out=None, backend="local", shard_size: int | None = None,
         keep_shards: bool = False) -> ExperimentResult:
     """Play the strength ladder, time its strategies, and summarise.
 
@@ -520,6 +540,9 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
         engine only when True).
     resamples : int
         Bootstrap resamples of the gap share.
+    versus : str or sequence, optional
+        Yardstick strategies (added to the field): every other strategy plays
+        each of them, instead of the ladder's pairings (:func:`versus_pairings`).
     threads, progress, out, backend, shard_size, keep_shards
         As :func:`experiments.overshoot.run` (``shard_size``: matches per
         shard of one seating, default :data:`SHARD_SIZE`); the timing pass
@@ -533,7 +556,8 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
     settings = strength_settings(ladder, players, deals, seed, challenger=challenger,
                                  reference=reference, ceiling=ceiling,
                                  timing_matches=timing_matches, max_rounds=max_rounds,
-                                 allow_hidden=allow_hidden, resamples=resamples)
+                                 allow_hidden=allow_hidden, resamples=resamples,
+                                 versus=versus)
 
     def compute(data):
         matches, wall = play_ladder(data, settings)

@@ -9,8 +9,12 @@ A *strategy spec* is what a user may write wherever a strategy is asked for
     the :class:`~strategies.definition.Strategy` ``edge`` of an importable module;
 ``path/to/file.py:edge``
     the same from a Python file (loaded as a module of its own);
+``openspiel:ismcts``
+    a bot of the OpenSpiel bridge (:data:`BRIDGE_ALIASES`: ``openspiel:NAME`` is
+    ``sim.bridges.openspiel_bots:NAME``, which needs ``pip install ".[openspiel]"``);
 ``weighted[w_double=12,w_exact=3]``
-    any of the above with other parameter values: a variant named so.
+    any of the above with other parameter values: a variant named so
+    (``openspiel:ismcts[sims=1000]``).
 
 A :class:`Strategy` object is accepted as it is. :func:`resolve` turns a spec
 into a Strategy; :func:`reference` gives the spec that rebuilds a Strategy in
@@ -25,9 +29,8 @@ import importlib
 import importlib.util
 import re
 import sys
-from pathlib import Path
-
 from collections.abc import Sequence
+from pathlib import Path
 
 from strategies.definition import Strategy, variant
 
@@ -43,6 +46,10 @@ BUILTIN_MODULES = (
     "strategies.cheater",
 )
 """Modules holding the built-in strategies (one decorated function each), in listing order."""
+
+BRIDGE_ALIASES = {"openspiel": "sim.bridges.openspiel_bots"}
+"""Short module names for the strategies of the framework bridges (``openspiel:ismcts``). They
+are imported by name like any MODULE:NAME, only when a spec asks for one."""
 
 SESSION_PREFIX = "@session:"
 """Prefix of the specs :func:`spec_of` gives strategies that live only in this process."""
@@ -131,6 +138,7 @@ def _from_reference(text: str, spec: str) -> Strategy:
     location, _, attribute = text.rpartition(":")
     if not location or not attribute:
         raise StrategyError(f"{spec}: expected MODULE:NAME or FILE.py:NAME")
+    location = BRIDGE_ALIASES.get(location, location)
     if location.endswith(".py") or "/" in location or "\\" in location:
         module = _load_file(location, spec)
     else:

@@ -9,15 +9,15 @@ imports only for optional heavy dependencies, and no work at import time.
 from __future__ import annotations
 
 import ast
-import re
 import json
+import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from tests.support.paths import REPO
 
@@ -212,6 +212,38 @@ print(json.dumps({{"modules": len(modules), "compiled": compiled,
                if p.is_file() and "matplotlib" not in p.parts]
     assert written == []
     assert not (tmp_path / "k").exists()
+
+
+def test_without_the_optional_bridges_only_the_bridge_modules_refuse_in_one_line(tmp_path):
+    """With OpenSpiel, PettingZoo and Gymnasium missing, every module but the bridges to them
+    imports, and those raise ``BridgeUnavailable`` with one line naming the extra to install."""
+    script = f"""
+import importlib, json, pkgutil, sys
+for missing in ("pyspiel", "open_spiel", "pettingzoo", "gymnasium"):
+    sys.modules[missing] = None  # makes `import missing` fail
+from sim.bridges.availability import BridgeUnavailable
+refused = {{}}
+for package in {list(PACKAGES)!r}:
+    root = importlib.import_module(package)
+    for info in pkgutil.walk_packages(root.__path__, package + "."):
+        if info.name.endswith("__main__"):
+            continue
+        try:
+            importlib.import_module(info.name)
+        except BridgeUnavailable as error:
+            refused[info.name] = str(error)
+print(json.dumps(refused))
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    refused = json.loads(run.stdout)
+    assert set(refused) == {"sim.bridges.openspiel_game", "sim.bridges.openspiel_bots",
+                            "sim.bridges.pettingzoo_env"}
+    for module, message in refused.items():
+        assert "\n" not in message
+        extra = "openspiel" if "openspiel" in module else "rl"
+        assert f'pip install ".[{extra}]"' in message, (module, message)
 
 
 def layout_table() -> dict[str, str]:

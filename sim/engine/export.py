@@ -36,7 +36,7 @@ def match_record(spec: RunSpec, match: int, stats, scores, rounds, deals, action
         round_actions = [
             _action_object(row) for row in action_rows[action_cursor : action_cursor + n_actions]
         ]
-        round_events = [_event_object(row) for row in event_rows[event_cursor : event_cursor + n_events]]
+        round_events = [event_object(row) for row in event_rows[event_cursor : event_cursor + n_events]]
         action_cursor += n_actions
         event_cursor += n_events
         winner = info[K.R_WINNER]
@@ -105,7 +105,9 @@ EVENT_FIELDS_OF_KIND = {
 """Per event kind: its record name and the fields it carries between ``kind`` and ``raw``."""
 
 
-def _event_object(row: list[int]) -> dict:
+def event_object(row: list[int]) -> dict:
+    """The record's Event object of one trace event row (``E_*`` columns); the bridges'
+    exporter uses it too."""
     name, fields = EVENT_FIELDS_OF_KIND[row[K.E_KIND]]
     event = {"entity": row[K.E_ENTITY], "kind": name}
     event.update((key, row[column]) for key, column in fields)

@@ -32,7 +32,7 @@ def test_help_explains_every_option(capsys):
     assert result.returncode == 0
     for option in ("--ladder", "--players", "--deals", "--challenger", "--reference",
                    "--ceiling", "--seed", "--threads", "--max-rounds", "--timing-matches",
-                   "--resamples", "--allow-hidden", "--out", "--quiet", "--shard-size",
+                   "--resamples", "--allow-hidden", "--versus", "--out", "--quiet", "--shard-size",
                    "--backend"):
         assert option in result.stdout, option
 
@@ -54,6 +54,8 @@ def _one_line_error(result):
     (["--seed", "-3"], "seed"),
     (["--threads", "0"], "threads"),
     (["--bogus"], "bogus"),
+    (["--versus", "random,greedy"], "yardstick"),
+    (["--versus", "nope"], "nope"),
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
     result = _in_process(capsys, "--ladder", "random,greedy", *args, "--out",
@@ -98,3 +100,15 @@ def test_a_tiny_run(compiled_engine, tmp_path):
                  "--timing-matches", "3", "--seed", "4", "--out", str(out), "--quiet")
     _one_line_error(other)
     assert "deals" in other.stderr
+
+
+def test_versus_plays_the_ladder_against_each_yardstick(compiled_engine, capsys, tmp_path):
+    out = tmp_path / "out"
+    result = _in_process(capsys, "--ladder", "random,greedy", "--versus", "exact", "--players", "2",
+                         "--deals", "10", "--timing-matches", "0", "--seed", "4", "--out", str(out),
+                         "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert "2p: random vs exact" in result.stdout and "2p: greedy vs exact" in result.stdout
+    ladder = pd.read_csv(out / "ladder.csv")
+    assert ladder[["upper", "lower", "kind"]].values.tolist() == [
+        ["random", "exact", "versus"], ["greedy", "exact", "versus"]]

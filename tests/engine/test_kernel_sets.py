@@ -143,3 +143,13 @@ def test_compile_is_announced_once_on_stderr(tmp_path):
     assert second.returncode == 0, second.stderr
     assert "compiling" not in second.stderr
     assert second.stdout.strip() == "3"
+    # The same code from another path is another module: its own engine, not the cached one
+    # (whose kernels would import the first module by name and fail).
+    copy = tmp_path / "elsewhere" / "announced.py"
+    copy.parent.mkdir()
+    copy.write_text(module.read_text())
+    third = subprocess.run([sys.executable, "-c", code.replace(str(module), str(copy))],
+                           capture_output=True, text=True, env=env, cwd=REPO)
+    assert third.returncode == 0, third.stderr
+    assert "compiling the engine for announced" in third.stderr
+    assert third.stdout.strip() == "3"

@@ -8,8 +8,10 @@ itself is not rewritten.
 
 from __future__ import annotations
 
+import importlib.util
 
 import pytest
+
 from tests.support.paths import NOTEBOOKS
 
 nbformat = pytest.importorskip("nbformat")
@@ -19,8 +21,13 @@ CELL_TIMEOUT = 240
 """Seconds per cell: generous for a cold Numba cache; a warm run takes a few seconds."""
 
 
+NEEDS_RL = pytest.mark.skipif(importlib.util.find_spec("pettingzoo") is None,
+                              reason='the PettingZoo notebook needs pip install ".[rl]"')
+
+
 @pytest.mark.parametrize("name", [
     "01-quickstart", "02-openings", "03-overshoot-and-settlement", "04-your-own-strategy",
+    pytest.param("05-pettingzoo-agent", marks=NEEDS_RL),
 ])
 def test_notebook_runs_small(compiled_engine, tmp_path, monkeypatch, name):
     path = NOTEBOOKS / f"{name}.ipynb"

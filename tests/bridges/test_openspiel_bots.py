@@ -1,0 +1,174 @@
+"""Both directions: OpenSpiel's ISMCTS as our strategy, our strategies as OpenSpiel bots."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pyspiel")
+
+import strategies
+from cli.main import main
+from sim.bridges.match_state import CHANCE, MatchState, decode_action
+from sim.bridges.openspiel_bots import StrategyBot, candidate_actions
+from sim.bridges.openspiel_game import load_game
+from sim.core import state as K
+from sim.tiles import tile_index
+from sim.verify import verify_record
+from strategies.catalogue import StrategyError
+from tests.support.paths import REPO
+
+SMALL = "openspiel:ismcts[sims=6]"
+"""A budget small enough for the default suite (a few ms per decision)."""
+
+
+def test_the_spec_resolves_to_a_python_strategy_and_back():
+    bot = strategies.resolve(SMALL)
+    assert bot.name == "openspiel.ismcts[sims=6]" and not bot.compiled
+    assert bot.parameter_names() == ["sims", "uct_c", "rollouts"]
+    assert bot.default_params().tolist()[0] == 6.0
+    again = strategies.resolve(strategies.reference(bot))
+    assert again.name == bot.name and again.function is bot.function
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_ismcts_plays_engine_matches_whose_records_verify(compiled_engine, players):
+    bot = strategies.resolve(SMALL)
+    seats = [bot, "greedy", bot, "greedy"][:players]
+    records = compiled_engine.record(players, seats, 4, seed=20 + players)
+    assert len(records) == 4
+    for record in records:
+        assert verify_record(record) == []
+        assert record["strategies"][0] == bot.name
+
+
+def test_ismcts_is_the_same_whatever_the_thread_count(compiled_engine):
+    bot = strategies.resolve(SMALL)
+    one = compiled_engine.simulate(2, [bot, "greedy"], 6, seed=9, threads=1)
+    two = compiled_engine.simulate(2, [bot, "greedy"], 6, seed=9, threads=2)
+    assert one.equals(two)
+
+
+def test_five_up_record_with_ismcts_writes_records_that_verify(compiled_engine, tmp_path, capsys):
+    out = tmp_path / "ismcts.jsonl"
+    assert main(["record", "--players", "2", "--strategies", f"{SMALL},greedy", "--matches", "3",
+                 "--seed", "5", "--out", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == 3
+    assert json.loads(lines[0])["strategies"] == ["openspiel.ismcts[sims=6]", "greedy"]
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+
+
+def test_without_open_spiel_the_spec_is_one_line_naming_the_extra():
+    code = ("import sys; sys.modules['pyspiel'] = None\n"
+            "import strategies\n"
+            "from strategies.catalogue import StrategyError\n"
+            "try:\n    strategies.resolve('openspiel:ismcts[sims=5]')\n"
+            "except StrategyError as error:\n    print(error)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=REPO, check=True)
+    message = result.stdout.strip()
+    assert message.count("\n") == 0
+    assert 'pip install ".[openspiel]"' in message
+
+
+def chance_and_plays(record: dict) -> tuple[list[int], list[dict]]:
+    """An engine record's chance outcomes in the bridge's order (a lot where one was drawn,
+    the deal seat by seat, the draws) and its placements, both over the whole match."""
+    chance, plays, previous_end = [], [], "blocked"
+    for rnd in record["rounds"]:
+        if previous_end == "blocked":  # ruling 14: the first round and those after a block
+            chance.append(rnd["leader"])
+        chance += [tile_index(*t) for hand in rnd["hands"] for t in hand]
+        chance += [tile_index(*a["tile"]) for a in rnd["actions"] if a["type"] == "draw"]
+        plays += [a for a in rnd["actions"] if a["type"] == "play"]
+        previous_end = rnd["end"]
+    return chance, plays
+
+
+def recorded_action(legal: list[int], play: dict) -> int:
+    """The legal action that is the record's placement ``play``."""
+    side = {None: K.SIDE_NONE, "line": K.SIDE_LINE, "arm": K.SIDE_ARM}[play["side"]]
+    tile = tile_index(*play["tile"])
+    for action in legal:
+        a_tile, a_parent, a_side, a_joined = decode_action(action)
+        if play["parent"] is None:
+            if a_parent == K.NO_PARENT and a_tile == tile:
+                return action
+        elif (a_tile, a_parent, a_side, a_joined) == (tile, play["parent"], side, play["tile"][0]):
+            return action
+    raise AssertionError(f"{play} is not legal here")
+
+
+def replay_with_bots(record: dict, bots: dict) -> list[str]:
+    """Play an engine match again: its lots, deals and draws, the bots' choices at their seats
+    and the record's at the others. Returns where a bot chose otherwise than the record."""
+    state = MatchState(record["players"], max_rounds=record["max_rounds"])
+    os_state = load_game(players=record["players"]).state_of(state)
+    chance, plays = chance_and_plays(record)
+    differences = []
+    while not state.is_terminal():
+        if state.current_player() == CHANCE:
+            state.apply_action(chance.pop(0))
+            continue
+        play = plays.pop(0)
+        assert state.current_player() == play["seat"]
+        recorded = recorded_action(state.legal_actions(), play)
+        action = bots[play["seat"]].step(os_state) if play["seat"] in bots else recorded
+        if action != recorded:
+            differences.append(f"match {record['match']}: bot {action}, engine {recorded}")
+            action = recorded
+        state.apply_action(action)
+    assert chance == [] and plays == []
+    assert state.record(record["strategies"])["scores"] == record["scores"]
+    return differences
+
+
+@pytest.mark.parametrize("name", ["rollout", "weighted"])
+def test_a_strategy_bot_makes_the_engine_choices(compiled_engine, name):
+    """Fed an engine match's deals and draws, the bot of seat 0 chooses what the engine's seat 0
+    chose, decision stream included (``rollout`` draws from it at every decision)."""
+    records = compiled_engine.record(2, [name, "greedy"], 3, seed=17)
+    for record in records:
+        bot = StrategyBot(name, 0, seed=record["seed"], match=record["match"])
+        assert replay_with_bots(record, {0: bot}) == []
+
+
+def test_strategy_bots_play_openspiel_evaluate_bots_and_the_records_verify():
+    from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+    game = load_game(players=2)
+    rng = np.random.RandomState(3)
+    greedy_wins = 0
+    games = 24
+    for match in range(games):
+        seats = ["greedy", "random"] if match % 2 == 0 else ["random", "greedy"]
+        bots = [StrategyBot(name, seat, seed=3, match=match) for seat, name in enumerate(seats)]
+        state = game.new_initial_state()
+        returns = evaluate_bots(state, bots, rng)
+        assert sum(returns) == pytest.approx(0.0)
+        greedy_wins += returns[seats.index("greedy")] > 0
+        assert verify_record(state.match_state.record(seats, seed=3, match=match)) == []
+    assert greedy_wins >= games * 2 // 3  # greedy beats random about 90% of matches
+
+
+def test_a_strategy_bot_refuses_hidden_information_and_bad_specs():
+    with pytest.raises(ValueError, match="hidden"):
+        StrategyBot("cheater", 0)
+    with pytest.raises(StrategyError, match="nope"):
+        StrategyBot("nope", 0)
+
+
+def test_candidate_actions_follow_the_view_rows():
+    state = MatchState(2)
+    rng = np.random.default_rng(0)
+    while state.current_player() == CHANCE:
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    view = state.view(np.zeros((K.MAX_PLAYERS, 1)))
+    assert sorted(candidate_actions(view)) == state.legal_actions()
