@@ -572,15 +572,26 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
 # ---------------------------------------------------------------------------
 # Figure and summary
 # ---------------------------------------------------------------------------
+LABEL_INCHES_PER_CHAR = 0.08
+"""Width a tick label's character takes at its font size (pairings get room for their names)."""
+KIND_LEGENDS = (("step", "o", "ladder step"), ("versus", "D", "against a yardstick"))
+"""Marker and legend of the pairings of a kind; every other kind is a challenger or ceiling."""
+
+
 def _label(row) -> str:
-    return f"{row.upper}\nvs {row.lower}"
+    # A variant's parameters on a line of their own keep long names from running together.
+    def name(text: str) -> str:
+        return text.replace("[", "\n[") if "[" in text else text
+
+    return f"{name(row.upper)}\nvs {name(row.lower)}"
 
 
 def plot_ladder(ladder: pd.DataFrame, settings: dict, path) -> None:
     """The upper strategy's win rate of each pairing with its paired 95% interval, one panel
     per player count; the y axis is the whole 0..1 range, 50% marked."""
     counts = list(dict.fromkeys(ladder["players"]))
-    width = max(4.5, 1.1 * len(settings["pairings"]) + 1.5)
+    longest = max(len(line) for row in ladder.itertuples() for line in _label(row).splitlines())
+    width = max(4.5, max(1.1, LABEL_INCHES_PER_CHAR * longest) * len(settings["pairings"]) + 1.5)
     fig, axes = new_figure(1, len(counts), figsize=(width * len(counts), 4.4), sharey=True,
                            squeeze=False)
     for ax, count in zip(axes[0], counts):
@@ -590,8 +601,10 @@ def plot_ladder(ladder: pd.DataFrame, settings: dict, path) -> None:
         err = np.vstack([rate - sel["paired_low"].to_numpy(dtype=float),
                          sel["paired_high"].to_numpy(dtype=float) - rate])
         err = np.where(np.isfinite(err), err, 0.0)
-        steps = (sel["kind"] == "step").to_numpy()
-        for mask, marker, label in ((steps, "o", "ladder step"), (~steps, "s", "challenger / ceiling")):
+        kinds = sel["kind"].to_numpy()
+        listed = np.isin(kinds, [kind for kind, _, _ in KIND_LEGENDS])
+        groups = [(kinds == kind, marker, label) for kind, marker, label in KIND_LEGENDS]
+        for mask, marker, label in groups + [(~listed, "s", "challenger / ceiling")]:
             if mask.any():
                 ax.errorbar(x[mask], rate[mask], yerr=err[:, mask], fmt=marker, capsize=4,
                             label=label)
@@ -607,10 +620,16 @@ def plot_ladder(ladder: pd.DataFrame, settings: dict, path) -> None:
         ax.set_title(f"{count} players" + (" (partnerships 0,2 vs 1,3)" if count == 4 else ""))
         ax.legend(fontsize=8, loc="lower right")
     axes[0][0].set_ylabel("upper strategy's match win rate\n(paired 95% interval, deal = unit)")
-    fig.suptitle(f"Strength ladder: {settings['deals']:,} duplicate deals per pairing "
+    title = "Strength ladder" if kinds_of(settings) != {"versus"} else "Against yardsticks"
+    fig.suptitle(f"{title}: {settings['deals']:,} duplicate deals per pairing "
                  f"(x 2 seatings = {settings['matches']:,} matches), seed {settings['seed']}",
                  y=1.02)
     save_png(fig, path, DPI)
+
+
+def kinds_of(settings: dict) -> set[str]:
+    """The kinds of the run's pairings (``step``, ``challenger``, ``ceiling``, ``versus``)."""
+    return {kind for kind, _, _ in settings["pairings"]}
 
 
 def _key_numbers(frames: dict) -> dict:
