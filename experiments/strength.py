@@ -165,12 +165,14 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     refused here, before any work, with the engine's own message.
     """
     resolved = resolve_field(ladder, "ladder")
-    yardsticks = [] if versus is None else [s.name for s in resolve_field(versus, "versus")]
+    yardsticks = []
     if versus is not None:
-        if not yardsticks:
+        extra = resolve_field(versus, "versus")
+        if not extra:
             raise ValueError("versus needs at least one strategy")
-        resolved = resolve_field(list(resolved) + [s for s in resolve_field(versus, "versus")
-                                                   if s.name not in {r.name for r in resolved}])
+        yardsticks = [s.name for s in extra]
+        in_ladder = {s.name for s in resolved}
+        resolved = resolve_field(list(resolved) + [s for s in extra if s.name not in in_ladder])
     if len(resolved) < 2:
         raise ValueError(f"ladder needs at least 2 strategies, found {len(resolved)}")
     counts = check_player_counts(players)

@@ -153,8 +153,8 @@ from sim.engine.export import SIDE_NAMES, event_object
 from sim.engine.frames import END_NAMES
 from sim.engine.python_seats import seat_view
 from sim.records import FORMAT
-from sim.tiles import DEFAULT_MAX_ROUNDS as TILES_DEFAULT_MAX_ROUNDS
 from sim.tiles import (
+    DEFAULT_MAX_ROUNDS,
     HAND_SIZE,
     N_TILES,
     N_VALUES,
@@ -173,10 +173,6 @@ TERMINAL = -4
 
 MAX_CHANCE_OUTCOMES = N_TILES
 """A deal or a draw has at most 28 outcomes (tile indices); a lot has ``players``."""
-
-DEFAULT_MAX_ROUNDS = TILES_DEFAULT_MAX_ROUNDS
-"""The bridges' round limit (ruling 15), the engine's own default
-(:data:`sim.tiles.DEFAULT_MAX_ROUNDS`): a bridge match stops where an engine match would."""
 
 OPENING_ACTIONS = N_TILES
 """Codes 0..27: open with that tile."""

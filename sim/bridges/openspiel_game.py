@@ -5,8 +5,8 @@ A Python game for ``pyspiel``: :class:`Exact61Game` and :class:`Exact61State` wr
 are documented there). Sequential, explicit stochastic chance (the lot, the deal tile by tile,
 every forced draw), imperfect information, zero-sum, terminal rewards, 2 to 4 players.
 
-Parameters: ``players`` (2), ``max_rounds`` (:data:`sim.bridges.match_state.DEFAULT_MAX_ROUNDS`
-= 100), ``one_round`` (False: the game ends when the first round ends). Call :func:`register`
+Parameters: ``players`` (2), ``max_rounds`` (:data:`sim.tiles.DEFAULT_MAX_ROUNDS`, the
+engine's default), ``one_round`` (False: the game ends when the first round ends). Call :func:`register`
 (or :func:`load_game`) before ``pyspiel.load_game("exact61_five_up(players=3)")``.
 
 Observers (``make_py_observer``): the default one gives ``observation_tensor`` /
