@@ -90,23 +90,14 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# Re-exported: the other benchmarks import machine from here.
+from sim.machine import machine
+
 TARGETS = {
     (2, "greedy"): 30_000,
     (2, "random"): 50_000,
     (4, "greedy"): 20_000,
 }
-
-
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} logical cores, {platform.system()} {platform.machine()}"
 
 
 def finish() -> int:

@@ -1,4 +1,4 @@
-"""``five-up overshoot | settlement | openings | seats``: the research studies.
+"""``five-up overshoot | settlement | openings | seats | lengths``: the research studies.
 
 Each subcommand checks its options once (the study's settings), claims the
 output directory, runs the study on the chosen backend and writes its frames
@@ -16,7 +16,7 @@ from pathlib import Path
 from cli.arguments import (EXIT_OK, Command, add_backend_arguments, backend_options,
     strategies_help, usage_error)
 from cli.failures import run_on_backend
-from experiments import openings, overshoot, seats, settlement
+from experiments import lengths, openings, overshoot, seats, settlement
 from experiments.settings import study_settings
 from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
 from sim.engine.spec import check_threads
@@ -58,8 +58,10 @@ STUDIES = (
           "intervals, per strategy (self-play) and player count; and a counterfactual study:\n"
           "sampled leader hands, each tile forced as the opening and the round played out many\n"
           "times with a fixed strategy, giving the best opening per hand and how much it beats\n"
-          "the tile the baseline strategy opens with. Writes tiles, cf_tiles, cf_hands,\n"
-          "cf_summary (parquet and CSV), opening_tiles.png, counterfactual.png and summary.md."),
+          "the tile the baseline strategy opens with, valued by round points and by match-win\n"
+          "probability at several score states. Writes tiles, cf_tiles, cf_hands, cf_summary,\n"
+          "cf_values, cf_gain (parquet and CSV), opening_tiles.png, counterfactual.png,\n"
+          "state_values.png, gain_playouts.png and summary.md."),
     Study("seats", seats.run, 20_000,
           "Seats: the value of winning the first lot (the lot winner's side's match win rate\n"
           "against the fair share), match win rates by seat clockwise from the first leader\n"
@@ -67,6 +69,15 @@ STUDIES = (
           "round relative to its leader, per strategy (self-play) and player count, with 95%\n"
           "intervals. Writes first_lot, positions, absolute_seats, round_positions (parquet\n"
           "and CSV), seats.png and summary.md into --out."),
+    Study("lengths", lengths.run, 10_000,
+          "Match length and score paths, per strategy (self-play) and player count: rounds per\n"
+          "match (mean with a 95% interval, p10, median, p90, the share lasting 10+ rounds),\n"
+          "placements and turns per match, the displayed score of the eventual winner and of\n"
+          "the losers after each of the first 20 rounds (mean and 10-90% band; a match that\n"
+          "ended is carried at its final score; finished matches only), and the winner's lead\n"
+          "over the best loser per round. Writes lengths, rounds_hist, trajectories, gaps\n"
+          "(parquet and CSV), rounds_per_match.png, score_paths.png, score_gap.png and\n"
+          "summary.md into --out."),
 )
 
 
@@ -88,6 +99,8 @@ def add_study_arguments(study: Study, parser) -> None:
     parser.add_argument("--threads", default=None, metavar="T",
                         help="worker threads (default: all cores)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    if study.name in TABLE_STUDIES:
+        add_table_arguments(parser)
     if study.name == "openings":
         parser.add_argument("--hands", default="300", metavar="H",
                             help="sampled leader hands per player count for the counterfactual "
@@ -100,9 +113,37 @@ def add_study_arguments(study: Study, parser) -> None:
         parser.add_argument("--baseline", default="greedy", metavar="SPEC",
                             help="strategy whose opening the best one is compared with "
                                  "(default greedy; named as in --strategies)")
+        default_states = ",".join(openings.state_label(st) for st in openings.DEFAULT_SCORE_STATES)
+        parser.add_argument("--score-states", default=default_states, metavar="A-B[,A-B..]",
+                            help="displayed scores (leader's side-every other side, 0..60) the "
+                                 "counterfactual rounds start from; 0-0 is always included "
+                                 f"(default {default_states}). The other states run in this "
+                                 "process (not sharded or resumed); match-win values need the "
+                                 "shipped table: 2 and 4 players")
     add_backend_arguments(parser, summary_only=False, shard_size=DEFAULT_SHARD_SIZE,
                           shard_unit="matches (of one configuration)")
     parser.set_defaults(study=study)
+
+
+TABLE_STUDIES = ("overshoot", "settlement", "seats")
+"""The studies that play mixed tables besides self-play (``--table``)."""
+
+
+def add_table_arguments(parser) -> None:
+    """``--table`` (repeatable) and ``--table-matches``: mixed tables besides self-play."""
+    parser.add_argument(
+        "--table", action="append", default=None, metavar="A,B[,C]",
+        help="a mixed table besides self-play, one strategy per entity, comma-separated "
+             "(repeat the option for several tables, e.g. --table exact,greedy --table "
+             "rollout,greedy; strategies named as in --strategies, self-played or not). Two "
+             "names A,B: A against B at 2 players, partnership A (seats 0, 2) against "
+             "partnership B at 4, one A against two Bs at 3; three names A,B,C: a 3-player "
+             "table (3 must be among --players). Each table is played in every rotation of its "
+             "strategies over the entities (each strategy at every seat) on the same deals "
+             "(duplicate deals), and reported per strategy (rows with table 'A vs B'), with "
+             "head_to_head.png and a head-to-head section in summary.md")
+    parser.add_argument("--table-matches", default=None, metavar="M",
+                        help="matches per rotation of each --table (default --matches)")
 
 
 def study_command(study: Study) -> Command:
@@ -124,9 +165,15 @@ def study_run(study: Study, args) -> tuple[dict, Callable]:
         playout = openings.one_strategy(args.playout_strategy, "playout_strategy")
         base = openings.one_strategy(args.baseline, "baseline")
         settings = openings.settings_for(args.players, resolved, args.matches, args.seed,
-                                         args.hands, args.playouts, playout, base)
+                                         args.hands, args.playouts, playout, base,
+                                         args.score_states)
         extra = {"hands": settings["hands"], "playouts": settings["playouts"],
-                 "playout_strategy": playout, "baseline": base}
+                 "playout_strategy": playout, "baseline": base,
+                 "score_states": settings["score_states"]}
+    elif study.name in TABLE_STUDIES:
+        settings = study_settings(study.name, args.players, resolved, args.matches, args.seed,
+                                  args.table, args.table_matches)
+        extra = {"tables": args.table, "table_matches": settings.get("table_matches")}
     else:
         settings = study_settings(study.name, args.players, resolved, args.matches, args.seed)
         extra = {}
@@ -161,5 +208,5 @@ def run_study_command(args) -> int:
     return EXIT_OK
 
 
-OVERSHOOT, SETTLEMENT, OPENINGS, SEATS = (study_command(study) for study in STUDIES)
+OVERSHOOT, SETTLEMENT, OPENINGS, SEATS, LENGTHS = (study_command(study) for study in STUDIES)
 """One ``five-up`` subcommand per study."""

@@ -37,10 +37,16 @@ COMMANDS = (
     ("openings", "cli.experiments:OPENINGS",
      "study: the value of each opening tile, observed and forced"),
     ("seats", "cli.experiments:SEATS", "study: the value of the first lot and of each seat"),
+    ("lengths", "cli.experiments:LENGTHS",
+     "study: rounds per match and score paths to 61, by player count and strategy"),
     ("winprob", "cli.winprob:WINPROB",
      "win probabilities by score and lead (backward induction), and the shipped table"),
     ("strength", "cli.strength:STRENGTH",
      "strength ladder: duplicate-deal pairings up a ladder of strategies, and their CPU cost"),
+    ("results", "cli.results:RESULTS",
+     "regenerate every committed result (docs/results) with manifests, and README's numbers"),
+    ("tune", "cli.tune:TUNE",
+     "tune a strategy's parameters with CMA-ES on duplicate deals, validated on held-out deals"),
 )
 """Every subcommand: its name, where its :class:`cli.arguments.Command` is, its one-line help."""
 

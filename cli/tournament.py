@@ -5,13 +5,21 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cli.arguments import (EXIT_OK, Command, add_backend_arguments, add_round_and_thread_arguments,
-    backend_options, strategies_help, usage_error)
+from cli.arguments import (
+    EXIT_OK,
+    Command,
+    add_backend_arguments,
+    add_round_and_thread_arguments,
+    backend_options,
+    strategies_help,
+    usage_error,
+)
 from cli.failures import run_on_backend
 from experiments.reports import md_table
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.run import tournament
 from experiments.tournament.seatings import pairings
+from experiments.tournament.sequential import TARGET_DEALS, until_separated
 from experiments.tournament.shards import SHARDS_DIR, shard_store
 from sim.engine.spec import check_threads
 from sim.files import claim_directory
@@ -23,11 +31,30 @@ def add_arguments(parser) -> None:
                         help=strategies_help("the field: strategies with distinct names, "
                                              "comma-separated."))
     parser.add_argument("--matches", default="1000", metavar="M",
-                        help="matches per seating (default 1000)")
+                        help="matches per seating (default 1000); with --until-separated the "
+                             "most deals played")
     parser.add_argument("--seed", default="0", metavar="S", help="master seed (default 0)")
     parser.add_argument("--duplicate", action="store_true",
                         help="replay each deal sequence with the strategies swapped "
                              "(common random numbers: narrower intervals)")
+    parser.add_argument("--until-separated", action="store_true",
+                        help="exactly two strategies with --duplicate: play the deals in order "
+                             "(each in both seatings) and stop at the first deal n where a "
+                             "sequential test separates them, or at --matches deals. The test: "
+                             "an anytime-valid confidence sequence (Robbins normal mixture for "
+                             "observations in [0, 1], sub-Gaussian with sigma 1/2, tuned "
+                             f"tightest near {TARGET_DEALS} deals) for the first strategy's mean "
+                             "per-deal score (its share of the deal's two seatings won, "
+                             "unfinished = 1/2); it stops when the sequence excludes 1/2, which "
+                             "two equal strategies do with probability at most --alpha. The "
+                             "stop depends only on the seed and these options (not on shards, "
+                             "threads or backend); the tables hold the first n deals, and "
+                             "their paired interval is not adjusted for the optional stopping. "
+                             "Also writes sequential.csv and sequential.png")
+    parser.add_argument("--alpha", default=None, metavar="A",
+                        help="error level of --until-separated's test: the confidence "
+                             "sequence covers at every deal at once with probability at least "
+                             "1 - A (default 0.05)")
     add_round_and_thread_arguments(parser)
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -38,30 +65,54 @@ def run_tournament_command(args) -> int:
     """Handler of ``five-up tournament``; returns the exit status."""
     try:
         scale = backend_options(args)
+        if args.until_separated and scale["summary_only"]:
+            raise ValueError("--until-separated needs the match rows: drop --summary-only")
+        if args.alpha is not None and not args.until_separated:
+            raise ValueError("--alpha is the error level of --until-separated's test: "
+                             "add --until-separated")
         config = TournamentConfig.build(args.players, args.strategies, args.matches, args.seed,
-                                        duplicate=args.duplicate, max_rounds=args.max_rounds)
+                                        duplicate=args.duplicate, max_rounds=args.max_rounds,
+                                        until_separated=args.until_separated,
+                                        alpha=0.05 if args.alpha is None else args.alpha)
         threads = check_threads(args.threads)
         claim_directory(args.out, config.as_dict())
         shard_store(args.out, config, scale["shard_size"], scale["summary_only"]).check()
     except ValueError as exc:
         return usage_error(exc)
-    status, result, elapsed = run_on_backend(
-        scale,
-        lambda backend: tournament(config.players, config.resolved, config.matches, config.seed,
-                                   duplicate=config.duplicate, threads=threads,
+    def work(backend):
+        if config.until_separated:
+            return until_separated(config.players, config.resolved, config.matches, config.seed,
+                                   alpha=config.alpha, threads=threads,
                                    max_rounds=config.max_rounds, out=args.out,
                                    progress=not args.quiet, backend=backend,
                                    shard_size=scale["shard_size"],
-                                   summary_only=scale["summary_only"],
-                                   keep_shards=scale["keep_shards"]),
-        shards=Path(args.out) / SHARDS_DIR, out=args.out)
+                                   keep_shards=scale["keep_shards"])
+        return tournament(config.players, config.resolved, config.matches, config.seed,
+                          duplicate=config.duplicate, threads=threads,
+                          max_rounds=config.max_rounds, out=args.out,
+                          progress=not args.quiet, backend=backend,
+                          shard_size=scale["shard_size"], summary_only=scale["summary_only"],
+                          keep_shards=scale["keep_shards"])
+
+    status, result, elapsed = run_on_backend(scale, work, shards=Path(args.out) / SHARDS_DIR,
+                                             out=args.out)
     if status != EXIT_OK:
         return status
     seatings = len(pairings(config.players, list(config.strategies)))
-    total = config.matches * seatings
-    print(f"{total} matches ({seatings} seatings x {config.matches}), {config.players} players, "
+    per_seating = result.per_seating
+    total = per_seating * seatings
+    played = total if result.sequential is None else result.sequential.played * seatings
+    print(f"{total} matches ({seatings} seatings x {per_seating}), {config.players} players, "
           f"seed {config.seed}{', duplicate' if config.duplicate else ''}: {elapsed:.1f} s, "
-          f"{total / max(elapsed, 1e-9):,.0f} matches/s", file=sys.stdout)
+          f"{played / max(elapsed, 1e-9):,.0f} matches/s"
+          + (f" ({played} played; the last batch's deals after the stop are not reported)"
+             if played != total else ""), file=sys.stdout)
+    if result.sequential is not None:
+        print(result.sequential.sentence())
+        print("Paired interval on those deals (fixed-size, not adjusted for the optional "
+              "stopping):")
+        print(md_table(result.paired))
+        print()
     print(md_table(result.summary[["strategy", "matches", "wins", "win_rate", "win_low",
                                    "win_high", "mean_margin"]]))
     print()
@@ -76,6 +127,11 @@ TOURNAMENT = Command(
     "partnerships) for --matches matches each, then write into --out: matches.parquet, "
     "summary.csv and summary.md (win rate with 95% Wilson interval, mean final margin in "
     "raw points, discarded events and settlement raw points per match), pairwise.csv, "
-    "ranking.csv (Bradley-Terry/Luce with 95% intervals) and PNG plots. The same command "
-    "gives a byte-identical summary.csv.",
+    "ranking.csv (Bradley-Terry/Luce with 95% intervals), interval_width.csv (the half-width "
+    "of each strategy's 95% win-rate interval -- the paired one with --duplicate -- on the "
+    "first n matches of every seating, for 10 log-spaced n up to --matches: how many matches "
+    "an interval of a given width needs; not with --summary-only) and PNG plots (pairwise, "
+    "ranking, interval_width, each stamped with the sample, players and seed). "
+    "--until-separated plays two strategies only as long as a sequential test needs to "
+    "separate them (see --until-separated). The same command gives a byte-identical summary.csv.",
     add_arguments, run_tournament_command)

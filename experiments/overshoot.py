@@ -4,11 +4,13 @@ For every strategy (in self-play) and player count:
 
 - ``by_score``: the probability that a score event is discarded as a function
   of its entity's displayed score just before it (0 to 60), with 95% Wilson
-  intervals; placement events separately;
+  intervals clustered by match (:func:`experiments.stats.clustered_proportion`:
+  the events of one match are not independent); placement events separately;
 - ``paths``: the turns and rounds the winner spent within 10 displayed points
   of 61 (displayed 51..60) before winning, how often the entity that was
-  first within 5 points of 61 (displayed 56..60) lost the match, and raw
-  points discarded per match;
+  first within 5 points of 61 (displayed 56..60) lost the match, raw
+  points and events discarded per match, and the share of events discarded
+  within 10 points of 61 (``zone10_p_discard``, clustered by match);
 - ``zone_turns``: the distribution of the winner's own turns begun within 10
   points (for the plot).
 
@@ -27,11 +29,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import study_plots
-from experiments.reports import ExperimentResult, configurations, fmt_ci, md_table, summary_head
+from experiments import study_plots, table_plots
+from experiments.mixed_tables import SELF_PLAY, entity_names, strategies_in
+from experiments.reports import (
+    ExperimentResult,
+    configurations,
+    fmt_ci,
+    md_table,
+    summary_head,
+)
 from experiments.runs import run_traced
 from experiments.sources import pairs
-from experiments.stats import mean_interval, proportion
+from experiments.stats import (
+    clustered_proportion,
+    clustered_ratio,
+    mean_interval,
+    proportion,
+)
 from sim.tiles import entity_count
 
 NAME = "overshoot"
@@ -44,7 +58,8 @@ SAFE_BELOW_DISPLAYED = (305 - MAX_EVENT_RAW) // 5 + 1
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
         traces: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False) -> ExperimentResult:
+        keep_shards: bool = False, tables=None, table_matches: int | None = None
+        ) -> ExperimentResult:
     """Run the overshoot study.
 
     Parameters
@@ -76,42 +91,73 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
     keep_shards : bool
         With ``out``: keep ``out/shards`` after the result is written (it is
         always kept after a failure, so that the same call resumes).
+    tables : str or sequence, optional
+        Mixed tables besides self-play (:mod:`experiments.mixed_tables`):
+        ``"exact,greedy"`` or a list such as ``["exact,greedy", "rollout,greedy"]``;
+        each is played in every rotation on the same deals.
+    table_matches : int, optional
+        Matches per rotation of each table (default ``matches``).
 
     Returns
     -------
     ExperimentResult
-        Frames ``by_score``, ``paths``, ``zone_turns``.
+        Frames ``by_score``, ``paths``, ``zone_turns`` (the rows of a mixed table per
+        strategy, ``table`` naming it; ``"self-play"`` otherwise).
     """
     return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
-                             threads=threads, progress=progress, out=out, backend=backend,
-                             shard_size=shard_size, keep_shards=keep_shards)
+                      tables=tables, table_matches=table_matches,
+                      threads=threads, progress=progress, out=out, backend=backend,
+                      shard_size=shard_size, keep_shards=keep_shards)
 
 
-def analyse(traces: dict, settings: dict) -> ExperimentResult:
+def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     """Aggregate :func:`sim.studies.trace_events` outputs into the study's frames.
 
-    ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs.
+    ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs;
+    ``tables``: ``(table, players) -> experiments.sources.TableData`` pairs of the mixed tables
+    (:meth:`experiments.sources.DataRun.table_traces`), whose rows are added per strategy.
     """
     by_score, paths, zone = [], [], []
     for (strategy, players), trace in pairs(traces):
         by_score.append(_by_score(trace.events, strategy, players))
         paths.append(_paths(trace, strategy, players))
         zone.append(_zone_turns(trace.paths, strategy, players))
+    for (label, players), table in pairs(tables):
+        trace = table.data
+        ev_names = entity_names(table.rotations, trace.events["rotation"], trace.events["entity"])
+        path_names = entity_names(table.rotations, trace.paths["rotation"], trace.paths["entity"])
+        for strategy in strategies_in(table.rotations):
+            own_events, own = ev_names == strategy, path_names == strategy
+            by_score.append(_by_score(trace.events[own_events], strategy, players, label))
+            paths.append(_paths(trace, strategy, players, label, own, own_events))
+            zone.append(_zone_turns(trace.paths[own], strategy, players, label))
     frames = {
         "by_score": pd.concat(by_score, ignore_index=True),
         "paths": pd.concat(paths, ignore_index=True),
         "zone_turns": pd.concat(zone, ignore_index=True),
     }
+    # the self-play figures, key numbers and sections are computed from the self-play rows only
+    selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
     plots = {
         "discard_probability":
-            lambda p: study_plots.plot_discard_probability(frames["by_score"], p),
-        "zone_turns": lambda p: study_plots.plot_zone_turns(frames["zone_turns"], p),
+            lambda p: study_plots.plot_discard_probability(selfplay["by_score"], p, settings),
+        "zone_turns": lambda p: study_plots.plot_zone_turns(selfplay["zone_turns"], p, settings),
     }
-    key = _key_numbers(frames)
-    return ExperimentResult(NAME, settings, frames, _markdown(settings, frames, key), plots, key)
+    key = _key_numbers(selfplay)
+    mixed = frames["paths"][frames["paths"]["table"] != SELF_PLAY]
+    if len(mixed):
+        key.update(_table_key_numbers(mixed, frames["by_score"]))
+        plots["head_to_head"] = lambda p: table_plots.plot_head_to_head(
+            frames["paths"], HEAD_TO_HEAD_PANELS, p, settings,
+            "Overshoot head to head: per strategy, from the same matches")
+    markdown = _markdown(settings, selfplay, key)
+    if len(mixed):
+        markdown += _table_markdown(frames)
+    return ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
-def _by_score(events: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame:
+def _by_score(events: pd.DataFrame, strategy: str, players: int,
+              label: str = SELF_PLAY) -> pd.DataFrame:
     discarded = ~events["accepted"].to_numpy()
     placement = (events["kind"] == "placement").to_numpy()
     frame = pd.DataFrame({
@@ -122,6 +168,7 @@ def _by_score(events: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame
         "placement_discarded": placement & discarded,
         "discarded_raw": np.where(discarded, events["raw"].to_numpy(), 0),
     })
+    frame["match"] = events["match"].to_numpy()
     grouped = frame.groupby("displayed_before", sort=True)
     table = pd.DataFrame({
         "events": grouped.size(),
@@ -131,63 +178,128 @@ def _by_score(events: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame
         "placement_events": grouped["placement"].sum(),
         "placement_discarded": grouped["placement_discarded"].sum(),
     }).reset_index()
-    p = proportion(table["discarded"], table["events"])
+    # events of one match are not independent: the interval is clustered by match
+    p = clustered_proportion(frame["discarded"], frame["match"], frame["displayed_before"])
+    p = p.reindex(table["displayed_before"])
     q = proportion(table["placement_discarded"], table["placement_events"])
-    table.insert(3, "p_discard", p["rate"])
-    table.insert(4, "low", p["low"])
-    table.insert(5, "high", p["high"])
+    table.insert(3, "p_discard", p["rate"].to_numpy())
+    table.insert(4, "low", p["low"].to_numpy())
+    table.insert(5, "high", p["high"].to_numpy())
     table["p_discard_placement"] = q["rate"]
     table.insert(0, "players", players)
     table.insert(0, "strategy", strategy)
+    table["table"] = label
     return table.astype({"events": "int64", "discarded": "int64", "discarded_raw": "int64",
                          "placement_events": "int64", "placement_discarded": "int64"})
 
 
-def _paths(trace, strategy: str, players: int) -> pd.DataFrame:
+def _paths(trace, strategy: str, players: int, label: str = SELF_PLAY, own=None,
+           own_events=None) -> pd.DataFrame:
+    """One row of path figures: of every entity (self-play), or of ``strategy``'s entities
+    only (a mixed table: ``own`` marks its rows of ``trace.paths``, ``own_events`` its events),
+    whose intervals then take the deal (``match``, shared by the rotations) as the cluster."""
     matches = trace.matches
     paths = trace.paths
     finished = matches["winner"].to_numpy() >= 0
     n_entities = entity_count(players)
-    winners = paths[paths["won"]]
-    losers = paths[~paths["won"] & np.repeat(finished, n_entities)]
+    mine = np.ones(len(paths), dtype=bool) if own is None else np.asarray(own, dtype=bool)
+    deal = None if own is None else matches["match"].to_numpy()
+    won = paths["won"].to_numpy()
+    winners = paths[won & mine]
+    losers = paths[~won & np.repeat(finished, n_entities) & mine]
+    at = None if own is None else winners["match"].to_numpy()
     row = {"strategy": strategy, "players": players, "matches": len(matches),
            "finished": int(finished.sum())}
-    for column, label in (("zone10_turns", "winner_zone10_turns"),
-                          ("zone10_rounds", "winner_zone10_rounds"),
-                          ("zone5_turns", "winner_zone5_turns"),
-                          ("zone10_table_turns", "winner_zone10_table_turns")):
-        mean, low, high = mean_interval(winners[column])
-        row[f"{label}_mean"], row[f"{label}_low"], row[f"{label}_high"] = mean, low, high
+    for column, name in (("zone10_turns", "winner_zone10_turns"),
+                         ("zone10_rounds", "winner_zone10_rounds"),
+                         ("zone5_turns", "winner_zone5_turns"),
+                         ("zone10_table_turns", "winner_zone10_table_turns")):
+        mean, low, high = _mean(winners[column], at)
+        row[f"{name}_mean"], row[f"{name}_low"], row[f"{name}_high"] = mean, low, high
     row["winner_zone10_turns_median"] = float(winners["zone10_turns"].median())
     row["winner_zone10_turns_p90"] = float(winners["zone10_turns"].quantile(0.9))
     row["winner_zone10_rounds_median"] = float(winners["zone10_rounds"].median())
-    jumped = int((winners["first_zone10_event"] < 0).sum())
-    p = proportion(jumped, len(winners))
+    p = _share((winners["first_zone10_event"] < 0).to_numpy(), at)
     row["winner_skipped_zone10"], row["winner_skipped_zone10_low"], \
         row["winner_skipped_zone10_high"] = float(p["rate"]), float(p["low"]), float(p["high"])
-    mean, low, high = mean_interval(losers["zone10_turns"])
+    mean, low, high = _mean(losers["zone10_turns"],
+                            None if own is None else losers["match"].to_numpy())
     row["loser_zone10_turns_mean"], row["loser_zone10_turns_low"], \
         row["loser_zone10_turns_high"] = mean, low, high
+    grid = mine.reshape(-1, n_entities)
     for zone in ("zone5", "zone10"):
         first = _first_into(paths, f"first_{zone}_event", n_entities)
-        reached = finished & (first >= 0)
+        # with a mixed table: the matches where one of the strategy's entities got there first
+        reached = finished & (first >= 0) & grid[np.arange(len(first)), np.maximum(first, 0)]
         lost = reached & (first != matches["winner"].to_numpy())
-        p = proportion(int(lost.sum()), int(reached.sum()))
+        p = _share(lost[reached], None if deal is None else deal[reached])
         row[f"first_{zone}_matches"] = int(reached.sum())
         row[f"first_{zone}_lost"] = int(lost.sum())
         row[f"first_{zone}_lost_rate"] = float(p["rate"])
         row[f"first_{zone}_lost_low"] = float(p["low"])
         row[f"first_{zone}_lost_high"] = float(p["high"])
-    for column in ("raw_discarded", "events_discarded"):
-        mean, low, high = mean_interval(matches[column])
+    per_match = {}
+    for column, source in (("raw_discarded", "raw_discarded"), ("events_discarded", "discarded")):
+        values = (matches[column].to_numpy() if own is None
+                  else np.where(grid, paths[source].to_numpy().reshape(-1, n_entities), 0)
+                  .sum(axis=1))
+        per_match[column] = values
+        mean, low, high = _mean(values, deal)
         row[f"{column}_per_match"], row[f"{column}_low"], row[f"{column}_high"] = mean, low, high
-    any_discard = int((matches["events_discarded"] > 0).sum())
-    p = proportion(any_discard, len(matches))
+    p = _share(per_match["events_discarded"] > 0, deal)
     row["matches_with_discard"] = float(p["rate"])
     row["winner_raw_discarded_mean"] = float(winners["raw_discarded"].mean())
     row["loser_raw_discarded_mean"] = float(losers["raw_discarded"].mean())
-    row["events_per_match"] = float(len(trace.events) / len(matches))
+    ev = trace.events if own_events is None else trace.events[np.asarray(own_events, dtype=bool)]
+    row["events_per_match"] = float(len(ev) / len(matches))
+    zone = (ev["displayed_before"] >= 51).to_numpy()
+    # clustered by match: in a mixed table the match index is the deal of every rotation
+    p = clustered_proportion(~ev["accepted"].to_numpy()[zone], ev["match"].to_numpy()[zone])
+    rate = p.iloc[0] if len(p) else {"rate": np.nan, "low": 0.0, "high": 1.0}
+    row["zone10_p_discard"], row["zone10_p_discard_low"], row["zone10_p_discard_high"] = (
+        float(rate["rate"]), float(rate["low"]), float(rate["high"]))
+    # appended columns: the table, per-entity scales and (mixed tables) the paired win rate
+    row["table"] = label
+    row["deals"] = int(matches["match"].nunique())
+    entities = grid.sum(axis=1)
+    row["entities_per_match"] = float(entities.mean())
+    for column in ("events_discarded", "raw_discarded"):
+        scale = row["entities_per_match"]
+        row[f"{column}_per_entity"] = row[f"{column}_per_match"] / scale
+        row[f"{column}_per_entity_low"] = row[f"{column}_low"] / scale
+        row[f"{column}_per_entity_high"] = row[f"{column}_high"] / scale
+    row["fair_share"] = 1.0 / n_entities
+    winner = matches["winner"].to_numpy()
+    wins = grid[np.arange(len(winner)), np.maximum(winner, 0)] & finished
+    row["wins"] = int(wins.sum())
+    if own is None:  # self-play: every win is the strategy's; a win rate says nothing
+        row["win_rate"] = row["win_low"] = row["win_high"] = np.nan
+    else:
+        r = clustered_ratio(wins[finished].astype(np.float64), entities[finished], deal[finished])
+        r = r.iloc[0] if len(r) else {"ratio": np.nan, "low": np.nan, "high": np.nan}
+        row["win_rate"], row["win_low"], row["win_high"] = (
+            float(r["ratio"]), float(r["low"]), float(r["high"]))
     return pd.DataFrame([row])
+
+
+def _mean(values, clusters=None) -> tuple[float, float, float]:
+    """Mean and 95% interval: independent values (``clusters`` None) or clustered (by deal)."""
+    if clusters is None:
+        return mean_interval(values)
+    x = np.asarray(values, dtype=np.float64)
+    if x.size == 0:
+        return np.nan, np.nan, np.nan
+    r = clustered_ratio(x, 1.0, clusters).iloc[0]
+    return float(r["ratio"]), float(r["low"]), float(r["high"])
+
+
+def _share(mask, clusters=None) -> dict:
+    """Share of ``mask`` with a 95% Wilson interval: independent (``clusters`` None) or at the
+    clustered effective sample size."""
+    mask = np.asarray(mask, dtype=bool)
+    if clusters is None or mask.size == 0:
+        return proportion(int(mask.sum()), mask.size)
+    return clustered_proportion(mask, clusters).iloc[0]
 
 
 def _first_into(paths: pd.DataFrame, column: str, n_entities: int) -> np.ndarray:
@@ -198,25 +310,24 @@ def _first_into(paths: pd.DataFrame, column: str, n_entities: int) -> np.ndarray
     return np.where((first >= 0).any(axis=1), entity, -1)
 
 
-def _zone_turns(paths: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame:
+def _zone_turns(paths: pd.DataFrame, strategy: str, players: int,
+                label: str = SELF_PLAY) -> pd.DataFrame:
     counts = paths.loc[paths["won"], "zone10_turns"].value_counts().sort_index()
     return pd.DataFrame({"strategy": strategy, "players": players,
                          "zone10_turns": counts.index.astype("int64"),
-                         "winners": counts.to_numpy().astype("int64")})
+                         "winners": counts.to_numpy().astype("int64"), "table": label})
 
 
 def _key_numbers(frames: dict) -> dict:
     key = {}
     for tag, row, sel in configurations(frames["paths"], frames["by_score"]):
         p60 = sel[sel.displayed_before == 60]
-        p55 = sel[sel.displayed_before.between(51, 60)]
         key[f"{tag}: P(discard) at 60"] = (
             fmt_ci(float(p60.p_discard.iloc[0]), float(p60.low.iloc[0]), float(p60.high.iloc[0]))
             if len(p60) else "n/a")
-        if len(p55):
-            rate = proportion(int(p55.discarded.sum()), int(p55.events.sum()))
-            key[f"{tag}: P(discard) at 51..60"] = fmt_ci(float(rate["rate"]), float(rate["low"]),
-                                                         float(rate["high"]))
+        if np.isfinite(row.zone10_p_discard):
+            key[f"{tag}: P(discard) at 51..60"] = fmt_ci(
+                row.zone10_p_discard, row.zone10_p_discard_low, row.zone10_p_discard_high)
         key[f"{tag}: winner's own turns within 10 of 61"] = fmt_ci(
             row.winner_zone10_turns_mean, row.winner_zone10_turns_low,
             row.winner_zone10_turns_high, 2)
@@ -228,14 +339,119 @@ def _key_numbers(frames: dict) -> dict:
     return key
 
 
+HEAD_TO_HEAD_PANELS = (
+    table_plots.Panel("events_discarded_per_entity", "events_discarded_per_entity_low",
+                      "events_discarded_per_entity_high",
+                      "overshoot discards per entity\nper match (events, 95%)"),
+    table_plots.Panel("zone10_p_discard", "zone10_p_discard_low", "zone10_p_discard_high",
+                      "P(event discarded) at\ndisplayed 51..60 (95%, clustered)", rate=True),
+    table_plots.Panel("win_rate", "win_low", "win_high",
+                      "match win rate per entity\n(paired 95%, deals as clusters)", rate=True,
+                      fair="fair_share", full=True),
+)
+"""The head-to-head figure's rows: column, interval columns, y label."""
+
+
+def _self_play_row(paths: pd.DataFrame, strategy: str, players: int):
+    """The self-play row of ``strategy`` at ``players``, or None when it is not self-played."""
+    sel = paths[(paths["table"] == SELF_PLAY) & (paths["strategy"] == strategy)
+                & (paths["players"] == players)]
+    return sel.iloc[0] if len(sel) else None
+
+
+def _table_key_numbers(mixed: pd.DataFrame, by_score: pd.DataFrame) -> dict:
+    key = {}
+    for row in mixed.itertuples(index=False):
+        tag = f"{row.table}, {row.players}p: {row.strategy}"
+        key[f"{tag}: match win rate per entity (paired)"] = fmt_ci(
+            row.win_rate, row.win_low, row.win_high, pct=True)
+        key[f"{tag}: overshoot discards per entity per match (events)"] = fmt_ci(
+            row.events_discarded_per_entity, row.events_discarded_per_entity_low,
+            row.events_discarded_per_entity_high)
+        if np.isfinite(row.zone10_p_discard):
+            key[f"{tag}: P(discard) at 51..60"] = fmt_ci(
+                row.zone10_p_discard, row.zone10_p_discard_low, row.zone10_p_discard_high)
+    return key
+
+
+def _table_markdown(frames: dict) -> str:
+    """The head-to-head section: one table per mixed table, per strategy, beside its self-play."""
+    paths = frames["paths"]
+    mixed = paths[paths["table"] != SELF_PLAY]
+    lines = ["", "## Head to head (mixed tables)", "",
+             ("Each table is played in every rotation of its strategies over the entities "
+              "(every strategy at every seat) on the same deals (duplicate deals: match i of "
+              "every rotation is one deal). Every figure is the strategy's own, over its "
+              "entities' events and matches in these games; intervals take the deal as the "
+              "cluster (paired). Units: `discards / entity-match` = overshoot discards (events) "
+              "per match per entity of the strategy; `raw / entity-match` = raw points "
+              "discarded per match per entity (1 displayed = 5 raw); `P(discard) 51..60` = "
+              "share of the strategy's score events begun at displayed 51..60 that are thrown "
+              "away (match-clustered); `win rate` = share of finished matches won, per entity "
+              "(fair share 1/2 with two entities, 1/3 at three); `first5 lost` = of the matches "
+              "where the strategy's entity was first within 5 points of 61, the share it lost. "
+              "`self-play` = the same strategy's discards per entity-match in self-play (all "
+              "entities divided by their number), for comparison."), ""]
+    for label, table in mixed.groupby("table", sort=False):
+        rows = []
+        for row in table.itertuples(index=False):
+            own = _self_play_row(paths, row.strategy, row.players)
+            rows.append({
+                "players": row.players, "strategy": row.strategy,
+                "entities / match": row.entities_per_match, "matches": row.matches,
+                "win rate": fmt_ci(row.win_rate, row.win_low, row.win_high),
+                "discards / entity-match": fmt_ci(row.events_discarded_per_entity,
+                                                  row.events_discarded_per_entity_low,
+                                                  row.events_discarded_per_entity_high),
+                "raw / entity-match": fmt_ci(row.raw_discarded_per_entity,
+                                             row.raw_discarded_per_entity_low,
+                                             row.raw_discarded_per_entity_high, 1),
+                "P(discard) 51..60": fmt_ci(row.zone10_p_discard, row.zone10_p_discard_low,
+                                            row.zone10_p_discard_high),
+                "first5 lost": fmt_ci(row.first_zone5_lost_rate, row.first_zone5_lost_low,
+                                      row.first_zone5_lost_high),
+                "self-play": ("" if own is None
+                              else f"{own.events_discarded_per_entity:.3f}"),
+            })
+        lines += [f"### {label}", "", md_table(pd.DataFrame(rows), 2), ""]
+    lines += ["Plot: `head_to_head.png`.", ""]
+    return "\n".join(lines)
+
+
+def _self_play_warning(paths: pd.DataFrame) -> str:
+    """The caveat that self-play rates are not head-to-head rates, with the self-play order of
+    events discarded per match read from ``paths`` (one row per strategy and player count)."""
+    text = ("**Self-play only**: each strategy here plays copies of itself, so a rate describes "
+            "the games a strategy makes with its own kind, not what it does against another "
+            "strategy; head-to-head rates (from matches between the strategies) can order the "
+            "strategies differently.")
+    clauses = []
+    for players, sel in paths.groupby("players", sort=True):
+        if len(sel) < 2:
+            continue
+        sel = sel.sort_values("events_discarded_per_match", kind="stable")
+        low, high = sel.iloc[0], sel.iloc[-1]
+        clauses.append(f"{players} players: {low.strategy} {low.events_discarded_per_match:.2f}, "
+                       f"{high.strategy} {high.events_discarded_per_match:.2f}")
+    if clauses:
+        text += (" In self-play the fewest and the most events discarded per match are "
+                 + "; ".join(clauses) + " (events per match, all entities).")
+    return text
+
+
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
     paths = frames["paths"]
     by = frames["by_score"]
     lines = summary_head("Overshoot risk", s,
-                         "Intervals are 95% (Wilson for rates, normal for means). \"Within 10 "
-                         "points\" means displayed 51..60 (raw 255..300), \"within 5\" displayed "
-                         "56..60.") + [
+                         "Intervals are 95% (Wilson for rates, normal for means); rates over "
+                         "score events (P(discard)) are match-clustered: Wilson at the effective "
+                         "sample size of events clustered by match, since the events of one match "
+                         "are not independent. Scores are displayed points (1 displayed = 5 raw; "
+                         "61 displayed = 305 raw). \"Within 10 points\" means displayed 51..60 "
+                         "(raw 255..300), \"within 5\" displayed 56..60.") + [
+        "",
+        _self_play_warning(paths),
         "",
         "## Key numbers",
         "",
@@ -245,9 +461,9 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         "",
         "## Paths to 61",
         "",
-        "Winner: mean own turns and rounds begun within 10 points of 61 before the win; "
+        ("Winner: mean own turns and rounds begun within 10 points of 61 before the win; "
         "`skipped` = winners that jumped from below 51 straight to 61; "
-        "`first5 lost` = the entity first within 5 points of 61 did not win.",
+        "`first5 lost` = the entity first within 5 points of 61 did not win."),
         "",
     ]
     table = pd.DataFrame({
@@ -269,7 +485,10 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         "matches with a discard": paths["matches_with_discard"],
     })
     lines.append(md_table(table))
-    lines += ["", "## Discard probability by displayed score before the event", "",
+    lines += ["", ("Units: turns and rounds are the winner's own turns / rounds (per winner); "
+              "`raw discarded / match` = raw points thrown away per match, all entities; "
+              "`skipped`, `first5 lost` and `matches with a discard` are shares of matches."),
+              "", "## Discard probability by displayed score before the event", "",
               "Columns are displayed scores; cells P(discard) (events).", ""]
     pivot_rows = []
     shown = [28, 30, 35, 40, 45, 50, 52, 54, 55, 56, 57, 58, 59, 60]
@@ -281,10 +500,12 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                            if d in sel.index else "")
         pivot_rows.append(row)
     lines.append(md_table(pd.DataFrame(pivot_rows)))
+    lines += ["", ("Units: P(discard) = share of score events at that displayed score that are "
+              "thrown away; in brackets the number of events (all matches, all entities).")]
     lines += [
         "",
-        f"No discard can happen below displayed {SAFE_BELOW_DISPLAYED}: a single event is worth "
-        f"at most {MAX_EVENT_RAW} raw. Plots: `discard_probability.png`, `zone_turns.png`.",
+        (f"No discard can happen below displayed {SAFE_BELOW_DISPLAYED}: a single event is worth "
+        f"at most {MAX_EVENT_RAW} raw. Plots: `discard_probability.png`, `zone_turns.png`."),
         "",
     ]
     return "\n".join(lines)

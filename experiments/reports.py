@@ -7,13 +7,18 @@ all into a claimed output directory (:func:`sim.files.claim_directory`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from sim.files import atomic_write, claim_directory
+from sim.files import MANIFEST_NAME, atomic_write, canonical, claim_directory
+
+KEY_NUMBERS = "key_numbers.json"
+"""The file holding a saved result's key numbers (label -> text), in their order."""
 
 
 def md_table(frame: pd.DataFrame, digits: int = 3) -> str:
@@ -81,7 +86,8 @@ class ExperimentResult:
     markdown : str
         The summary (``summary.md``).
     plots : dict of str -> callable
-        ``plot(path)`` writes one PNG (``NAME.png``).
+        ``plot(path)`` writes one PNG (``NAME.png``); in a result read back by
+        :func:`load_result`, the PNG's path.
     key_numbers : dict
         Headline figures (also at the top of the summary).
     files : list of str
@@ -97,7 +103,8 @@ class ExperimentResult:
     files: list[str] = field(default_factory=list)
 
     def save(self, out) -> list[str]:
-        """Write every frame (parquet and CSV), every plot and ``summary.md`` into ``out``."""
+        """Write every frame (parquet and CSV), every plot, ``summary.md`` and the key numbers
+        (:data:`KEY_NUMBERS`, what README and the notebooks quote) into ``out``."""
         path = claim_directory(out, self.settings)
         written = []
         for name, frame in self.frames.items():
@@ -110,9 +117,33 @@ class ExperimentResult:
             atomic_write(path / f"{name}.png", plot)
             written.append(f"{name}.png")
         atomic_write(path / "summary.md", lambda p: p.write_text(self.markdown))
-        written.append("summary.md")
+        atomic_write(path / KEY_NUMBERS, lambda p: p.write_text(
+            json.dumps(canonical(self.key_numbers), indent=2) + "\n"))
+        written += ["summary.md", KEY_NUMBERS]
         self.files = [str(path / name) for name in written]
         return self.files
+
+
+def load_result(directory) -> ExperimentResult:
+    """A saved result read back from its directory: every ``NAME.csv`` as a frame (parquet where
+    the CSV was left out), ``run.json`` as the settings, ``summary.md`` and the key numbers; the
+    plots are the PNG files' paths (``plots[name]``). What the notebooks show of a committed
+    result (docs/results), so that their figures are the committed ones."""
+    path = Path(directory)
+    if not (path / MANIFEST_NAME).exists():
+        raise ValueError(f"{path} holds no saved result (no {MANIFEST_NAME})")
+    settings = json.loads((path / MANIFEST_NAME).read_text())
+    frames = {p.stem: pd.read_csv(p) for p in sorted(path.glob("*.csv"))}
+    for extra in sorted(path.glob("*.parquet")):
+        frames.setdefault(extra.stem, pd.read_parquet(extra))
+    key_path = path / KEY_NUMBERS
+    key_numbers = json.loads(key_path.read_text()) if key_path.exists() else {}
+    summary = path / "summary.md"
+    return ExperimentResult(
+        name=settings.get("experiment", path.name), settings=settings, frames=frames,
+        markdown=summary.read_text() if summary.exists() else "",
+        plots={p.stem: p for p in sorted(path.glob("*.png"))}, key_numbers=key_numbers,
+        files=sorted(str(p) for p in path.iterdir() if p.is_file()))
 
 
 def _flat(frame: pd.DataFrame) -> pd.DataFrame:

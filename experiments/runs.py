@@ -45,11 +45,18 @@ def run_experiment(settings: dict, compute: Callable, *, out=None, backend="loca
 
 
 def run_traced(name: str, analyse: Callable, players, strategies, matches, seed, *,
-               traces=None, **run_options) -> ExperimentResult:
+               traces=None, tables=None, table_matches=None, **run_options) -> ExperimentResult:
     """Run a study over the trace source (or given ``traces``); ``run_options`` as
-    :func:`run_experiment`. ``analyse(traces, settings)`` turns the traces into the result.
+    :func:`run_experiment`. ``analyse(traces, settings)`` turns the traces into the result;
+    with mixed ``tables`` (:mod:`experiments.mixed_tables`) it is called as
+    ``analyse(traces, settings, tables=data.table_traces())``.
     """
-    settings = study_settings(name, players, strategies, matches, seed)
-    return run_experiment(
-        settings, lambda data: analyse(data.traces() if traces is None else traces, settings),
-        **run_options)
+    settings = study_settings(name, players, strategies, matches, seed, tables, table_matches)
+
+    def compute(data):
+        source = data.traces() if traces is None else traces
+        if "tables" in settings:
+            return analyse(source, settings, tables=data.table_traces())
+        return analyse(source, settings)
+
+    return run_experiment(settings, compute, **run_options)

@@ -26,12 +26,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import study_plots
+from experiments import study_plots, table_plots
+from experiments.mixed_tables import SELF_PLAY, entity_names, strategies_in
 from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
 from experiments.runs import run_experiment
 from experiments.settings import study_settings
 from experiments.sources import leader_differential, pairs
-from experiments.stats import mean_interval, proportion
+from experiments.stats import (
+    clustered_proportion,
+    clustered_ratio,
+    mean_interval,
+    proportion,
+)
 from sim.tiles import entities_for, entity_count
 
 NAME = "seats"
@@ -40,26 +46,39 @@ NAME = "seats"
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
         rounds: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False) -> ExperimentResult:
+        keep_shards: bool = False, tables=None, table_matches: int | None = None
+        ) -> ExperimentResult:
     """Run the seats study (arguments as :func:`experiments.overshoot.run`).
 
     ``rounds`` may hold precomputed :func:`experiments.sources.collect_rounds`
     output for the same settings; ``backend``, ``shard_size`` and
     ``keep_shards`` as :func:`experiments.overshoot.run`.
 
+    ``tables`` and ``table_matches``: mixed tables besides self-play, as
+    :func:`experiments.overshoot.run`.
+
     Returns
     -------
     ExperimentResult
-        Frames ``first_lot``, ``positions``, ``absolute_seats``, ``round_positions``.
+        Frames ``first_lot``, ``positions``, ``absolute_seats``, ``round_positions``
+        (every row with a ``table`` column, ``"self-play"`` for self-play) and, with
+        mixed tables, ``head_to_head``; ``first_lot`` and ``positions`` then also hold a
+        row per (table, players, strategy).
     """
-    settings = study_settings(NAME, players, strategies, matches, seed)
-    return run_experiment(
-        settings, lambda data: analyse(data.rounds() if rounds is None else rounds, settings),
-        out=out, backend=backend, shard_size=shard_size, threads=threads, progress=progress,
-        keep_shards=keep_shards)
+    settings = study_settings(NAME, players, strategies, matches, seed, tables, table_matches)
+
+    def compute(data):
+        source = data.rounds() if rounds is None else rounds
+        return analyse(source, settings, data.table_rounds())
+
+    return run_experiment(settings, compute, out=out, backend=backend, shard_size=shard_size,
+                          threads=threads, progress=progress, keep_shards=keep_shards)
 
 
-def analyse(rounds: dict, settings: dict) -> ExperimentResult:
+def analyse(rounds: dict, settings: dict, tables=()) -> ExperimentResult:
+    """The study's frames from ``(strategy, players) -> rounds`` pairs (a dict or iterable) and
+    the mixed tables' ``(table, players) -> experiments.sources.TableData`` pairs
+    (:meth:`experiments.sources.DataRun.table_rounds`)."""
     lot, positions, absolute, round_pos = [], [], [], []
     for (strategy, players), frame in pairs(rounds):
         a, b, c, d = _tables(frame, strategy, players)
@@ -67,15 +86,170 @@ def analyse(rounds: dict, settings: dict) -> ExperimentResult:
         positions.append(b)
         absolute.append(c)
         round_pos.append(d)
+    for frame in lot + positions + absolute + round_pos:
+        frame["table"] = SELF_PLAY
+    head = []
+    for (label, players), table in pairs(tables):
+        a, b, c = _mixed(table, label, players)
+        lot += a
+        positions += b
+        head += c
     frames = {
         "first_lot": pd.concat(lot, ignore_index=True),
         "positions": pd.concat(positions, ignore_index=True),
         "absolute_seats": pd.concat(absolute, ignore_index=True),
         "round_positions": pd.concat(round_pos, ignore_index=True),
     }
-    plots = {"seats": lambda p: study_plots.plot_seats(frames["positions"], p)}
-    key = _key_numbers(frames)
-    return ExperimentResult(NAME, settings, frames, _markdown(settings, frames, key), plots, key)
+    selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
+    plots = {"seats": lambda p: study_plots.plot_seats(selfplay["positions"], p, settings)}
+    key = _key_numbers(selfplay)
+    markdown = _markdown(settings, selfplay, key)
+    if head:
+        frames["head_to_head"] = pd.concat(head, ignore_index=True)
+        key.update(_table_key_numbers(frames["head_to_head"]))
+        plots["head_to_head"] = lambda p: table_plots.plot_head_to_head(
+            frames["head_to_head"], HEAD_TO_HEAD_PANELS, p, settings,
+            "Seats head to head: who wins, per strategy, from the same matches")
+        markdown = _markdown(settings, selfplay, key) + _table_markdown(frames)
+    return ExperimentResult(NAME, settings, frames, markdown, plots, key)
+
+
+def _mixed(table, label: str, players: int):
+    """``first_lot`` and ``positions`` rows and the ``head_to_head`` row of each strategy of one
+    mixed table (every rotation on the same deals: intervals clustered by deal)."""
+    rounds = table.data
+    first = rounds[rounds["round"] == 0]
+    rotation = first["rotation"].to_numpy().astype(np.int64)
+    deal = first["match"].to_numpy()
+    winner = first["match_winner"].to_numpy().astype(np.int64)
+    finished = winner >= 0
+    leader = first["leader"].to_numpy().astype(np.int64)
+    n_entities = entity_count(players)
+    fair = 1.0 / n_entities
+    seat_names = np.stack([entity_names(table.rotations, rotation,
+                                        np.full(len(first), entity_of_seat))
+                           for entity_of_seat in entities_for(players)], axis=1)
+    entity_strategy = np.stack([entity_names(table.rotations, rotation, np.full(len(first), e))
+                                for e in range(n_entities)], axis=1)
+    rows = np.arange(len(first))
+    seat_entity = np.asarray(entities_for(players), dtype=np.int64)
+    won_by = entity_strategy[rows, np.maximum(winner, 0)]
+    lot_by = seat_names[rows, leader]
+    lots, positions, head = [], [], []
+    scale = 1 + 1 / (n_entities - 1)
+    for strategy in strategies_in(table.rotations):
+        mine = entity_strategy == strategy
+        wins = finished & (won_by == strategy)
+        r = clustered_ratio(wins[finished].astype(np.float64),
+                            mine.sum(axis=1)[finished].astype(np.float64), deal[finished]).iloc[0]
+        lot_mask = finished & (lot_by == strategy)
+        # the lot winner's own entity won (not merely one of the strategy's entities)
+        p = _clustered((winner == seat_entity[leader])[lot_mask], deal[lot_mask])
+        other = finished & (lot_by != strategy)
+        q = clustered_ratio(wins[other].astype(np.float64),
+                            mine.sum(axis=1)[other].astype(np.float64), deal[other])
+        q = ((float(q["ratio"].iloc[0]), float(q["low"].iloc[0]), float(q["high"].iloc[0]))
+             if len(q) else (np.nan, np.nan, np.nan))
+        head.append(pd.DataFrame([{
+            "table": label, "players": players, "strategy": strategy,
+            "deals": int(np.unique(deal).size), "matches": len(first),
+            "finished": int(finished.sum()), "entities_per_match": float(mine.sum(axis=1).mean()),
+            "wins": int(wins.sum()), "win_rate": float(r["ratio"]), "win_low": float(r["low"]),
+            "win_high": float(r["high"]), "fair_share": fair,
+            "lot_matches": int(lot_mask.sum()), "lot_win_rate": p[0], "lot_win_low": p[1],
+            "lot_win_high": p[2], "no_lot_win_rate": q[0], "no_lot_win_low": q[1],
+            "no_lot_win_high": q[2],
+        }]))
+        lots.append(pd.DataFrame([{
+            "strategy": strategy, "players": players, "matches": int((lot_by == strategy).sum()),
+            "finished": int(lot_mask.sum()),
+            "lot_side_wins": int((winner == seat_entity[leader])[lot_mask].sum()),
+            "win_rate": p[0], "win_low": p[1], "win_high": p[2], "fair_share": fair,
+            "edge": p[0] * scale - 1 / (n_entities - 1),
+            "edge_low": p[1] * scale - 1 / (n_entities - 1),
+            "edge_high": p[2] * scale - 1 / (n_entities - 1), "table": label}]))
+        out = []
+        for position in range(players):
+            seat = (leader + position) % players
+            here = finished & (seat_names[rows, seat] == strategy)
+            won_here = winner == seat_entity[seat]
+            p = _clustered(won_here[here], deal[here])
+            out.append({"strategy": strategy, "players": players, "position": position,
+                        "side": ("leader's partnership" if position % 2 == 0
+                                 else "other partnership") if players == 4
+                        else ("lot winner" if position == 0 else f"+{position}"),
+                        "matches": int(here.sum()), "wins": int(won_here[here].sum()),
+                        "win_rate": p[0], "win_low": p[1], "win_high": p[2], "table": label})
+        positions.append(pd.DataFrame(out))
+    return lots, positions, head
+
+
+def _clustered(mask: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
+    """Share of ``mask`` with its 95% Wilson interval clustered by deal (nan, 0, 1 if empty)."""
+    if mask.size == 0:
+        return np.nan, 0.0, 1.0
+    r = clustered_proportion(mask, clusters).iloc[0]
+    return float(r["rate"]), float(r["low"]), float(r["high"])
+
+
+HEAD_TO_HEAD_PANELS = (
+    table_plots.Panel("win_rate", "win_low", "win_high",
+                      "match win rate per entity\n(paired 95%, deals as clusters)", rate=True,
+                      fair="fair_share", full=True),
+    table_plots.Panel("lot_win_rate", "lot_win_low", "lot_win_high",
+                      "win rate when the strategy\nwon the first lot (95%)", rate=True,
+                      fair="fair_share", full=True),
+    table_plots.Panel("no_lot_win_rate", "no_lot_win_low", "no_lot_win_high",
+                      "win rate per entity when another\nstrategy won the lot (95%)",
+                      rate=True, fair="fair_share", full=True),
+)
+"""The head-to-head figure's rows: column, interval columns, y label."""
+
+
+def _table_key_numbers(head: pd.DataFrame) -> dict:
+    key = {}
+    for row in head.itertuples(index=False):
+        tag = f"{row.table}, {row.players}p: {row.strategy}"
+        key[f"{tag}: match win rate per entity (paired, fair {row.fair_share:.3f})"] = fmt_ci(
+            row.win_rate, row.win_low, row.win_high, 4)
+        key[f"{tag}: win rate when it won the first lot"] = fmt_ci(
+            row.lot_win_rate, row.lot_win_low, row.lot_win_high, 4)
+    return key
+
+
+def _table_markdown(frames: dict) -> str:
+    head = frames["head_to_head"]
+    lines = ["", "## Head to head (mixed tables)", "",
+             ("Each table is played in every rotation of its strategies over the entities "
+              "(every strategy at every seat) on the same deals (duplicate deals: match i of "
+              "every rotation is one deal), so who wins is measured free of the seat and the "
+              "lot. `win rate` = the strategy's share of finished matches won, per entity (with "
+              "two strategies at 3 players, the one named second has two entities: its rate is "
+              "per entity, fair share 1/3), with the paired 95% interval (deals as clusters: the "
+              "ratio-of-sums interval of a duplicate tournament); `won the lot` / `lost the "
+              "lot` = its win rate per entity in the matches where one of its entities / another "
+              "strategy's won the first lot (match-clustered Wilson)."), ""]
+    for label, table in head.groupby("table", sort=False):
+        out = pd.DataFrame({
+            "players": table["players"], "strategy": table["strategy"],
+            "entities / match": table["entities_per_match"], "finished": table["finished"],
+            "win rate (paired)": [fmt_ci(a, b, c, 4) for a, b, c in zip(
+                table.win_rate, table.win_low, table.win_high)],
+            "fair": table["fair_share"],
+            "won the lot": [fmt_ci(a, b, c, 3) for a, b, c in zip(
+                table.lot_win_rate, table.lot_win_low, table.lot_win_high)],
+            "lost the lot": [fmt_ci(a, b, c, 3) for a, b, c in zip(
+                table.no_lot_win_rate, table.no_lot_win_low, table.no_lot_win_high)],
+        })
+        lines += [f"### {label}", "", md_table(out, 3), ""]
+    pos = frames["positions"]
+    mixed = pos[pos["table"] != SELF_PLAY]
+    lines += ["### Win rate by seat from the first leader, per strategy", "",
+              md_table(mixed[["table", "players", "strategy", "position", "side", "matches",
+                              "win_rate", "win_low", "win_high"]], 4), "",
+              ("`matches` = finished matches with the strategy at that position; intervals "
+               "match-clustered by deal."), "", "Plot: `head_to_head.png`.", ""]
+    return "\n".join(lines)
 
 
 def _entity(seat: np.ndarray, players: int) -> np.ndarray:
@@ -175,7 +349,9 @@ def _key_numbers(frames: dict) -> dict:
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
     lines = summary_head("Seats and the first lot", s,
-                         "95% Wilson intervals; unfinished matches are left out of win rates.") + [
+                         "95% Wilson intervals; unfinished matches are left out of win rates. Win "
+                         "rates are shares of finished matches; a side is a player, or with 4 "
+                         "players a partnership (seats 0 and 2, 1 and 3).") + [
         "",
         "## Key numbers",
         "",
@@ -188,14 +364,16 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                                             "edge_low", "edge_high"]], 4)]
     lines += ["", "## Match win rate by seat, clockwise from the first leader", "",
               md_table(frames["positions"][["strategy", "players", "position", "side",
-                                            "matches", "win_rate", "win_low", "win_high"]], 4)]
+                                            "matches", "win_rate", "win_low", "win_high"]], 4),
+              "", ("With 4 players positions 0 and 2 (1 and 3) sit in one partnership: their rows "
+              "are the same side counted twice, and `seats.png` shows each side once.")]
     lines += ["", "## Check: win rate by absolute seat (fair by construction)", "",
               md_table(frames["absolute_seats"][["strategy", "players", "seat", "win_rate",
                                                  "win_low", "win_high"]], 4)]
     lines += ["", "## Rounds: who wins a round, clockwise from its leader", "",
-              "`nobody` = blocked ties and rounds cut short when the target was hit; "
+              ("`nobody` = blocked ties and rounds cut short when the target was hit; "
               "`leader_diff_mean` = the leader's side's round points minus the opponents' mean "
-              "(displayed).", "",
+              "(displayed)."), "",
               md_table(frames["round_positions"][["strategy", "players", "side", "rounds",
                                                   "rate", "low", "high",
                                                   "leader_diff_mean"]], 4)]

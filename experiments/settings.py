@@ -9,8 +9,9 @@ manifest, and compared on resume.
 
 from __future__ import annotations
 
+from experiments.mixed_tables import check_tables
 from sim.checks import check_int, check_player_counts, check_seed
-from strategies.catalogue import resolve_field, spec_of
+from strategies.catalogue import check_distinct_names, resolve_field, spec_of
 
 
 def strategy_settings(resolved) -> dict:
@@ -24,18 +25,43 @@ def strategy_settings(resolved) -> dict:
     }
 
 
-def study_settings(name: str, players, strategies, matches, seed) -> dict:
+def study_settings(name: str, players, strategies, matches, seed, tables=None,
+                   table_matches=None) -> dict:
     """Checked settings of study ``name`` (raises ValueError, one line); JSON-ready.
 
     ``strategies`` may mix spec strings and :class:`strategies.Strategy`
     objects (a comma-separated string too); each is studied in self-play.
+
+    ``tables`` (:mod:`experiments.mixed_tables`: ``"A,B"`` or a list of such)
+    adds mixed tables, recorded as ``tables`` (the entities' strategy names per
+    table), ``table_matches`` (matches per rotation of a table; default
+    ``matches``) and ``table_strategies`` / ``table_strategy_specs`` (the
+    strategies the tables name that are not self-played; their code digests
+    join ``strategy_code``). Without tables none of these keys is written: a
+    self-play study's settings are what they were before tables existed.
     """
     counts = check_player_counts(players)
     resolved = resolve_field(strategies)
-    return {
+    settings = {
         "experiment": name,
         "players": counts,
         "matches": check_int(matches, "matches", 1),
         "seed": check_seed(seed),
         **strategy_settings(resolved),
     }
+    checked, named = check_tables(tables, counts)
+    if not checked:
+        if table_matches is not None:
+            raise ValueError("table_matches is given without any table")
+        return settings
+    check_distinct_names(list(resolved) + named)
+    own = set(settings["strategies"])
+    extra = [s for s in named if s.name not in own]
+    settings["tables"] = [list(t.names) for t in checked]
+    settings["table_matches"] = (settings["matches"] if table_matches is None
+                                 else check_int(table_matches, "table_matches", 1))
+    settings["table_strategies"] = [s.name for s in extra]
+    settings["table_strategy_specs"] = [spec_of(s) for s in extra]
+    settings["strategy_code"] = {**settings["strategy_code"],
+                                 **{s.name: s.code_key for s in extra}}
+    return settings

@@ -5,9 +5,9 @@ For every strategy (in self-play) and player count:
 - ``domino_parts``: the domino event's parts, ``placement`` (the final
   tile's award), ``credit`` (round5 of the opponents' pips), ``debit``
   (round5 of the partner's pips, 4 players) and ``net`` (= the event's raw),
-  over every domino event (accepted or not): mean with 95% interval,
-  quantiles, share zero, share negative; also ``blocked`` (each blocked
-  settlement event's credit);
+  over every domino event (accepted or not): mean with 95% interval
+  clustered by match, quantiles, share zero, share negative; also ``blocked``
+  (each blocked settlement event's credit);
 - ``parts_hist``: their full distributions (value counts), for plots;
 - ``blocked``: how often rounds end blocked (share of rounds, interval
   clustered by match) and what the blocked credits are;
@@ -20,6 +20,11 @@ For every strategy (in self-play) and player count:
   how often it changes the target test (an event that would have overshot
   without the debit is accepted with it, an exact 61 made or missed).
 
+Every interval of an event-level rate or mean (over dominoes, over blocked
+events) is clustered by match (:func:`experiments.stats.clustered_proportion`,
+:func:`experiments.stats.clustered_ratio`): the events of one match are not
+independent. Points are raw (1 displayed = 5 raw).
+
 Run ``five-up settlement --help``; from Python, :func:`run`.
 """
 
@@ -28,11 +33,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import study_plots
-from experiments.reports import ExperimentResult, configurations, fmt_ci, md_table, summary_head
+from experiments import study_plots, table_plots
+from experiments.mixed_tables import SELF_PLAY, entity_names, strategies_in
+from experiments.reports import (
+    ExperimentResult,
+    configurations,
+    fmt_ci,
+    md_table,
+    summary_head,
+)
 from experiments.runs import run_traced
 from experiments.sources import pairs
-from experiments.stats import mean_interval, proportion, ratio_ci
+from experiments.stats import (
+    clustered_proportion,
+    clustered_ratio,
+    proportion,
+    ratio_ci,
+)
 from sim.tiles import TARGET_RAW, entity_count
 
 NAME = "settlement"
@@ -42,49 +59,55 @@ PARTS = ("placement", "credit", "debit", "net")
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
         traces: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False) -> ExperimentResult:
+        keep_shards: bool = False, tables=None, table_matches: int | None = None
+        ) -> ExperimentResult:
     """Run the settlement study (arguments as :func:`experiments.overshoot.run`).
 
     Returns
     -------
     ExperimentResult
         Frames ``domino_parts``, ``parts_hist``, ``blocked``, ``points`` and,
-        when 4 players are studied, ``partner_debit``.
+        when 4 players are studied, ``partner_debit``. With mixed ``tables``,
+        ``domino_parts``, ``parts_hist`` and ``points`` also hold a row per
+        (table, players, strategy): the strategy's own dominoes, blocked credits
+        and accepted points; ``blocked`` and ``partner_debit`` stay self-play.
     """
     return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
-                             threads=threads, progress=progress, out=out, backend=backend,
-                             shard_size=shard_size, keep_shards=keep_shards)
+                      tables=tables, table_matches=table_matches,
+                      threads=threads, progress=progress, out=out, backend=backend,
+                      shard_size=shard_size, keep_shards=keep_shards)
 
 
-def analyse(traces: dict, settings: dict) -> ExperimentResult:
+def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     """Aggregate :func:`sim.studies.trace_events` outputs into the study's frames.
 
-    ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs.
+    ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs;
+    ``tables``: ``(table, players) -> experiments.sources.TableData`` pairs of the mixed tables
+    (:meth:`experiments.sources.DataRun.table_traces`), whose rows are added per strategy.
     """
     parts, hist, blocked, points, debit = [], [], [], [], []
     for (strategy, players), trace in pairs(traces):
-        ev = trace.events
-        dominoes = ev[ev["kind"] == "domino"]
-        blocked_events = ev[ev["kind"] == "blocked"]
-        values = {
-            "placement": dominoes["placement"].to_numpy(),
-            "credit": dominoes["credit"].to_numpy(),
-            "debit": dominoes["debit"].to_numpy(),
-            "net": dominoes["raw"].to_numpy(),
-            "blocked": blocked_events["raw"].to_numpy(),
-        }
-        for part, x in values.items():
-            if part == "debit" and players != 4:
-                continue
-            parts.append(_describe(x, strategy, players, part))
-            counts = pd.Series(x).value_counts().sort_index()
-            hist.append(pd.DataFrame({"strategy": strategy, "players": players, "part": part,
-                                      "value": counts.index.astype("int64"),
-                                      "count": counts.to_numpy().astype("int64")}))
+        _parts(trace.events, strategy, players, SELF_PLAY, parts, hist)
         blocked.append(_blocked(trace, strategy, players))
         points.append(_points(trace, strategy, players))
         if players == 4:
             debit.append(_partner_debit(trace, strategy))
+    for frame in blocked + debit:
+        frame["table"] = SELF_PLAY
+    for frame in points:
+        frame["table"] = SELF_PLAY
+        n = entity_count(int(frame["players"].iloc[0]))
+        frame["deals"] = frame["matches"]
+        frame["entities_per_match"] = float(n)
+        frame["accepted_raw_per_entity"] = frame["accepted_raw_per_match"] / n
+        frame["wins"] = np.nan
+    for (label, players), table in pairs(tables):
+        trace = table.data
+        names = entity_names(table.rotations, trace.events["rotation"], trace.events["entity"])
+        for strategy in strategies_in(table.rotations):
+            own = names == strategy
+            _parts(trace.events[own], strategy, players, label, parts, hist)
+            points.append(_table_points(trace, own, table.rotations, strategy, players, label))
     frames = {
         "domino_parts": pd.concat(parts, ignore_index=True),
         "parts_hist": pd.concat(hist, ignore_index=True),
@@ -93,16 +116,71 @@ def analyse(traces: dict, settings: dict) -> ExperimentResult:
     }
     if debit:
         frames["partner_debit"] = pd.concat(debit, ignore_index=True)
+    # the self-play figures, key numbers and sections are computed from the self-play rows only
+    selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
     plots = {
-        "domino_parts": lambda p: study_plots.plot_domino_parts(frames["parts_hist"], p),
-        "point_sources": lambda p: study_plots.plot_point_sources(frames["points"], p),
+        "domino_parts": lambda p: study_plots.plot_domino_parts(selfplay["parts_hist"], p,
+                                                                settings),
+        "point_sources": lambda p: study_plots.plot_point_sources(selfplay["points"], p,
+                                                                  settings),
     }
-    key = _key_numbers(frames)
-    return ExperimentResult(NAME, settings, frames, _markdown(settings, frames, key), plots, key)
+    key = _key_numbers(selfplay)
+    markdown = _markdown(settings, selfplay, key)
+    if (frames["points"]["table"] != SELF_PLAY).any():
+        key.update(_table_key_numbers(frames["points"]))
+        rows = _head_to_head_rows(frames)
+        plots["head_to_head"] = lambda p: table_plots.plot_head_to_head(
+            rows, HEAD_TO_HEAD_PANELS, p, settings,
+            "Settlement head to head: per strategy, from the same matches")
+        markdown = _markdown(settings, selfplay, key) + _table_markdown(frames, rows)
+    return ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
-def _describe(x: np.ndarray, strategy: str, players: int, part: str) -> pd.DataFrame:
-    mean, low, high = mean_interval(x)
+def _parts(ev: pd.DataFrame, strategy: str, players: int, label: str, parts: list,
+           hist: list) -> None:
+    """Append the ``domino_parts`` and ``parts_hist`` rows of the events ``ev`` (every entity's,
+    or one strategy's in a mixed table, where ``match`` is the deal: intervals clustered by it)."""
+    dominoes = ev[ev["kind"] == "domino"]
+    blocked_events = ev[ev["kind"] == "blocked"]
+    values = {
+        "placement": dominoes["placement"].to_numpy(),
+        "credit": dominoes["credit"].to_numpy(),
+        "debit": dominoes["debit"].to_numpy(),
+        "net": dominoes["raw"].to_numpy(),
+        "blocked": blocked_events["raw"].to_numpy(),
+    }
+    for part, x in values.items():
+        if part == "debit" and players != 4:
+            continue
+        source = blocked_events if part == "blocked" else dominoes
+        row = _describe(x, source["match"].to_numpy(), strategy, players, part)
+        row["table"] = label
+        parts.append(row)
+        counts = pd.Series(x).value_counts().sort_index()
+        hist.append(pd.DataFrame({"strategy": strategy, "players": players, "part": part,
+                                  "value": counts.index.astype("int64"),
+                                  "count": counts.to_numpy().astype("int64"), "table": label}))
+
+
+def _clustered_mean(x: np.ndarray, matches: np.ndarray) -> tuple[float, float, float]:
+    """Mean of event values and its 95% interval clustered by match (nan when empty)."""
+    if x.size == 0:
+        return np.nan, np.nan, np.nan
+    r = clustered_ratio(x, 1.0, matches).iloc[0]
+    return float(r["ratio"]), float(r["low"]), float(r["high"])
+
+
+def _clustered_rate(mask: np.ndarray, matches: np.ndarray) -> tuple[float, float, float]:
+    """Share of events where ``mask`` holds, 95% Wilson interval clustered by match."""
+    if mask.size == 0:
+        return np.nan, 0.0, 1.0
+    r = clustered_proportion(mask, matches).iloc[0]
+    return float(r["rate"]), float(r["low"]), float(r["high"])
+
+
+def _describe(x: np.ndarray, matches: np.ndarray, strategy: str, players: int,
+              part: str) -> pd.DataFrame:
+    mean, low, high = _clustered_mean(x, matches)
     q = np.quantile(x, [0.1, 0.25, 0.5, 0.75, 0.9]) if x.size else [np.nan] * 5
     return pd.DataFrame([{
         "strategy": strategy, "players": players, "part": part, "events": int(x.size),
@@ -120,7 +198,8 @@ def _blocked(trace, strategy: str, players: int) -> pd.DataFrame:
     ev = trace.events
     blocked_events = ev[ev["kind"] == "blocked"]
     share, low, high = ratio_ci(m["blocked_rounds"], m["rounds"])
-    credit_mean, credit_low, credit_high = mean_interval(blocked_events["raw"])
+    credit_mean, credit_low, credit_high = _clustered_mean(blocked_events["raw"].to_numpy(),
+                                                           blocked_events["match"].to_numpy())
     discarded = int((~blocked_events["accepted"]).sum())
     return pd.DataFrame([{
         "strategy": strategy, "players": players, "matches": len(m),
@@ -169,6 +248,131 @@ def _points(trace, strategy: str, players: int) -> pd.DataFrame:
     }])
 
 
+def _table_points(trace, own: np.ndarray, rotations, strategy: str, players: int,
+                  label: str) -> pd.DataFrame:
+    """:func:`_points` of one strategy in a mixed table: its entities' accepted events, per
+    match (each rotation's match a row), with intervals clustered by deal (``match``)."""
+    m = trace.matches
+    ev = trace.events
+    keep = ev["accepted"].to_numpy() & own
+    mine = ev[keep]
+    kind = mine["kind"].to_numpy()
+    domino, blocked, placement = kind == "domino", kind == "blocked", kind == "placement"
+    parts = pd.DataFrame({
+        "rotation": mine["rotation"].to_numpy(), "match": mine["match"].to_numpy(),
+        "total": mine["raw"].to_numpy(dtype=np.int64),
+        # a domino's final tile counts as a placement, as in the engine's placement_raw
+        "placement": np.where(placement, mine["raw"], 0) + np.where(domino, mine["placement"], 0),
+        "credit": np.where(domino, mine["credit"], 0),
+        "debit": np.where(domino, mine["debit"], 0),
+        "blocked": np.where(blocked, mine["raw"], 0),
+    })
+    rows = pd.MultiIndex.from_arrays([m["rotation"].to_numpy(), m["match"].to_numpy()])
+    per = parts.groupby(["rotation", "match"]).sum().reindex(rows, fill_value=0)
+    deal = m["match"].to_numpy()
+    total = per["total"].to_numpy(dtype=np.float64)
+    settled = (per["credit"] - per["debit"] + per["blocked"]).to_numpy(dtype=np.float64)
+    r = clustered_ratio(settled, total, deal).iloc[0]
+    # the match-winning event (the last accepted event of a finished match) of the strategy's wins
+    last = ev[ev["accepted"]].groupby(["rotation", "match"], sort=False).tail(1)
+    last = last[own[last.index.to_numpy()]]
+    finished = m.loc[m["winner"] >= 0, ["rotation", "match"]]
+    last = last.merge(finished, on=["rotation", "match"])
+    p = clustered_proportion((last["kind"] != "placement").to_numpy(), last["match"].to_numpy())
+    p = p.iloc[0] if len(p) else {"rate": np.nan, "low": np.nan, "high": np.nan}
+    entities = float(np.mean([sum(name == strategy for name in pairing.entity_strategies)
+                              for pairing in rotations]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        def share(x):
+            return float(x.sum() / total.sum())
+        return pd.DataFrame([{
+            "strategy": strategy, "players": players, "matches": len(m),
+            "accepted_raw_per_match": float(total.mean()),
+            "placement_raw_per_match": float(per["placement"].mean()),
+            "domino_credit_per_match": float(per["credit"].mean()),
+            "domino_debit_per_match": float(per["debit"].mean()),
+            "blocked_credit_per_match": float(per["blocked"].mean()),
+            "settlement_share": float(r["ratio"]), "settlement_share_low": float(r["low"]),
+            "settlement_share_high": float(r["high"]),
+            "domino_credit_share": share(per["credit"].to_numpy()),
+            "blocked_credit_share": share(per["blocked"].to_numpy()),
+            "domino_debit_share": share(per["debit"].to_numpy()),
+            "won_by_settlement": float(p["rate"]), "won_by_settlement_low": float(p["low"]),
+            "won_by_settlement_high": float(p["high"]),
+            "table": label, "deals": int(m["match"].nunique()), "entities_per_match": entities,
+            "accepted_raw_per_entity": float(total.mean()) / entities,
+            "wins": len(last),
+        }])
+
+
+HEAD_TO_HEAD_PANELS = (
+    table_plots.Panel("settlement_share", "settlement_share_low", "settlement_share_high",
+                      "settlement share of the\nstrategy's accepted points (95%)", rate=True),
+    table_plots.Panel("net_mean", "net_low", "net_high",
+                      "net raw points per domino\nevent (raw; 5 raw = 1 displayed)"),
+    table_plots.Panel("won_by_settlement", "won_by_settlement_low", "won_by_settlement_high",
+                      "share of the strategy's wins\nmade by a settlement event (95%)",
+                      rate=True),
+)
+"""The head-to-head figure's rows: column, interval columns, y label."""
+
+
+def _head_to_head_rows(frames: dict) -> pd.DataFrame:
+    """``points`` with the ``net`` domino part's mean and interval (``net_mean``, ..) beside."""
+    parts = frames["domino_parts"]
+    net = parts[parts["part"] == "net"][["table", "strategy", "players", "mean", "low", "high"]]
+    net = net.rename(columns={"mean": "net_mean", "low": "net_low", "high": "net_high"})
+    return frames["points"].merge(net, on=["table", "strategy", "players"], how="left")
+
+
+def _table_key_numbers(points: pd.DataFrame) -> dict:
+    key = {}
+    for row in points[points["table"] != SELF_PLAY].itertuples(index=False):
+        tag = f"{row.table}, {row.players}p: {row.strategy}"
+        key[f"{tag}: settlement share of its accepted points"] = fmt_ci(
+            row.settlement_share, row.settlement_share_low, row.settlement_share_high, pct=True)
+        key[f"{tag}: accepted raw points per entity per match"] = (
+            f"{row.accepted_raw_per_entity:.1f}")
+    return key
+
+
+def _table_markdown(frames: dict, rows: pd.DataFrame) -> str:
+    """The head-to-head section: one table per mixed table, per strategy, beside its self-play."""
+    mixed = rows[rows["table"] != SELF_PLAY]
+    own = rows[rows["table"] == SELF_PLAY].set_index(["strategy", "players"])
+    lines = ["", "## Head to head (mixed tables)", "",
+             ("Each table is played in every rotation of its strategies over the entities "
+              "(every strategy at every seat) on the same deals (duplicate deals). Every figure "
+              "is the strategy's own, from its entities' accepted events in these matches; "
+              "intervals take the deal as the cluster. Units: `accepted raw / entity-match` = "
+              "raw points accepted per match per entity of the strategy (1 displayed = 5 raw; "
+              "a finished match's winner has 305); `settlement share` = share of those points "
+              "from settlement (domino credit - partner debit + blocked credit; ratio of sums); "
+              "`net / domino` = raw points per domino event of the strategy (every domino, "
+              "accepted or not); `won by settlement` = share of the strategy's wins whose "
+              "winning event was a settlement. `self-play share` = the strategy's settlement "
+              "share in self-play, for comparison."), ""]
+    for label, table in mixed.groupby("table", sort=False):
+        out = []
+        for row in table.itertuples(index=False):
+            key = (row.strategy, row.players)
+            out.append({
+                "players": row.players, "strategy": row.strategy,
+                "entities / match": row.entities_per_match, "matches": row.matches,
+                "accepted raw / entity-match": row.accepted_raw_per_entity,
+                "settlement share": fmt_ci(row.settlement_share, row.settlement_share_low,
+                                           row.settlement_share_high, pct=True),
+                "net / domino": fmt_ci(row.net_mean, row.net_low, row.net_high, 1),
+                "won by settlement": fmt_ci(row.won_by_settlement, row.won_by_settlement_low,
+                                            row.won_by_settlement_high, pct=True),
+                "self-play share": (f"{100 * own.loc[key, 'settlement_share']:.1f}%"
+                                    if key in own.index else ""),
+            })
+        lines += [f"### {label}", "", md_table(pd.DataFrame(out), 1), ""]
+    lines += ["Plot: `head_to_head.png`.", ""]
+    return "\n".join(lines)
+
+
 def _partner_debit(trace, strategy: str) -> pd.DataFrame:
     ev = trace.events
     d = ev[ev["kind"] == "domino"]
@@ -179,6 +383,7 @@ def _partner_debit(trace, strategy: str) -> pd.DataFrame:
     net = d["raw"].to_numpy(dtype=np.int64)
     gross = placement + credit
     n = len(d)
+    matches = d["match"].to_numpy()
     with_debit = debit > 0
     rescued = (before + gross > TARGET_RAW) & (before + net <= TARGET_RAW)
     exact_made = (before + net == TARGET_RAW) & (before + gross != TARGET_RAW)
@@ -188,13 +393,11 @@ def _partner_debit(trace, strategy: str) -> pd.DataFrame:
                         ("net_nonpositive", net <= 0), ("debit_exceeds_credit", debit > credit),
                         ("rescued_from_overshoot", rescued), ("exact_61_made", exact_made),
                         ("exact_61_missed", exact_lost)):
-        p = proportion(int(mask.sum()), n)
         row[f"{label}"] = int(mask.sum())
-        row[f"{label}_rate"] = float(p["rate"])
-        row[f"{label}_low"] = float(p["low"])
-        row[f"{label}_high"] = float(p["high"])
+        row[f"{label}_rate"], row[f"{label}_low"], row[f"{label}_high"] = _clustered_rate(
+            mask, matches)
     for label, x in (("debit", debit), ("credit", credit), ("net", net), ("gross", gross)):
-        mean, low, high = mean_interval(x)
+        mean, low, high = _clustered_mean(x, matches)
         row[f"{label}_mean"], row[f"{label}_low"], row[f"{label}_high"] = mean, low, high
     row["debit_per_credit"] = float(debit.sum() / max(1, credit.sum()))
     m = trace.matches
@@ -235,7 +438,12 @@ def _key_numbers(frames: dict) -> dict:
 
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
-    lines = summary_head("Settlement value", s, "Raw points (displayed = raw / 5); 95% intervals.") + [
+    lines = summary_head(
+        "Settlement value", s,
+        "Raw points (1 displayed = 5 raw; 61 displayed = 305 raw); 95% intervals. Intervals of "
+        "rates and means over events (dominoes, blocked events) are match-clustered: the events "
+        "of one match are not independent (Wilson at the clustered effective sample size for "
+        "rates, delta method over per-match totals for means).") + [
         "",
         "## Key numbers",
         "",
@@ -244,28 +452,40 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     parts = frames["domino_parts"]
     lines += ["", "## The domino event's parts (every domino event) and blocked credits", "",
               md_table(parts[["strategy", "players", "part", "events", "mean", "low", "high",
-                              "median", "p90", "max", "share_zero", "share_negative"]], 2)]
+                              "median", "p90", "max", "share_zero", "share_negative"]], 2),
+              "", ("Units: `mean` .. `max` are raw points per event; `events` counts events; "
+              "`share_*` are shares of events; `low`, `high` = match-clustered 95% interval of "
+              "the mean.")]
     points = frames["points"]
     lines += ["", "## Where accepted points come from (per match, all entities, raw)", "",
               md_table(points[["strategy", "players", "accepted_raw_per_match",
                                "placement_raw_per_match", "domino_credit_per_match",
                                "domino_debit_per_match", "blocked_credit_per_match",
-                               "settlement_share", "won_by_settlement"]], 3)]
+                               "settlement_share", "won_by_settlement"]], 3),
+              "", ("Units: `*_per_match` = raw points per match, summed over all entities "
+              "(accepted events only; accepted = placement + domino credit - partner debit + "
+              "blocked credit); `settlement_share` = share of accepted points (ratio of sums over "
+              "matches); `won_by_settlement` = share of finished matches.")]
     blocked = frames["blocked"]
     lines += ["", "## Blocked rounds", "",
               md_table(blocked[["strategy", "players", "rounds", "blocked_rounds",
                                 "blocked_share", "blocked_share_low", "blocked_share_high",
                                 "events_per_blocked_round", "credit_mean", "credit_median",
-                                "credit_max"]], 4)]
+                                "credit_max"]], 4),
+              "", ("Units: `rounds`, `blocked_rounds` count rounds; `blocked_share` = share of "
+              "rounds (interval clustered by match); `events_per_blocked_round` = blocked "
+              "settlement events per blocked round; `credit_*` = raw points per blocked event.")]
     if "partner_debit" in frames:
         d = frames["partner_debit"]
         lines += ["", "## The partner debit (4 players)", "",
-                  "`rescued` = the event's placement + credit would have passed 61 but the "
+                  ("`rescued` = the event's placement + credit would have passed 61 but the "
                   "net did not, so the debit let it be accepted; `exact made` / `exact missed` = "
-                  "the debit made / spoiled an exact 61.", "",
+                  "the debit made / spoiled an exact 61."), "",
                   md_table(d[["strategy", "dominoes", "with_debit_rate", "debit_mean",
                               "credit_mean", "net_mean", "net_negative_rate",
                               "net_nonpositive_rate", "rescued_from_overshoot_rate",
-                              "exact_61_made_rate", "exact_61_missed_rate"]], 4)]
+                              "exact_61_made_rate", "exact_61_missed_rate"]], 4),
+                  "", ("Units: `*_rate` = share of domino events (interval columns in "
+                  "`partner_debit.csv`, match-clustered); `*_mean` = raw points per domino event.")]
     lines += ["", "Plots: `domino_parts.png`, `point_sources.png`.", ""]
     return "\n".join(lines)

@@ -11,6 +11,14 @@ workers (:mod:`sim.scale.backends`):
 ``rounds`` (seats, openings observed)
     :func:`sim.simulate_rounds` reduced to the columns the studies read,
     plus ``match_winner`` and ``leader_entity`` (:func:`rounds_job`).
+
+With mixed tables in the settings (:mod:`experiments.mixed_tables`) the
+``traces`` and ``rounds`` sources also play every rotation of every table
+(:meth:`DataRun.table_traces`, :meth:`DataRun.table_rounds`): one more
+configuration (a shard ``part``) per rotation, numbered after the self-play
+ones, on the same deals (the study's seed). :meth:`DataRun.traces` and
+:meth:`DataRun.rounds` still yield the self-play configurations only, so a
+self-play caller sees nothing new.
 ``counterfactual`` (openings)
     :func:`sim.studies.openings.opening_counterfactual` of one player count, sharded by
     hand (hands ``first .. first + count - 1`` of the seed's hand stream), as
@@ -37,6 +45,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.mixed_tables import tables_of
+from experiments.settings import study_settings
 from sim.engine.runs import simulate_rounds
 from sim.engine.spec import check_threads
 from sim.progress import progress_bar
@@ -47,7 +57,6 @@ from sim.scale.store import ShardStore
 from sim.studies.openings import OpeningCounterfactual, opening_counterfactual
 from sim.studies.traces import StudyTrace, trace_events
 from sim.tiles import TARGET_RAW, entities_for, entity_count
-from experiments.settings import study_settings
 
 DEFAULT_SHARD_SIZE = 10_000
 """Matches per shard of a trace or rounds source (a few seconds of one core;
@@ -113,6 +122,29 @@ def counterfactual_job(first_hand: int, count: int, *, players: int, strategy: s
 # ---------------------------------------------------------------------------
 # A run's data: backend, shard stores, progress
 # ---------------------------------------------------------------------------
+@dataclass
+class TableData:
+    """The matches of one mixed table at one player count, every rotation on the same deals.
+
+    Attributes
+    ----------
+    table : str
+        Its label (``"exact vs greedy"``; :attr:`experiments.mixed_tables.Table.label`).
+    players : int
+    rotations : list of experiments.tournament.seatings.Pairing
+        Rotation ``r`` (index) gives each entity's strategy (``entity_strategies``).
+    data : StudyTrace or DataFrame
+        The trace (:meth:`DataRun.table_traces`) or the rounds (:meth:`DataRun.table_rounds`)
+        of every rotation, with a ``rotation`` column; ``match`` is the deal (the same index
+        in every rotation).
+    """
+
+    table: str
+    players: int
+    rotations: list
+    data: object
+
+
 @dataclass
 class DataRun:
     """Where and how an experiment computes its data.
@@ -211,12 +243,93 @@ class DataRun:
             yield k, name, spec, count
 
     def _match_tasks(self, part: int, spec: str, count: int) -> list[Task]:
+        return self._seat_tasks(part, [spec] * count, count, self.settings["matches"])
+
+    def _field(self) -> list[str]:
+        """The specs of every strategy the run plays (self-play, then the tables' others)."""
+        return (list(self.settings.get("strategy_specs", self.settings["strategies"]))
+                + list(self.settings.get("table_strategy_specs", [])))
+
+    def _seat_tasks(self, part: int, seat_specs: list[str], count: int,
+                    matches: int) -> list[Task]:
         # Every configuration compiles the experiment's whole field once (one kernel).
-        field = list(self.settings.get("strategy_specs", self.settings["strategies"]))
-        config = {"players": count, "strategies": [spec] * count, "seed": self.settings["seed"],
-                  "field": field}
-        return [Task(shard, config) for shard in plan(self.settings["matches"], self.shard_size,
+        config = {"players": count, "strategies": list(seat_specs), "seed": self.settings["seed"],
+                  "field": self._field()}
+        return [Task(shard, config) for shard in plan(matches, self.shard_size,
                                                        self.settings["seed"], part=part)]
+
+    def _table_configurations(self):
+        """``(table, players, rotations, parts)`` per mixed table and player count it is played
+        at (:mod:`experiments.mixed_tables`): ``rotations`` the
+        :class:`~experiments.tournament.seatings.Pairing` of each rotation, ``parts`` their shard
+        parts, numbered after the self-play configurations' (whose shards keep their names)."""
+        s = self.settings
+        part = len(s["strategies"]) * len(s["players"])
+        for table in tables_of(s):
+            for count in s["players"]:
+                if not table.plays_at(count):
+                    continue
+                rotations = table.rotations(count)
+                yield table, count, rotations, list(range(part, part + len(rotations)))
+                part += len(rotations)
+
+    def _rotation_tasks(self, rotation, part: int, count: int) -> list[Task]:
+        s = self.settings
+        names = list(s["strategies"]) + list(s.get("table_strategies", []))
+        spec = dict(zip(names, self._field()))
+        seats = [spec[name] for name in rotation.seat_strategies(count)]
+        return self._seat_tasks(part, seats, count, self.settings["table_matches"])
+
+    def _table_matches(self) -> int:
+        """Matches of every rotation of every table, for the progress bar."""
+        return sum(len(rotations) for _, _, rotations, _ in self._table_configurations()) \
+            * self.settings.get("table_matches", 0)
+
+    def table_traces(self) -> Iterator[tuple[tuple[str, int], TableData]]:
+        """Yield ``((table label, players), TableData)`` per mixed table and player count, in
+        settings order; its ``data`` is one :class:`sim.studies.StudyTrace` of every rotation
+        (rotation 0's matches first), each of its three tables with a ``rotation`` column
+        inserted first. Nothing for a self-play-only run."""
+        configurations = list(self._table_configurations())
+        if not configurations:
+            return
+        bar = self._bar(self._table_matches(), "match", "table matches")
+        try:
+            for table, count, rotations, parts in configurations:
+                tables = {name: [] for name in TRACE_TABLES}
+                for rotation, part in zip(rotations, parts):
+                    got = self._run("traces", trace_job,
+                                    self._rotation_tasks(rotation, part, count), bar)
+                    for name in TRACE_TABLES:
+                        frame = got[name]
+                        frame.insert(0, "rotation", np.int8(rotation.pairing))
+                        tables[name].append(frame)
+                trace = StudyTrace(**{name: pd.concat(frames, ignore_index=True)
+                                      for name, frames in tables.items()})
+                yield (table.label, count), TableData(table.label, count, rotations, trace)
+        finally:
+            bar.close()
+
+    def table_rounds(self) -> Iterator[tuple[tuple[str, int], TableData]]:
+        """Yield ``((table label, players), TableData)`` per mixed table and player count; its
+        ``data`` is :func:`rounds_job`'s frame of every rotation with a ``rotation`` column
+        inserted first. Nothing for a self-play-only run."""
+        configurations = list(self._table_configurations())
+        if not configurations:
+            return
+        bar = self._bar(self._table_matches(), "match", "table matches")
+        try:
+            for table, count, rotations, parts in configurations:
+                frames = []
+                for rotation, part in zip(rotations, parts):
+                    frame = self._run("rounds", rounds_job,
+                                      self._rotation_tasks(rotation, part, count), bar)
+                    frame.insert(0, "rotation", np.int8(rotation.pairing))
+                    frames.append(frame)
+                yield (table.label, count), TableData(table.label, count, rotations,
+                                                      pd.concat(frames, ignore_index=True))
+        finally:
+            bar.close()
 
     def traces(self) -> Iterator[tuple[tuple[str, int], object]]:
         """Yield ``((strategy, players), StudyTrace)`` per self-play configuration, in order."""

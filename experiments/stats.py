@@ -3,8 +3,10 @@
 Pure NumPy and pandas functions: the tournament and the studies turn their
 frames into these arrays and back. Every interval is 95% unless a ``z`` says
 otherwise: Wilson for proportions, normal for means, a ratio-of-sums (delta
-method, rows as clusters) for shares of totals and for rates whose events
-cluster within matches.
+method, rows as clusters) for shares of totals; event-level rates and means,
+whose events cluster within matches, by :func:`clustered_proportion` (Wilson at
+the match-clustered effective sample size) and :func:`clustered_ratio`
+(delta method over per-match totals).
 """
 
 from __future__ import annotations
@@ -216,3 +218,121 @@ def summary_table(aggregate: dict) -> pd.DataFrame:
                      mean - Z95 * se, mean + Z95 * se))
     return pd.DataFrame(rows, columns=["quantity", "count", "sum", "sum_sq", "mean", "std", "se",
                                        "low", "high"])
+
+
+def _cluster_sums(numerator, denominator, clusters, groups) -> pd.DataFrame:
+    """Per group: the number of clusters ``G``, the totals ``Y = sum y`` and ``X = sum x``, and
+    the cluster-total moments ``sum Y_c^2``, ``sum X_c Y_c``, ``sum X_c^2`` (``Y_c``, ``X_c``:
+    one cluster's totals within the group)."""
+    y = np.asarray(numerator, dtype=np.float64)
+    x = np.broadcast_to(np.asarray(denominator, dtype=np.float64), y.shape)
+    c = np.asarray(clusters)
+    g = np.zeros(y.shape, dtype=np.int64) if groups is None else np.asarray(groups)
+    cells = pd.DataFrame({"g": g, "c": c, "y": y, "x": x}).groupby(
+        ["g", "c"], sort=True, observed=True)[["y", "x"]].sum()
+    cells = cells.assign(yy=cells.y * cells.y, xy=cells.x * cells.y, xx=cells.x * cells.x)
+    sums = cells.groupby(level="g", sort=True).agg(
+        clusters=("y", "size"), Y=("y", "sum"), X=("x", "sum"), yy=("yy", "sum"),
+        xy=("xy", "sum"), xx=("xx", "sum"))
+    sums.index.name = None
+    return sums
+
+
+def _residual_square(sums: pd.DataFrame, ratio) -> np.ndarray:
+    """``sum_c (Y_c - ratio X_c)^2`` from the cluster moments (clipped at 0 against rounding)."""
+    return np.clip(sums.yy - 2 * ratio * sums.xy + ratio * ratio * sums.xx, 0.0, None).to_numpy()
+
+
+def clustered_ratio(numerator, denominator, clusters, groups=None, z: float = Z95) -> pd.DataFrame:
+    """``sum(num) / sum(den)`` per group with a cluster-robust (delta-method) 95% interval.
+
+    The ratio estimator of survey sampling: with per-cluster totals ``Y_c``,
+    ``X_c`` of the ``G`` clusters (matches) in a group and ``r = Y / X``,
+    ``se^2 = G / (G - 1) * sum_c (Y_c - r X_c)^2 / X^2``. Events of one match
+    may be correlated in any way; matches are independent. For a mean of an
+    event value (``denominator`` 1 per event) this is the mean over events
+    with its interval clustered by match; per group it equals
+    :func:`ratio_ci` on that group's per-cluster totals.
+
+    Parameters
+    ----------
+    numerator : array_like of float, shape (events,)
+        Each event's value (``y``).
+    denominator : array_like of float, shape (events,) or scalar
+        Each event's weight (``x``; 1 for a plain mean over events).
+    clusters : array_like, shape (events,)
+        The cluster (match) of each event.
+    groups : array_like, shape (events,), optional
+        Separate estimates per group (e.g. the displayed score before the
+        event); default one group labelled 0.
+
+    Returns
+    -------
+    DataFrame, one row per group (sorted, group labels as index)
+        ``clusters`` (int), ``numerator``, ``denominator`` (totals), ``ratio``,
+        ``se``, ``low``, ``high`` (float; nan interval with fewer than 2 clusters).
+    """
+    sums = _cluster_sums(numerator, denominator, clusters, groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = (sums.Y / sums.X).to_numpy()
+        n = sums.clusters.to_numpy(dtype=np.float64)
+        se = np.sqrt(n / (n - 1) * _residual_square(sums, ratio)) / sums.X.to_numpy()
+    se = np.where(n >= 2, se, np.nan)
+    return pd.DataFrame({"clusters": sums.clusters.astype("int64"), "numerator": sums.Y,
+                         "denominator": sums.X, "ratio": ratio, "se": se,
+                         "low": ratio - z * se, "high": ratio + z * se}, index=sums.index)
+
+
+def clustered_proportion(successes, clusters, groups=None, z: float = Z95) -> pd.DataFrame:
+    """Share of events that are successes per group, with a 95% Wilson interval at the
+    match-clustered effective sample size.
+
+    Events within a match are not independent (a side stuck at displayed 60
+    sees several discards in a row). With per-cluster totals ``Y_c`` (successes)
+    and ``X_c`` (events), ``X`` events in all and ``p = Y / X``:
+
+    - the linearised (delta-method) variance of the ratio estimator,
+      ``v = sum_c (Y_c - p X_c)^2 / X^2``, against the independent-events
+      variance ``p (1 - p) / X`` gives the design effect ``deff``;
+    - the interval is Wilson's with ``X / deff`` trials (Kish's effective
+      sample size), so it stays inside [0, 1] and is not degenerate near 0.
+
+    With one event per cluster ``deff = 1`` exactly: the interval is the
+    independent-events Wilson interval. Events positively correlated within
+    clusters give ``deff > 1``, a wider interval; an estimate below 1 is taken
+    as 1 (never narrower than the independent-events interval). Where ``p`` is 0 or 1 the data
+    say nothing about the correlation; the worst case is assumed (all events of
+    a cluster alike: ``deff = sum_c X_c^2 / X``, effective sample
+    ``X^2 / sum_c X_c^2``).
+
+    Parameters
+    ----------
+    successes : array_like of bool or 0/1, shape (events,)
+    clusters : array_like, shape (events,)
+        The cluster (match) of each event.
+    groups : array_like, shape (events,), optional
+        Separate estimates per group; default one group labelled 0.
+    z : float
+
+    Returns
+    -------
+    DataFrame, one row per group (sorted, group labels as index)
+        ``events``, ``successes``, ``clusters`` (int64), ``rate``,
+        ``design_effect``, ``effective_events``, ``low``, ``high`` (float64).
+    """
+    sums = _cluster_sums(np.asarray(successes, dtype=np.float64), 1.0, clusters, groups)
+    events = sums.X.to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = sums.Y.to_numpy() / events
+        linear = _residual_square(sums, p) / (events * events)
+        independent = p * (1 - p) / events
+        worst = sums.xx.to_numpy() / events
+        # never narrower than independent events: a design effect below 1 from a few
+        # clusters is more likely chance than negative correlation
+        deff = np.maximum(np.where(independent > 0, linear / independent, worst), 1.0)
+        effective = events / deff
+    low, high = wilson_interval(p * effective, effective, z)
+    return pd.DataFrame({"events": sums.X.astype("int64"), "successes": sums.Y.astype("int64"),
+                         "clusters": sums.clusters.astype("int64"), "rate": p,
+                         "design_effect": deff, "effective_events": effective, "low": low,
+                         "high": high}, index=sums.index)

@@ -1,7 +1,10 @@
 """Figures of the research experiments (PNG files only, no display).
 
-Every function takes the experiment's frames and a path, and writes one PNG
-with deterministic metadata (same data, same bytes).
+Every ``plot_*`` function takes the experiment's frames, a path and the run's
+settings, and writes one PNG with deterministic metadata (same data, same
+bytes) that carries the run's sample size, player counts and seed
+(:func:`experiments.figures.run_footer`). The matching ``*_figure`` function
+builds the figure without writing it (for tests and notebooks).
 """
 
 from __future__ import annotations
@@ -9,18 +12,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.figures import color_cycle, new_figure, save_png
-from sim.tiles import N_TILES, tile_name
-
-TILE_ORDER = [tile_name(t) for t in range(N_TILES)]
-
+from experiments.figures import color_cycle, new_figure, run_footer, save_png, stamp
 
 DPI = 110
 """Resolution of the studies' figures."""
 
 
-def _save(fig, path) -> None:
+def _save(fig, path, settings: dict | None = None) -> None:
+    """Write ``fig``; with ``settings``, stamp the run's footer on it first."""
+    if settings is not None:
+        stamp(fig, run_footer(settings))
     save_png(fig, path, DPI)
+
+
+SCORE_UNITS = "1 displayed = 5 raw; 61 displayed = 305 raw"
+"""The points convention, written on every axis that shows points."""
 
 
 def _panels(count: int, width: float = 5.0, height: float = 3.6, sharey: bool = True):
@@ -37,40 +43,76 @@ def _color(strategies: list[str], name: str) -> str:
 # ---------------------------------------------------------------------------
 # Overshoot
 # ---------------------------------------------------------------------------
-def plot_discard_probability(by_score: pd.DataFrame, path) -> None:
+ZOOM_FROM = 45
+"""First displayed score of the discard plot's linear panels (discards are rare below)."""
+FIRST_POSSIBLE = 28
+"""No event can be discarded below displayed 28 (see :mod:`experiments.overshoot`)."""
+
+
+def _offsets(strategies: list[str], spread: float = 0.36) -> dict[str, float]:
+    """Small x offsets that keep the strategies' error bars apart."""
+    step = spread / max(1, len(strategies) - 1) if len(strategies) > 1 else 0.0
+    return {name: (k - (len(strategies) - 1) / 2) * step for k, name in enumerate(strategies)}
+
+
+def discard_probability_figure(by_score: pd.DataFrame, settings: dict):
     """P(discard) against the displayed score before the event, one column per player count.
 
-    Top row: the whole range 0..60; bottom row: a zoom on 45..60.
+    Top row: linear scale, displayed 45..60, where discards happen; bottom
+    row: log scale over every score where a discard is possible (28..60; a
+    zero rate has no place on a log axis and is left out). Error bars are the
+    match-clustered 95% intervals of ``by_score`` (``low``, ``high``).
     """
     players = sorted(by_score["players"].unique())
     strategies = list(dict.fromkeys(by_score["strategy"]))
-    fig, axes = new_figure(2, len(players), figsize=(5.0 * len(players), 6.6), sharey="row",
-                             squeeze=False)
+    offsets = _offsets(strategies)
+    fig, axes = new_figure(2, len(players), figsize=(4.8 * len(players), 7.0), sharey="row",
+                           squeeze=False)
+    ranges = ((ZOOM_FROM, 60, "linear"), (FIRST_POSSIBLE, 60, "log"))
     for j, count in enumerate(players):
-        for i, (low_x, high_x) in enumerate(((0, 60), (45, 60))):
+        for i, (low_x, high_x, scale) in enumerate(ranges):
             ax = axes[i, j]
             for name in strategies:
                 sel = by_score[(by_score.players == count) & (by_score.strategy == name)
                                & by_score.displayed_before.between(low_x, high_x)]
-                x = sel["displayed_before"].to_numpy()
-                ax.plot(x, sel["p_discard"], marker=".", ms=3 if i == 0 else 5, lw=1.2,
-                        label=name, color=_color(strategies, name))
-                ax.fill_between(x, sel["low"], sel["high"], alpha=0.25,
-                                color=_color(strategies, name), lw=0)
-            ax.set_xlim(low_x, high_x)
-            ax.set_ylim(0, 1)
-            ax.grid(alpha=0.3)
-            ax.set_xlabel("displayed score before the event")
-        axes[0, j].set_title(f"{count} players")
-    axes[0, 0].set_ylabel("P(event discarded), 95% interval")
-    axes[1, 0].set_ylabel("zoom: displayed 45..60")
-    axes[0, -1].legend(title="self-play", loc="upper left")
-    fig.suptitle("Overshoot: chance a score event is thrown away", y=1.0)
-    fig.tight_layout()
-    _save(fig, path)
+                if scale == "log":
+                    sel = sel[sel.p_discard > 0]
+                rate = sel["p_discard"].to_numpy(dtype=float)
+                err = np.vstack([rate - sel["low"].to_numpy(dtype=float),
+                                 sel["high"].to_numpy(dtype=float) - rate])
+                err = np.clip(np.where(np.isfinite(err), err, 0.0), 0.0, None)
+                x = sel["displayed_before"].to_numpy(dtype=float) + offsets[name]
+                # no lines on the log row: they would bridge scores whose zero rate is not drawn
+                ax.errorbar(x, rate, yerr=err, fmt="o-" if scale == "linear" else "o", ms=3,
+                            lw=1.0, elinewidth=1.2, capsize=2, label=name,
+                            color=_color(strategies, name))
+            ax.set_xlim(low_x - 0.6, high_x + 0.6)
+            ax.set_yscale(scale)
+            if scale == "linear":
+                ax.set_ylim(0, 1)
+            ax.grid(alpha=0.3, which="both" if scale == "log" else "major")
+            ax.set_xlabel(f"entity's displayed score before the event\n({SCORE_UNITS})")
+        axes[0, j].set_title(f"{count} players: displayed {ZOOM_FROM}..60")
+        axes[1, j].set_title(f"{count} players: displayed {FIRST_POSSIBLE}..60 "
+                             "(first possible discard), log scale", fontsize=10)
+    axes[0, 0].set_ylabel("P(event discarded)\n(linear scale, 95% interval)")
+    axes[1, 0].set_ylabel("P(event discarded)\n(log scale; zero rates not drawn)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="self-play", loc="upper center", ncol=len(strategies),
+               bbox_to_anchor=(0.5, 0.965), frameon=False)
+    fig.suptitle("Overshoot: chance a score event is thrown away "
+                 "(95% intervals clustered by match)", y=1.0)
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    stamp(fig, run_footer(settings))
+    return fig
 
 
-def plot_zone_turns(zone: pd.DataFrame, path) -> None:
+def plot_discard_probability(by_score: pd.DataFrame, path, settings: dict) -> None:
+    """Write :func:`discard_probability_figure` as PNG."""
+    save_png(discard_probability_figure(by_score, settings), path, DPI)
+
+
+def zone_turns_figure(zone: pd.DataFrame, settings: dict):
     """Cumulative distribution of the winner's own turns begun within 10 points of 61."""
     players = sorted(zone["players"].unique())
     strategies = list(dict.fromkeys(zone["strategy"]))
@@ -85,28 +127,35 @@ def plot_zone_turns(zone: pd.DataFrame, path) -> None:
             ax.step(sel["zone10_turns"], share, where="post", label=name,
                     color=_color(strategies, name))
         ax.set_title(f"{count} players")
-        ax.set_xlabel("winner's own turns within 10 points of 61")
+        ax.set_xlabel("winner's own turns begun at displayed 51..60\n(within 10 points of 61)")
         ax.set_xlim(left=0, right=max(5, float(zone[zone.players == count]
                                                  .zone10_turns.quantile(0.99)) + 1))
         ax.set_ylim(0, 1)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("share of matches (cumulative)")
+    axes[0].set_ylabel("share of winners (cumulative)")
     axes[-1].legend(title="self-play", loc="lower right")
     fig.suptitle("How long the winner waited near 61", y=1.02)
-    _save(fig, path)
+    fig.tight_layout()  # labels inside the figure, the footer below them
+    stamp(fig, run_footer(settings))
+    return fig
+
+
+def plot_zone_turns(zone: pd.DataFrame, path, settings: dict) -> None:
+    """Write :func:`zone_turns_figure` as PNG."""
+    save_png(zone_turns_figure(zone, settings), path, DPI)
 
 
 # ---------------------------------------------------------------------------
 # Settlement
 # ---------------------------------------------------------------------------
-def plot_domino_parts(hist: pd.DataFrame, path) -> None:
+def domino_parts_figure(hist: pd.DataFrame, settings: dict):
     """Distributions of the domino event's parts, one row per player count."""
     players = sorted(hist["players"].unique())
     parts = ["placement", "credit", "debit", "net"]
     strategies = list(dict.fromkeys(hist["strategy"]))
     fig, axes = new_figure(len(players), len(parts), figsize=(4.2 * len(parts),
                                                                  2.8 * len(players)),
-                             squeeze=False)
+                           squeeze=False)
     for i, count in enumerate(players):
         for j, part in enumerate(parts):
             ax = axes[i, j]
@@ -127,141 +176,150 @@ def plot_domino_parts(hist: pd.DataFrame, path) -> None:
             if j == 0:
                 ax.set_ylabel(f"{count} players\nshare of dominoes")
             if i == len(players) - 1:
-                ax.set_xlabel("raw points")
+                ax.set_xlabel(f"raw points per domino event\n({SCORE_UNITS})")
             ax.grid(alpha=0.3)
     axes[0, -1].legend(title="self-play")
     fig.suptitle("The domino event: final placement + credit - debit = net", y=1.01)
     fig.tight_layout()
-    _save(fig, path)
+    stamp(fig, run_footer(settings))
+    return fig
 
 
-def plot_point_sources(share: pd.DataFrame, path) -> None:
-    """Accepted points per match by source (stacked), one bar per (strategy, players)."""
+def plot_domino_parts(hist: pd.DataFrame, path, settings: dict) -> None:
+    """Write :func:`domino_parts_figure` as PNG."""
+    save_png(domino_parts_figure(hist, settings), path, DPI)
+
+
+POINT_SEGMENTS = (
+    ("placement_raw_per_match", "placements (incl. the domino's final tile)"),
+    ("domino_credit_per_match", "domino credit (opponents' pips)"),
+    ("blocked_credit_per_match", "blocked-round credit"),
+)
+"""The positive parts of accepted points per match: column, legend label."""
+
+
+def point_sources_figure(share: pd.DataFrame, settings: dict):
+    """Accepted points per match by source, one bar per (strategy, players).
+
+    Above zero the credits of accepted events, stacked: placements, domino
+    credit, blocked credit; below zero the partner debit (4 players) as its own
+    segment; a black mark at the net, the accepted points per match (the
+    stack minus the debit), labelled with the settlement share of the net.
+    Bars are grouped by player count.
+    """
+    share = share.sort_values("players", kind="stable")
     labels = [f"{r.strategy}\n{r.players}p" for r in share.itertuples()]
-    x = np.arange(len(share))
-    fig, ax = new_figure(figsize=(1.3 * len(share) + 2.5, 4.2))
-    placement = share["placement_raw_per_match"].to_numpy() / 5
-    credit = share["domino_credit_per_match"].to_numpy() / 5
-    blocked = share["blocked_credit_per_match"].to_numpy() / 5
-    debit = share["domino_debit_per_match"].to_numpy() / 5
-    ax.bar(x, placement, label="placements (incl. final)", color=color_cycle()[0])
-    ax.bar(x, credit, bottom=placement, label="domino credit", color=color_cycle()[1])
-    ax.bar(x, blocked, bottom=placement + credit, label="blocked credit", color=color_cycle()[2])
-    ax.bar(x, -debit, label="partner debit", color=color_cycle()[3])
-    for xi, top, pct in zip(x, placement + credit + blocked, share["settlement_share"]):
-        ax.text(xi, top + 1, f"{100 * pct:.0f}%", ha="center", fontsize=8)
+    groups = share["players"].to_numpy()
+    # a gap of one bar between player counts
+    x = np.arange(len(share)) + np.concatenate([[0], np.cumsum(groups[1:] != groups[:-1])])
+    colors = color_cycle()
+    fig, ax = new_figure(figsize=(0.95 * len(share) + 4.5, 5.0))
+    bottom = np.zeros(len(share))
+    for k, (column, label) in enumerate(POINT_SEGMENTS):
+        value = share[column].to_numpy(dtype=float) / 5
+        ax.bar(x, value, bottom=bottom, label=label, color=colors[k])
+        bottom = bottom + value
+    debit = share["domino_debit_per_match"].to_numpy(dtype=float) / 5
+    ax.bar(x, -debit, label="partner debit (4 players), subtracted", color=colors[3],
+           hatch="//", edgecolor="white")
+    net = bottom - debit
+    ax.plot(x, net, ls="none", marker="_", ms=22, mew=2.5, color="black",
+            label="accepted total per match = stack - debit")
+    for xi, top, value, pct in zip(x, bottom, net, share["settlement_share"]):
+        ax.text(xi, top + 2, f"{value:.0f}\n({100 * pct:.0f}% settl.)", ha="center",
+                va="bottom", fontsize=7)
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xticks(x, labels)
-    ax.set_ylabel("accepted displayed points per match (all entities)")
-    ax.set_title("Where the points come from (label: settlement share)")
+    ax.set_xlim(-0.6, float(x.max()) + 0.6 if len(share) else 0.4)
+    ax.set_ylim(min(-5.0, float(-debit.max()) * 1.3) if len(share) else -5.0,
+                float(bottom.max()) * 1.18 if len(share) else 1.0)
+    ax.set_ylabel("displayed points per match\n(all entities, accepted events)\n"
+                  f"{SCORE_UNITS}", fontsize=9)
+    ax.set_title("Where the accepted points come from\n(label: accepted total per match, and "
+                 "the settlement share of it)", fontsize=10)
+    ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    _save(fig, path)
-
-
-# ---------------------------------------------------------------------------
-# Openings
-# ---------------------------------------------------------------------------
-def plot_opening_tiles(tiles: pd.DataFrame, path, min_n: int = 30) -> None:
-    """Per tile as the match's first opening: leader's round differential and match win rate.
-
-    Tiles a strategy opened fewer than ``min_n`` times are left out (``greedy``
-    almost never opens with some tiles).
-    """
-    players = sorted(tiles["players"].unique())
-    strategies = list(dict.fromkeys(tiles["strategy"]))
-    fig, axes = new_figure(2, len(players), figsize=(6.5 * len(players), 7), squeeze=False)
-    x = np.arange(N_TILES)
-    width = 0.8 / max(1, len(strategies))
-    for j, count in enumerate(players):
-        for k, name in enumerate(strategies):
-            sel = tiles[(tiles.players == count) & (tiles.strategy == name)].set_index("tile")
-            sel = sel.reindex(TILE_ORDER)
-            offset = (k - (len(strategies) - 1) / 2) * width
-            for i, (col, low, high) in enumerate((("first_diff_mean", "first_diff_low",
-                                                   "first_diff_high"),
-                                                  ("first_win_rate", "first_win_low",
-                                                   "first_win_high"))):
-                centre = sel[col].to_numpy(dtype=float)
-                shown = sel["first_n"].fillna(0).to_numpy() >= min_n
-                err = np.vstack([centre - sel[low].to_numpy(dtype=float),
-                                 sel[high].to_numpy(dtype=float) - centre])
-                err = np.where(np.isfinite(err), err, 0)
-                axes[i, j].errorbar((x + offset)[shown], centre[shown], yerr=err[:, shown],
-                                    fmt="o", ms=3, capsize=2, lw=0.8, label=name,
-                                    color=_color(strategies, name))
-        axes[0, j].axhline(0, color="grey", lw=0.8, ls=":")
-        fair = 1 / (2 if count == 4 else count)
-        axes[1, j].axhline(fair, color="grey", lw=0.8, ls=":")
-        axes[0, j].set_title(f"{count} players: first opening of the match (observed)")
-        axes[0, j].set_ylabel("leader's round differential (displayed)")
-        axes[1, j].set_ylabel("leader's match win rate")
-        for i in range(2):
-            axes[i, j].set_xticks(x, TILE_ORDER, rotation=90, fontsize=7)
-            axes[i, j].grid(alpha=0.3)
-    axes[0, -1].legend(title="self-play")
     fig.tight_layout()
-    _save(fig, path)
+    stamp(fig, run_footer(settings))
+    return fig
 
 
-def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path) -> None:
-    """Forced openings: each tile's value relative to its hand, and the gain over the baseline."""
-    players = sorted(cf_tiles["players"].unique())
-    fig, axes = new_figure(2, len(players), figsize=(6.5 * len(players), 7), squeeze=False)
-    x = np.arange(N_TILES)
-    for j, count in enumerate(players):
-        sel = cf_tiles[cf_tiles.players == count].set_index("tile").reindex(TILE_ORDER)
-        centre = sel["relative_mean"].to_numpy(dtype=float)
-        err = np.vstack([centre - sel["relative_low"].to_numpy(dtype=float),
-                         sel["relative_high"].to_numpy(dtype=float) - centre])
-        err = np.where(np.isfinite(err), err, 0)
-        colors = [color_cycle()[1] if v >= 0 else color_cycle()[0] for v in np.nan_to_num(centre)]
-        axes[0, j].bar(x, centre, yerr=err, color=colors, capsize=2, error_kw={"lw": 0.8})
-        axes[0, j].axhline(0, color="black", lw=0.8)
-        axes[0, j].set_xticks(x, TILE_ORDER, rotation=90, fontsize=7)
-        axes[0, j].set_ylabel("opening value vs. hand average\n(displayed points, 95%)")
-        axes[0, j].set_title(f"{count} players: forced openings")
-        axes[0, j].grid(alpha=0.3, axis="y")
-        hands = cf_hands[cf_hands.players == count]
-        gain = hands["gain_heldout"].to_numpy(dtype=float)
-        if gain.size:
-            bins = np.linspace(min(-2.0, np.nanmin(gain)), max(4.0, np.nanmax(gain)), 41)
-            axes[1, j].hist(gain, bins=bins, color=color_cycle()[2])
-        axes[1, j].axvline(0, color="black", lw=0.8)
-        axes[1, j].set_xlabel("best opening minus baseline's opening "
-                              "(held-out playouts, displayed points)")
-        axes[1, j].set_ylabel("hands")
-        axes[1, j].grid(alpha=0.3)
-    fig.tight_layout()
-    _save(fig, path)
+def plot_point_sources(share: pd.DataFrame, path, settings: dict) -> None:
+    """Write :func:`point_sources_figure` as PNG."""
+    save_png(point_sources_figure(share, settings), path, DPI)
 
 
 # ---------------------------------------------------------------------------
 # Seats
 # ---------------------------------------------------------------------------
-def plot_seats(positions: pd.DataFrame, path) -> None:
-    """Match win rate by seat position relative to the first leader, with 95% intervals."""
-    players = sorted(positions["players"].unique())
-    strategies = list(dict.fromkeys(positions["strategy"]))
-    fig, axes = _panels(len(players), width=4.2, sharey=False)
-    width = 0.8 / max(1, len(strategies))
+def seat_sides(positions: pd.DataFrame) -> pd.DataFrame:
+    """The seats plot's data: one row per side and configuration, with the match win rate's
+    deviation from the fair share in percentage points (``deviation``, ``dev_low``,
+    ``dev_high``).
+
+    A side is a seat counted clockwise from the first leader, except with 4
+    players where it is a partnership: positions 0 and 2 are the leader's,
+    1 and 3 the other (positions 2 and 3 repeat 0 and 1 and are dropped).
+    """
+    four = positions["players"] == 4
+    sides = positions[~four | (positions["position"] < 2)].copy()
+    fair = 1 / np.where(sides["players"] == 4, 2, sides["players"])
+    sides["fair_share"] = fair
+    for column, source in (("deviation", "win_rate"), ("dev_low", "win_low"),
+                           ("dev_high", "win_high")):
+        sides[column] = 100 * (sides[source] - fair)
+    return sides.reset_index(drop=True)
+
+
+def _side_label(players: int, position: int) -> str:
+    if players == 4:
+        return ("leader's partnership\n(seats 0, 2)" if position == 0
+                else "other partnership\n(seats 1, 3)")
+    return "lot winner" if position == 0 else f"+{position}"
+
+
+def seats_figure(positions: pd.DataFrame, settings: dict):
+    """Match win rate by side relative to the first leader, as the deviation from the fair share
+    in percentage points with 95% intervals, on one y scale symmetric about 0 for every panel."""
+    sides = seat_sides(positions)
+    players = sorted(sides["players"].unique())
+    strategies = list(dict.fromkeys(sides["strategy"]))
+    offsets = _offsets(strategies, spread=0.4)
+    widths = [max(2, count if count != 4 else 2) for count in players]
+    fig, axes = new_figure(1, len(players), figsize=(1.5 * sum(widths) + 2.0, 4.0), sharey=True,
+                           squeeze=False, gridspec_kw={"width_ratios": widths})
+    axes = axes[0]
+    extent = float(np.nanmax(np.abs(sides[["dev_low", "dev_high"]].to_numpy(dtype=float))))
+    top = max(2.0, 1.15 * extent if np.isfinite(extent) else 2.0)
     for ax, count in zip(axes, players):
-        for k, name in enumerate(strategies):
-            sel = positions[(positions.players == count) & (positions.strategy == name)]
-            x = sel["position"].to_numpy() + (k - (len(strategies) - 1) / 2) * width
-            rate = sel["win_rate"].to_numpy()
-            err = np.vstack([rate - sel["win_low"].to_numpy(), sel["win_high"].to_numpy() - rate])
-            ax.bar(x, rate, width=width, yerr=err, capsize=3, label=name,
-                   color=_color(strategies, name))
+        sel_count = sides[sides.players == count]
+        positions_shown = sorted(sel_count["position"].unique())
+        for name in strategies:
+            sel = sel_count[sel_count.strategy == name].sort_values("position")
+            dev = sel["deviation"].to_numpy(dtype=float)
+            err = np.vstack([dev - sel["dev_low"].to_numpy(dtype=float),
+                             sel["dev_high"].to_numpy(dtype=float) - dev])
+            ax.errorbar(sel["position"].to_numpy(dtype=float) + offsets[name], dev, yerr=err,
+                        fmt="o", ms=5, capsize=3, label=name, color=_color(strategies, name))
+        ax.axhline(0, color="black", lw=0.9)
+        ax.set_xticks(positions_shown, [_side_label(count, p) for p in positions_shown])
+        ax.set_xlim(-0.5, len(positions_shown) - 0.5)
+        ax.set_xlabel("partnership, from the first leader" if count == 4
+                      else "seat, clockwise from the first leader")
         fair = 1 / (2 if count == 4 else count)
-        ax.axhline(fair, color="black", lw=0.8, ls=":")
-        ax.set_xticks(range(count), ["lot winner"] + [f"+{i}" for i in range(1, count)])
-        ax.set_xlabel("seat, clockwise from the first leader")
-        ax.set_title(f"{count} players" + (" (0,2 vs 1,3)" if count == 4 else ""))
-        low = min(0.9 * fair, float(positions[positions.players == count].win_low.min()) - 0.01)
-        high = max(1.1 * fair, float(positions[positions.players == count].win_high.max()) + 0.01)
-        ax.set_ylim(low, high)
+        ax.set_title(f"{count} players (fair share {100 * fair:.1f}%)")
         ax.grid(alpha=0.3, axis="y")
-    axes[0].set_ylabel("match win rate (95% interval)")
-    axes[-1].legend(title="self-play", fontsize=8)
+    axes[0].set_ylim(-top, top)
+    axes[0].set_ylabel("match win rate minus fair share\n(percentage points, 95% interval)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="self-play", loc="center left", bbox_to_anchor=(1.0, 0.5),
+               frameon=False)
     fig.suptitle("Seat effects: the value of winning the first lot", y=1.02)
-    _save(fig, path)
+    fig.tight_layout()
+    stamp(fig, run_footer(settings))
+    return fig
+
+
+def plot_seats(positions: pd.DataFrame, path, settings: dict) -> None:
+    """Write :func:`seats_figure` as PNG."""
+    save_png(seats_figure(positions, settings), path, DPI)

@@ -52,7 +52,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from experiments.figures import new_figure, save_png
+from experiments.figures import new_figure, run_footer, save_png, stamp
 from experiments.reports import ExperimentResult, fmt_ci, md_table
 from experiments.runs import run_experiment
 from experiments.settings import strategy_settings
@@ -418,11 +418,13 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
 # Plots
 # ---------------------------------------------------------------------------
 def _footer(fig, settings: dict) -> None:
+    """Stamp the run's sample (rounds per state, bootstrap replicates, the profile), players
+    and seed on ``fig`` (:func:`experiments.figures.run_footer`)."""
     s = settings
-    fig.text(0.01, 0.005, f"profile {s['profile']}, seed {s['seed']}, rounds per state "
-             f"{', '.join(f'{p}p {k}' for p, k in zip(s['players'], s['rounds_per_state']))}, "
-             f"bootstrap replicates {', '.join(map(str, s['replicates']))}",
-             fontsize=8, color="grey", ha="left", va="bottom")
+    sample = (f"profile {s['profile']}: rounds per state "
+              f"{', '.join(f'{p}p {k:,}' for p, k in zip(s['players'], s['rounds_per_state']))}, "
+              f"bootstrap replicates {', '.join(map(str, s['replicates']))}")
+    stamp(fig, run_footer(s, sample))
 
 
 HALF_WIDTH_FLOOR = 0.05
@@ -435,7 +437,7 @@ def _finish(fig, axes, xlabel: str, ylabel: str, title: str, settings: dict, pat
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
     fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0.06, 1, 0.96))  # room for the footer
+    fig.tight_layout(rect=(0, 0, 1, 0.96))  # the footer goes below the axes
     _footer(fig, settings)
     save_png(fig, path, DPI)
 
@@ -530,6 +532,6 @@ def plot_check(check: pd.DataFrame, settings: dict, path) -> None:
         ax.grid(alpha=0.3)
     axes[0, 0].legend(loc="lower right", fontsize=8)
     fig.suptitle("Direct simulation vs backward induction (state: displayed scores, L: leader)")
-    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     _footer(fig, settings)
     save_png(fig, path, DPI)

@@ -20,6 +20,8 @@ Built-ins
                from the tiles it may hold (:mod:`strategies.defensive`)
 ``weighted``   linear in 13 documented move features, weights = parameters
                (:mod:`strategies.weighted`, features in :mod:`strategies.linear`)
+``weighted_tuned``  ``weighted`` with the weights tuned by CMA-ES (``five-up tune``), a named
+               variant read from the generated :mod:`strategies.weighted_tuned_table`
 ``rollout``    determinized Monte Carlo: sampled hidden hands and boneyard, each
                candidate played out to the end of the round with greedy
                (:mod:`strategies.rollout`)

@@ -213,25 +213,27 @@ def reference(strategy: Strategy) -> str | None:
     module = sys.modules.get(module_name) if module_name else None
     if module is None or module_name == "__main__":
         return None
-    base = None
-    for attribute, value in vars(module).items():
-        if isinstance(value, Strategy) and value.function is function:
-            base = value
-            if getattr(module, "__five_up_file__", None):
-                location = module.__five_up_file__
-            else:
-                location = module_name
-            base_spec = value.name if is_builtin(value) else f"{location}:{attribute}"
-            break
-    if base is None:
-        return None
-    changed = [p for p, q in zip(strategy.parameters, base.parameters) if p.default != q.default]
-    if not changed and strategy.name == base.name:
-        return base_spec
-    if strategy.name.startswith(base.name + "["):
-        # A variant resolved from a spec is named after its bracket text: keep it verbatim,
-        # so that the name rebuilt from the spec is the same.
-        return base_spec + strategy.name[len(base.name):]
+    location = getattr(module, "__five_up_file__", None) or module_name
+    # Every Strategy of the module sharing the function: the base and its named variants
+    # (``weighted`` and ``weighted_tuned``). Match by name first, so that a named variant is
+    # its own spec and not its base's.
+    shared = [(attribute, value) for attribute, value in vars(module).items()
+              if isinstance(value, Strategy) and value.function is function]
+
+    def spec_for(attribute: str, value: Strategy) -> str:
+        return value.name if is_builtin(value) else f"{location}:{attribute}"
+
+    for attribute, value in shared:
+        if value.name == strategy.name:
+            if value.parameters == strategy.parameters and value.compiled == strategy.compiled:
+                return spec_for(attribute, value)
+            return None  # renamed over a module strategy's name with other values
+    # A variant resolved from a spec is named after its bracket text (``base[k=v]``): keep it
+    # verbatim, so that the name rebuilt from the spec is the same. The longest matching base
+    # wins (``weighted_tuned[k=v]`` is a variant of weighted_tuned, not of weighted).
+    for attribute, value in sorted(shared, key=lambda item: -len(item[1].name)):
+        if strategy.name.startswith(value.name + "["):
+            return spec_for(attribute, value) + strategy.name[len(value.name):]
     return None  # a variant renamed in Python: its name cannot be rebuilt from a spec
 
 

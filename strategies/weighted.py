@@ -40,13 +40,20 @@ opp_exact -30, open_unseen -0.2, own_playable 0.5`` (others 0).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
-from strategies.linear import (FEATURE_DESCRIPTIONS, FEATURE_NAMES, IDENTITY_MAPPING, N_FEATURES,
-    choose_linear)
+from strategies.definition import strategy, variant
+from strategies.linear import (
+    FEATURE_DESCRIPTIONS,
+    FEATURE_NAMES,
+    IDENTITY_MAPPING,
+    N_FEATURES,
+    choose_linear,
+)
 from strategies.parameters import Parameter
-from strategies.definition import strategy
-
+from strategies.weighted_tuned_table import TUNED_PARAMETERS
 
 PRESETS = {
     "greedy": {"award": 1.0},
@@ -109,3 +116,18 @@ def preset(name: str) -> np.ndarray:
 def weighted(view):
     """Row maximising the weighted feature sum (weights = ``view.params[:N_FEATURES]``)."""
     return choose_linear(view, IDENTITY_MAPPING)
+
+
+# The tuned vector is a named variant of the same function: it shares weighted's compiled slot
+# (one kernel for both) and enters every run by its name.
+weighted_tuned = replace(
+    variant(weighted, name="weighted_tuned", **TUNED_PARAMETERS),
+    description=(
+        "weighted (the same linear strategy over move features, the same compiled code) with "
+        "the weights tuned by CMA-ES on duplicate deals against default weighted (five-up "
+        "tune --ship; the vector, the command that made it and its held-out validation are in "
+        "strategies/weighted_tuned_table.py). Ties follow greedy's order. Deterministic."
+    ),
+)
+"""``weighted`` with :data:`strategies.weighted_tuned_table.TUNED_PARAMETERS` (``five-up tune
+--ship``)."""

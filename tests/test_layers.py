@@ -24,8 +24,9 @@ from tests.support.paths import REPO
 PACKAGES = ("sim", "strategies", "experiments", "cli")
 
 OPTIONAL_HEAVY = {"distributed", "dask", "matplotlib", "open_spiel", "pyspiel", "pettingzoo",
-                  "fcntl"}
-"""Modules that may be imported inside a function: optional extras (and ``fcntl``, POSIX only)."""
+                  "nbclient", "nbformat", "fcntl", "cma"}
+"""Modules that may be imported inside a function: optional extras (the notebooks' runner is in
+the test extra), ``fcntl`` (POSIX only) and ``cma`` (its import starts matplotlib.pyplot)."""
 
 
 def lint_imports_command() -> str:

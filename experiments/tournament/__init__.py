@@ -3,10 +3,14 @@
 - :mod:`experiments.tournament.seatings`  every seating of a field, derived seeds
 - :mod:`experiments.tournament.config`    :class:`TournamentConfig`, checked once
 - :mod:`experiments.tournament.shards`    the seatings as shards; per-seating sums
-- :mod:`experiments.tournament.tables`    summary, pairwise and ranking from those sums; paired rates
+- :mod:`experiments.tournament.tables`    summary, pairwise and ranking from those sums; paired
+  rates; interval width on prefixes of the matches
 - :mod:`experiments.tournament.report`    :class:`TournamentResult`: files and markdown
-- :mod:`experiments.tournament.plots`     the pairwise heatmap and the ranking plot
+- :mod:`experiments.tournament.plots`     the pairwise heatmap, the ranking, the interval width,
+  the sequential run's confidence sequence
 - :mod:`experiments.tournament.run`       :func:`tournament`
+- :mod:`experiments.tournament.sequential` :func:`until_separated`: two strategies played until
+  an anytime-valid confidence sequence separates them
 """
 
 from __future__ import annotations
@@ -15,5 +19,7 @@ from experiments.tournament.config import TournamentConfig
 from experiments.tournament.report import TournamentResult
 from experiments.tournament.run import tournament
 from experiments.tournament.seatings import Pairing, pairings
+from experiments.tournament.sequential import until_separated
 
-__all__ = ["Pairing", "TournamentConfig", "TournamentResult", "pairings", "tournament"]
+__all__ = ["Pairing", "TournamentConfig", "TournamentResult", "pairings", "tournament",
+           "until_separated"]

@@ -34,6 +34,13 @@ class TournamentConfig:
         another run, refused on resume.
     resolved : tuple of Strategy
         The field's strategies.
+    until_separated : bool
+        Play the deals of a two-strategy duplicate match in order and stop as
+        soon as the sequential test separates the two
+        (:mod:`experiments.tournament.sequential`); ``matches`` is then the cap.
+    alpha : float
+        That test's error level (the confidence sequence covers with
+        probability at least ``1 - alpha`` at every deal at once).
     """
 
     players: int
@@ -45,16 +52,20 @@ class TournamentConfig:
     specs: tuple = ()
     strategy_code: dict = field(default_factory=dict)
     resolved: tuple = field(default=(), repr=False, compare=False)
+    until_separated: bool = False
+    alpha: float = 0.05
 
     @classmethod
     def build(cls, players, strategies, matches, seed, duplicate: bool = False,
-              max_rounds=1000) -> TournamentConfig:
+              max_rounds=1000, until_separated: bool = False,
+              alpha=0.05) -> TournamentConfig:
         """Check the arguments and resolve the field once; a ValueError's one line names the
         argument and what was found.
 
         ``strategies``: specs (built-in names, ``MODULE:NAME``, ``FILE.py:NAME``,
         ``name[k=v,...]``; a comma-separated string too) and Strategy objects,
-        with distinct names.
+        with distinct names. ``until_separated`` needs exactly two strategies and
+        ``duplicate``; ``alpha`` (its error level) must lie strictly between 0 and 1.
         """
         players = check_players(players)
         resolved = tuple(resolve_field(strategies))
@@ -62,19 +73,45 @@ class TournamentConfig:
         if len(resolved) < need:
             raise ValueError(f"a {players}-player tournament needs at least {need} "
                              f"strategies, found {len(resolved)}")
+        if until_separated:
+            if len(resolved) != 2:
+                raise ValueError("--until-separated compares exactly two strategies, "
+                                 f"found {len(resolved)}")
+            if not duplicate:
+                raise ValueError("--until-separated needs --duplicate (the test's unit is a "
+                                 "deal played in both seatings)")
         return cls(players=players, strategies=tuple(s.name for s in resolved),
                    matches=check_int(matches, "matches", 1), seed=check_seed(seed),
                    duplicate=bool(duplicate), max_rounds=check_int(max_rounds, "max_rounds", 1),
                    specs=tuple(spec_of(s) for s in resolved),
-                   strategy_code={s.name: s.code_key for s in resolved}, resolved=resolved)
+                   strategy_code={s.name: s.code_key for s in resolved}, resolved=resolved,
+                   until_separated=bool(until_separated), alpha=check_alpha(alpha))
 
     def spec_of(self, name: str) -> str:
         """The spec a shard job gets for the strategy named ``name``."""
         return self.specs[self.strategies.index(name)]
 
     def as_dict(self) -> dict:
-        """The JSON-ready settings (the output directory's ``run.json``, the shard manifest)."""
-        return {"kind": "tournament", "players": self.players,
-                "strategies": list(self.strategies), "matches": self.matches,
-                "seed": self.seed, "duplicate": self.duplicate, "max_rounds": self.max_rounds,
-                "specs": list(self.specs), "strategy_code": dict(self.strategy_code)}
+        """The JSON-ready settings (the output directory's ``run.json``, the shard manifest).
+
+        A sequential run adds ``until_separated`` and ``alpha`` (a fixed-size run's
+        settings are unchanged, so its existing directories still resume)."""
+        settings = {"kind": "tournament", "players": self.players,
+                    "strategies": list(self.strategies), "matches": self.matches,
+                    "seed": self.seed, "duplicate": self.duplicate, "max_rounds": self.max_rounds,
+                    "specs": list(self.specs), "strategy_code": dict(self.strategy_code)}
+        if self.until_separated:
+            settings.update(until_separated=True, alpha=self.alpha)
+        return settings
+
+
+def check_alpha(value) -> float:
+    """An error level strictly between 0 and 1 (text such as ``"0.05"`` too), as float;
+    a ValueError's one line names ``alpha``."""
+    try:
+        alpha = float(str(value).strip()) if isinstance(value, str) else float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"alpha expects a number between 0 and 1, found {value!r}") from None
+    if isinstance(value, bool) or not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1, found {value!r}")
+    return alpha

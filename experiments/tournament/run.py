@@ -15,7 +15,13 @@ import os
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.report import TournamentResult
 from experiments.tournament.shards import frame_aggregate, run_seatings
-from experiments.tournament.tables import entity_frame, paired_win_rates, tournament_tables
+from experiments.tournament.tables import (
+    entity_frame,
+    interval_widths,
+    paired_win_rates,
+    prefix_sizes,
+    tournament_tables,
+)
 from sim.checks import check_int
 from sim.engine.spec import check_threads
 from sim.files import claim_directory
@@ -74,18 +80,32 @@ def tournament(players: int, strategies: list, matches: int, seed: int,
                                             "shard_size", 1),
                        summary_only=summary_only, progress=progress)
     if summary_only:
-        all_matches = entities = paired = None
-        aggregate = run.aggregate
+        summary, grid, ranks = tournament_tables(run.aggregate, config.players,
+                                                 list(config.strategies))
+        result = TournamentResult(config=config, matches=None, entities=None, summary=summary,
+                                  pairwise=grid, ranking=ranks)
     else:
-        all_matches = run.frame()
-        entities = entity_frame(all_matches)
-        aggregate = frame_aggregate(all_matches)
-        paired = paired_win_rates(entities, list(config.strategies)) if config.duplicate else None
-    summary, grid, ranks = tournament_tables(aggregate, config.players, list(config.strategies))
-    result = TournamentResult(config=config, matches=all_matches, entities=entities,
-                              summary=summary, pairwise=grid, ranking=ranks, paired=paired)
+        result = build_result(config, run.frame())
     if out is not None:
         result.save(out)
         if not keep_shards:
             run.store.remove()
     return result
+
+
+def build_result(config: TournamentConfig, all_matches, matches_per_seating: int | None = None,
+                 sequential=None) -> TournamentResult:
+    """The tables of a tournament's match frame (every seating, ``matches_per_seating`` matches
+    each, default ``config.matches``): summary, pairwise, ranking, the paired rates of a
+    duplicate run and the interval width on prefixes of the matches
+    (:func:`~experiments.tournament.tables.interval_widths`)."""
+    names = list(config.strategies)
+    per_seating = config.matches if matches_per_seating is None else int(matches_per_seating)
+    entities = entity_frame(all_matches)
+    paired = paired_win_rates(entities, names) if config.duplicate else None
+    widths = interval_widths(entities, names, config.duplicate, prefix_sizes(per_seating))
+    summary, grid, ranks = tournament_tables(frame_aggregate(all_matches), config.players, names)
+    return TournamentResult(config=config, matches=all_matches, entities=entities,
+                            summary=summary, pairwise=grid, ranking=ranks, paired=paired,
+                            widths=widths, matches_per_seating=per_seating,
+                            sequential=sequential)

@@ -51,8 +51,12 @@ def seating_job(first_match: int, count: int, *, players: int, seat_strategies, 
     return frame
 
 
-def seating_tasks(config: TournamentConfig, shard_size: int) -> list[Task]:
-    """Every seating of ``config`` cut into shards, in seating order."""
+def seating_tasks(config: TournamentConfig, shard_size: int, first_match: int = 0,
+                  count: int | None = None) -> list[Task]:
+    """Every seating of ``config`` cut into shards, in seating order: matches ``first_match ..
+    first_match + count - 1`` of each (default all ``config.matches``; a sequential run plays
+    its deals in such batches)."""
+    count = config.matches - first_match if count is None else count
     tasks = []
     for pairing in pairings(config.players, config.strategies):
         key = pairing.group if config.duplicate else pairing.pairing
@@ -70,7 +74,8 @@ def seating_tasks(config: TournamentConfig, shard_size: int) -> list[Task]:
             "field": list(config.specs),
         }
         tasks += [Task(shard, job_config)
-                  for shard in plan(config.matches, shard_size, seed, part=pairing.pairing)]
+                  for shard in plan(count, shard_size, seed, first_match=first_match,
+                                    part=pairing.pairing)]
     return tasks
 
 

@@ -5,7 +5,7 @@ ranking tables from per-seating integer sums
 (:func:`experiments.tournament.shards.seating_aggregate`), whether those come
 from a summary-only run's shards or from a full run's match frame: the two
 kinds of run give the same tables by construction. The match-level views
-(:func:`entity_frame`, :func:`paired_win_rates`) need the match rows.
+(:func:`entity_frame`, :func:`paired_win_rates`, :func:`interval_widths`) need the match rows.
 """
 
 from __future__ import annotations
@@ -168,9 +168,91 @@ def paired_win_rates(entities: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     """
     rows = []
     for name in names:
-        own = entities[entities["strategy"] == name]
-        per_deal = own.groupby(["group", "match"], sort=True)["won"].agg(["sum", "size"])
+        per_deal = deal_wins(entities, name)
         rate, low, high = ratio_ci(per_deal["sum"].to_numpy(), per_deal["size"].to_numpy())
         rows.append({"strategy": name, "deals": len(per_deal), "win_rate": rate,
                      "paired_low": low, "paired_high": high})
     return pd.DataFrame(rows).astype({"deals": "int64"})
+
+
+def deal_wins(entities: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Strategy ``name``'s wins on each deal of a duplicate tournament.
+
+    Returns
+    -------
+    DataFrame
+        Index ``(group, match)`` (sorted), columns ``sum`` (wins, int) and
+        ``size`` (seatings of that deal it plays, int).
+    """
+    own = entities[entities["strategy"] == name]
+    return own.groupby(["group", "match"], sort=True)["won"].agg(["sum", "size"])
+
+
+def prefix_sizes(matches: int, count: int = 10, smallest: int = 10) -> np.ndarray:
+    """``count`` log-spaced prefix lengths from ``smallest`` to ``matches`` (distinct integers,
+    ascending, the last ``matches``); below 2 matches no interval exists: empty.
+
+    Returns
+    -------
+    ndarray of int64, shape (at most count,)
+    """
+    if matches < 2:
+        return np.zeros(0, dtype=np.int64)
+    low = min(max(2, smallest), matches)
+    return np.unique(np.round(np.geomspace(low, matches, count)).astype(np.int64))
+
+
+def interval_widths(entities: pd.DataFrame, names: list[str], duplicate: bool,
+                    sizes) -> pd.DataFrame:
+    """Half-width of each strategy's 95% win-rate interval on the first ``n`` matches of every
+    seating, for each ``n`` in ``sizes``: how the interval narrows with the sample.
+
+    The prefixes are matches ``0 .. n-1`` of every seating (the engine plays match
+    ``i`` from the seed and ``i`` only, so a prefix is exactly a shorter run of the
+    same tournament). With duplicate deals the interval is the paired one of
+    :func:`paired_win_rates` (deals as clusters); otherwise the Wilson interval on
+    the strategy's wins and matches (as in the summary), whose half-width is taken
+    as half of its (slightly asymmetric) width.
+
+    Parameters
+    ----------
+    entities : DataFrame
+        :func:`entity_frame` of the tournament.
+    names : list of str
+    duplicate : bool
+    sizes : sequence of int
+        Matches per seating in each prefix (:func:`prefix_sizes`).
+
+    Returns
+    -------
+    DataFrame
+        One row per (strategy, n): ``strategy``, ``matches_per_seating`` (n),
+        ``matches`` (the strategy's matches in the prefix), ``win_rate``,
+        ``low``, ``high``, ``half_width``, ``interval`` (``"paired"`` or ``"wilson"``).
+    """
+    rows = []
+    for name in names:
+        if duplicate:
+            per_deal = deal_wins(entities, name)
+            match = per_deal.index.get_level_values("match").to_numpy()
+            wins, plays = per_deal["sum"].to_numpy(), per_deal["size"].to_numpy()
+        else:
+            own = entities[entities["strategy"] == name]
+            match = own["match"].to_numpy()
+            wins, plays = own["won"].to_numpy(dtype=np.int64), np.ones(len(own), dtype=np.int64)
+        for n in sizes:
+            keep = match < n
+            if duplicate:
+                rate, low, high = ratio_ci(wins[keep], plays[keep])
+            else:
+                k, m = int(wins[keep].sum()), int(plays[keep].sum())
+                lo, hi = wilson_interval(np.array([k]), np.array([m]))
+                rate, low, high = k / m, float(lo[0]), float(hi[0])
+            rows.append({"strategy": name, "matches_per_seating": int(n),
+                         "matches": int(plays[keep].sum()), "win_rate": rate, "low": low,
+                         "high": high, "half_width": (high - low) / 2,
+                         "interval": "paired" if duplicate else "wilson"})
+    columns = ["strategy", "matches_per_seating", "matches", "win_rate", "low", "high",
+               "half_width", "interval"]
+    return pd.DataFrame(rows, columns=columns).astype({"matches_per_seating": "int64",
+                                                       "matches": "int64"})

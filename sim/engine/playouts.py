@@ -105,6 +105,28 @@ def sample_hands(seed, first_hand, n_hands, out):
 
 
 @njit(cache=True)
+def hand_first_deal(hand, held, unseen, deal):
+    """Split the bitmask ``hand`` (int64) into its tiles ``held`` (int64[HAND_SIZE]) and the
+    others ``unseen`` (int64[N_TILES], first entries), both in tile order, and write the deal
+    that gives seat 0 that hand: ``deal[:HAND_SIZE] = held``, then the unseen tiles. Returns how
+    many tiles are unseen."""
+    n_hidden = 0
+    n_held = 0
+    for tile in range(N_TILES):
+        if (hand >> tile) & 1:
+            held[n_held] = tile
+            n_held += 1
+        else:
+            unseen[n_hidden] = tile
+            n_hidden += 1
+    for slot in range(HAND_SIZE):
+        deal[slot] = held[slot]
+    for k in range(n_hidden):
+        deal[HAND_SIZE + k] = unseen[k]
+    return n_hidden
+
+
+@njit(cache=True)
 def redeal(unseen, n_unseen, key, out):
     """Fisher-Yates of ``unseen[:n_unseen]`` into ``out`` with the words of stream ``key``.
 
@@ -170,23 +192,10 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
     hidden = np.zeros(N_TILES, dtype=np.int64)
     hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)
     for h in range(start, stop):
-        hand = hands[h]
-        n_hidden = 0
-        n_held = 0
-        for tile in range(N_TILES):
-            if (hand >> tile) & 1:
-                hand_tiles[n_held] = tile
-                n_held += 1
-            else:
-                unseen[n_hidden] = tile
-                n_hidden += 1
         # The baseline's opening: seat 0 to open with scores 0 and an empty layout. Its
         # strategy sees only its own hand there, so any deal of the unseen tiles will do;
         # the round is played by the same compiled loop (no second copy of the strategies).
-        for slot in range(HAND_SIZE):
-            ws.deal[slot] = hand_tiles[slot]
-        for k in range(n_hidden):
-            ws.deal[HAND_SIZE + k] = unseen[k]
+        n_hidden = hand_first_deal(hands[h], hand_tiles, unseen, ws.deal)
         ws.scores[:] = 0
         start_seat_streams(ws, players, stream_key(seed, hand_ids[h], STREAM_CF_DECISION))
         ws.cursor[:] = 0

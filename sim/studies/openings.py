@@ -9,6 +9,13 @@ with one strategy at every seat, the unseen tiles re-dealt for every playout
 round from a given deal (testing the playouts' round loop against the
 engine). Every figure is a pure function of ``(seed, hand index, playout)``
 and the strategies.
+
+Score states: ``scores=`` plays every round from the given raw scores instead
+of 0 (:func:`state_playouts`, the same deals, decision streams and round loop
+as the engine's kernel, which it reproduces exactly at scores 0). Each playout
+is valued both by the leader's round differential and by the leader's side's
+match-win probability after the round (:func:`win_probability`, the shipped
+table :data:`strategies.winprob_table.WIN_TABLE`, 2 and 4 players).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from sim.checks import check_int
 from sim.core import state as K
@@ -28,7 +36,8 @@ from sim.engine.compiled import CompiledRun
 from sim.engine.frames import TILE_NAMES
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
-from sim.tiles import HAND_SIZE, N_TILES, TILE_INDEX
+from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILE_INDEX, entity_count
+from strategies.winprob_table import WIN_TABLE
 
 __all__ = [
     "OpeningCounterfactual",
@@ -38,7 +47,24 @@ __all__ = [
     "opening_counterfactual",
     "replay_round",
     "sample_hands",
+    "state_playouts",
+    "win_probability",
 ]
+
+VALUES = ("diff", "win_prob")
+"""What a playout is worth: the leader's round differential (displayed points) or the leader's
+side's match-win probability after the round (:func:`win_probability`)."""
+
+TABLE_ROW = {2: 0, 4: 1}
+"""First index of :data:`strategies.winprob_table.WIN_TABLE` by player count (no 3-player table)."""
+
+LEAD_OWN, LEAD_OTHER, LEAD_LOT = 0, 1, 2
+"""``WIN_TABLE`` lead index: the leader's side leads the next round, the other side does, or
+the lead is drawn by lot (after a blocked round; also used once the match is over, where the
+table's 61 rows make the lead irrelevant)."""
+
+RAW_PER_CELL = 5
+"""Raw points per displayed point (the table's cells are displayed scores)."""
 
 
 # ---------------------------------------------------------------------------
@@ -117,6 +143,71 @@ def hand_tiles(mask: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------------
+# Match-win value of the state a round leaves
+# ---------------------------------------------------------------------------
+def next_lead(winners: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """``WIN_TABLE`` lead index of the round after each playout (seat 0's entity 0 leads this one).
+
+    Ruling 14: after a domino the dominoer leads (its entity is the round's
+    winner), after a blocked round the lead is drawn by lot. A round that ended
+    the match (``END_TARGET``) gets ``LEAD_LOT``: the table's 61 rows hold 1 or 0
+    whatever the lead.
+    """
+    winners = np.asarray(winners)
+    domino = np.asarray(ends) == K.END_DOMINO
+    return np.where(domino, np.where(winners == 0, LEAD_OWN, LEAD_OTHER), LEAD_LOT).astype(np.int8)
+
+
+def win_probability(players: int, own_raw, other_raw, lead) -> np.ndarray:
+    """The own side's match-win probability at the start of a round, from the shipped table.
+
+    Parameters
+    ----------
+    players : int
+        2 or 4 (3 players: no table, all NaN).
+    own_raw, other_raw : array_like of int
+        The two sides' raw scores (any matching shapes). Below 0 (the 4-player
+        partner debit) is looked up as 0, as :mod:`strategies.matchplay` does; a
+        side on 305 raw (61 displayed) has won (the table holds 1 and 0 there).
+    lead : array_like of int
+        ``LEAD_OWN``, ``LEAD_OTHER`` or ``LEAD_LOT``.
+
+    Returns
+    -------
+    ndarray float64
+        ``WIN_TABLE[row, own // 5, other // 5, lead]`` (broadcast shape).
+    """
+    own = np.asarray(own_raw, dtype=np.int64)
+    other = np.asarray(other_raw, dtype=np.int64)
+    lead = np.asarray(lead, dtype=np.int64)
+    shape = np.broadcast_shapes(own.shape, other.shape, lead.shape)
+    if players not in TABLE_ROW:
+        return np.full(shape, np.nan)
+    if (own > TARGET_RAW).any() or (other > TARGET_RAW).any():
+        raise ValueError(f"a score above {TARGET_RAW} raw cannot occur")
+    own_cell = np.maximum(own, 0) // RAW_PER_CELL
+    other_cell = np.maximum(other, 0) // RAW_PER_CELL
+    return WIN_TABLE[TABLE_ROW[players], own_cell, other_cell, lead].astype(np.float64)
+
+
+def playout_win_probability(players: int, start, gains: np.ndarray, winners: np.ndarray,
+                            ends: np.ndarray) -> np.ndarray:
+    """The leader's side's match-win probability after each playout.
+
+    ``start`` (int64[MAX_ENTITIES]): raw scores before the round; ``gains``
+    (int32[..., MAX_ENTITIES]): each entity's raw gain in the round;
+    ``winners``, ``ends`` (int8[...]). With 2 players and 4 (partnerships) the
+    sides are entities 0 (the leader's) and 1. Returns float32[...] (NaN at 3
+    players).
+    """
+    if players not in TABLE_ROW:
+        return np.full(np.shape(winners), np.nan, dtype=np.float32)
+    own = int(start[0]) + gains[..., 0].astype(np.int64)
+    other = int(start[1]) + gains[..., 1].astype(np.int64)
+    return win_probability(players, own, other, next_lead(winners, ends)).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------
 # Counterfactual openings
 # ---------------------------------------------------------------------------
 @dataclass
@@ -141,6 +232,12 @@ class OpeningCounterfactual:
         The round was won by the leader's entity.
     ends : ndarray int8[H, 5, playouts]
         Round end kind (0 domino, 1 blocked, 2 target).
+    win_prob : ndarray float32[H, 5, playouts] or None
+        The leader's side's match-win probability after the round
+        (:func:`playout_win_probability`; NaN at 3 players; None when rebuilt
+        from a frame without it).
+    start_scores : tuple of int
+        Raw scores by entity before the round (the leader's entity first).
     """
 
     players: int
@@ -155,19 +252,33 @@ class OpeningCounterfactual:
     diff: np.ndarray
     leader_won: np.ndarray
     ends: np.ndarray
+    win_prob: np.ndarray | None = None
+    start_scores: tuple = ()
+
+    def values(self, value: str = "diff") -> np.ndarray:
+        """The playouts' values, float[H, 5, playouts]: ``"diff"`` (:attr:`diff`, displayed
+        points) or ``"win_prob"`` (:attr:`win_prob`)."""
+        if value == "diff":
+            return self.diff
+        if value == "win_prob":
+            if self.win_prob is None:
+                raise ValueError("this counterfactual holds no win probabilities")
+            return self.win_prob
+        raise ValueError(f"value is one of {VALUES}, got {value!r}")
 
     def to_frame(self) -> pd.DataFrame:
         """Every playout as one row (the lossless long form; :meth:`from_frame` inverts it).
 
         Columns: ``hand`` (random-stream id), ``mask`` (the hand's bitmask),
         ``slot`` (0-4, the tile's rank in the hand), ``playout``, ``tile``
-        (index), ``baseline_tile``, ``diff``, ``leader_won``, ``end``; rows in
+        (index), ``baseline_tile``, ``diff``, ``leader_won``, ``end`` and, when held,
+        ``win_prob``; rows in
         (hand, slot, playout) order. The settings are not columns: the caller
         keeps them (e.g. in a shard manifest).
         """
         h, s, k = self.diff.shape
         per_hand = s * k
-        return pd.DataFrame({
+        frame = pd.DataFrame({
             "hand": np.repeat(self.hand_ids, per_hand),
             "mask": np.repeat(self.hands, per_hand),
             "slot": np.tile(np.repeat(np.arange(s, dtype=np.int8), k), h),
@@ -178,10 +289,13 @@ class OpeningCounterfactual:
             "leader_won": self.leader_won.ravel(),
             "end": self.ends.ravel(),
         })
+        if self.win_prob is not None:
+            frame["win_prob"] = self.win_prob.ravel()
+        return frame
 
     @classmethod
     def from_frame(cls, frame: pd.DataFrame, *, players: int, strategy: str, baseline: str,
-                   seed: int) -> OpeningCounterfactual:
+                   seed: int, start_scores=()) -> OpeningCounterfactual:
         """Rebuild the result from :meth:`to_frame` rows (e.g. shards concatenated in order)."""
         first = frame[(frame["slot"] == 0) & (frame["playout"] == 0)]
         h = len(first)
@@ -200,13 +314,21 @@ class OpeningCounterfactual:
             diff=frame["diff"].to_numpy(np.float64).reshape(shape),
             leader_won=frame["leader_won"].to_numpy(bool).reshape(shape),
             ends=frame["end"].to_numpy(np.int8).reshape(shape),
+            win_prob=(frame["win_prob"].to_numpy(np.float32).reshape(shape)
+                      if "win_prob" in frame else None),
+            start_scores=tuple(int(v) for v in start_scores),
         )
 
-    def per_tile(self) -> pd.DataFrame:
-        """One row per (hand, tile): mean differential over the playouts and its standard error."""
-        h, s, k = self.diff.shape
-        mean = self.diff.mean(axis=2)
-        se = self.diff.std(axis=2, ddof=1) / np.sqrt(k) if k > 1 else np.full((h, s), np.nan)
+    def per_tile(self, value: str = "diff") -> pd.DataFrame:
+        """One row per (hand, tile): mean value over the playouts and its standard error.
+
+        ``value`` (:meth:`values`) chooses what ``mean_diff`` and ``se`` measure.
+        """
+        data = self.values(value)
+        h, s, k = data.shape
+        mean = data.mean(axis=2, dtype=np.float64)
+        se = (data.std(axis=2, ddof=1, dtype=np.float64) / np.sqrt(k) if k > 1
+              else np.full((h, s), np.nan))
         best = mean.argmax(axis=1)
         return pd.DataFrame({
             "hand": np.repeat(self.hand_ids, s),
@@ -219,17 +341,21 @@ class OpeningCounterfactual:
             "is_baseline": (self.tiles == self.baseline_tile[:, None]).ravel(),
         })
 
-    def per_hand(self) -> pd.DataFrame:
+    def per_hand(self, value: str = "diff") -> pd.DataFrame:
         """One row per hand: the best opening, the baseline's, and the gain of the best.
 
         ``gain`` is the best tile's mean minus the baseline tile's mean over
         all playouts (biased upward: the best of five noisy means). The
         held-out ``gain_heldout`` picks the best tile on the even-numbered
-        playouts and measures it against the baseline on the odd ones (an
-        unbiased estimate of what following the selection is worth).
+        playouts and measures it against the baseline on the odd ones: an
+        unbiased estimate of what following a selection made on half the
+        playouts is worth, so biased low for the selection made on all of
+        them (:meth:`gain_by_playouts` shows both ends against the playouts).
+        ``value`` (:meth:`values`) chooses what the means measure.
         """
-        h, s, k = self.diff.shape
-        mean = self.diff.mean(axis=2)
+        data = self.values(value)
+        h, _s, k = data.shape
+        mean = data.mean(axis=2, dtype=np.float64)
         best = mean.argmax(axis=1)
         rows = np.arange(h)
         base_slot = (self.tiles == self.baseline_tile[:, None]).argmax(axis=1)
@@ -244,13 +370,51 @@ class OpeningCounterfactual:
             "baseline_is_best": best == base_slot,
         })
         if k >= 2:
-            even = self.diff[:, :, 0::2].mean(axis=2)
-            odd = self.diff[:, :, 1::2].mean(axis=2)
+            even = data[:, :, 0::2].mean(axis=2, dtype=np.float64)
+            odd = data[:, :, 1::2].mean(axis=2, dtype=np.float64)
             pick = even.argmax(axis=1)
             frame["gain_heldout"] = odd[rows, pick] - odd[rows, base_slot]
         else:
             frame["gain_heldout"] = np.nan
         return frame
+
+    def baseline_slot(self) -> np.ndarray:
+        """int64[H]: the slot (0-4) of the tile the baseline opens with."""
+        return (self.tiles == self.baseline_tile[:, None]).argmax(axis=1)
+
+    def gain_by_playouts(self, counts, value: str = "diff") -> pd.DataFrame:
+        """Per hand, the gain of the best opening over the baseline's from the first ``m`` playouts.
+
+        For each ``m`` of ``counts`` (each 2 .. :attr:`playouts`; the first ``m``
+        playouts are a subset of the same re-deals), ``gain`` picks and measures
+        the best tile on all ``m`` (in-sample, biased high) and
+        ``gain_heldout`` picks on the even-numbered and measures on the
+        odd-numbered of them (held out, biased low for a pick made on ``m``).
+        At ``m = playouts`` they are :meth:`per_hand`'s ``gain`` and
+        ``gain_heldout``. Columns ``playouts``, ``hand``, ``gain``,
+        ``gain_heldout``, ``baseline_is_best``.
+        """
+        data = self.values(value)
+        h, _s, k = data.shape
+        rows = np.arange(h)
+        base = self.baseline_slot()
+        parts = []
+        for m in counts:
+            m = int(m)
+            if not 2 <= m <= k:
+                raise ValueError(f"playout counts must be within 2..{k}, got {m}")
+            mean = data[:, :, :m].mean(axis=2, dtype=np.float64)
+            best = mean.argmax(axis=1)
+            even = data[:, :, 0:m:2].mean(axis=2, dtype=np.float64)
+            odd = data[:, :, 1:m:2].mean(axis=2, dtype=np.float64)
+            pick = even.argmax(axis=1)
+            parts.append(pd.DataFrame({
+                "playouts": m, "hand": self.hand_ids,
+                "gain": mean[rows, best] - mean[rows, base],
+                "gain_heldout": odd[rows, pick] - odd[rows, base],
+                "baseline_is_best": best == base,
+            }))
+        return pd.concat(parts, ignore_index=True)
 
 
 def opening_counterfactual(
@@ -264,6 +428,7 @@ def opening_counterfactual(
     threads: int | None = None,
     progress: bool = False,
     on_chunk=None,
+    scores=None,
 ) -> OpeningCounterfactual:
     """Force each tile of the leader's hand as the opening and play the round out.
 
@@ -288,6 +453,13 @@ def opening_counterfactual(
     threads : int, optional
     progress : bool
         tqdm bar over hands.
+    on_chunk : callable, optional
+        Called with the number of hands finished after each chunk.
+    scores : sequence of int, optional
+        Raw scores by entity before the round (entity 0 is the leader's;
+        default all 0). The baseline chooses its opening at these scores, and
+        the rounds are played from them (:func:`state_playouts`), so the same
+        hand, re-deals and decisions are compared across score states.
 
     Returns
     -------
@@ -302,7 +474,14 @@ def opening_counterfactual(
         raise ValueError("the opening counterfactual needs compiled strategies (not compiled=False)")
     seat_slots = np.full(players, joint.strategy_ids[0], dtype=np.int64)
     base_slots = np.full(players, joint.strategy_ids[1], dtype=np.int64)
-    counterfactual = joint.engine.opening_counterfactual
+    start_scores = _start_scores(players, scores)
+    if start_scores.any():
+        replay = joint.engine.replay_dealt_round
+
+        def counterfactual(seed_, players_, *rest):
+            state_playouts(replay, seed_, players_, *rest[:7], start_scores, *rest[7:])
+    else:
+        counterfactual = joint.engine.opening_counterfactual
     playouts = check_int(playouts, "playouts", 1)
     first_hand = check_int(first_hand, "first_hand", 0)
     if isinstance(hands, (int, np.integer)) and not isinstance(hands, bool):
@@ -353,7 +532,69 @@ def opening_counterfactual(
         playouts=playouts, hands=masks, hand_ids=hand_ids, tiles=tiles,
         baseline_tile=baseline_out, diff=(leader_gain - opponents) / 5.0,
         leader_won=winners == 0, ends=ends,
+        win_prob=playout_win_probability(setup.players, start_scores, gains, winners, ends),
+        start_scores=tuple(int(v) for v in start_scores[:n_entities]),
     )
+
+
+def _start_scores(players: int, scores) -> np.ndarray:
+    """int64[MAX_ENTITIES] raw start scores from ``scores`` (None: zeros); ValueError, one line."""
+    start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
+    if scores is None:
+        return start
+    values = [int(v) for v in scores]
+    n = entity_count(int(players))
+    if len(values) != n:
+        raise ValueError(f"scores holds one raw score per entity ({n} at {players} players), "
+                         f"got {list(scores)!r}")
+    low = -TARGET_RAW if players == 4 else 0
+    for v in values:
+        if not low <= v < TARGET_RAW or v % RAW_PER_CELL:
+            raise ValueError(f"a start score is a multiple of {RAW_PER_CELL} raw within "
+                             f"{low}..{TARGET_RAW - RAW_PER_CELL}, got {v}")
+    start[:n] = values
+    return start
+
+
+# Not cached on disk: the kernel takes a compiled function as an argument, and Numba's cache
+# would key it on that dispatcher object, which does not outlive the process (a reload fails).
+@njit(nogil=True)
+def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_params,
+                   baseline_strategy, baseline_params, playouts, scores, start, stop,
+                   baseline_out, gains, winners, ends, errors):
+    """:func:`sim.engine.playouts.opening_counterfactual` from start ``scores`` (int64[MAX_ENTITIES]).
+
+    The same hands, re-deals (``STREAM_CF_DEAL``), decision streams
+    (``STREAM_CF_DECISION``) and outputs as the engine's kernel, each round
+    played by ``replay`` (the set's compiled
+    :func:`sim.engine.playouts.replay_dealt_round`, which takes the scores),
+    so at scores 0 it reproduces the kernel exactly (tests check it). The
+    baseline's opening is asked at ``scores``. ``errors`` is left 0: the
+    replay reports no invalid choices (the engine's kernel at scores 0 does).
+    Serial and GIL-free over hands ``start .. stop - 1``.
+    """
+    unseen = np.zeros(N_TILES, dtype=np.int64)
+    hidden = np.zeros(N_TILES, dtype=np.int64)
+    hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)
+    deal = np.zeros(N_TILES, dtype=np.int64)
+    for h in range(start, stop):
+        n_hidden = PO.hand_first_deal(hands[h], hand_tiles, unseen, deal)
+        decision_key = stream_key(seed, hand_ids[h], PO.STREAM_CF_DECISION)
+        stats = replay(deal, players, baseline_strategy, baseline_params, 0, -1, scores,
+                       decision_key)
+        baseline_out[h] = stats[K.R_OPENING_TILE]
+        deal_key = stream_key(seed, hand_ids[h], PO.STREAM_CF_DEAL)
+        for k in range(playouts):
+            PO.redeal(unseen, n_hidden, word_at(deal_key, k), hidden)
+            for t in range(n_hidden):
+                deal[HAND_SIZE + t] = hidden[t]
+            for slot in range(HAND_SIZE):
+                stats = replay(deal, players, seat_strategy, seat_params, 0, hand_tiles[slot],
+                               scores, word_at(decision_key, k))
+                for e in range(K.MAX_ENTITIES):
+                    gains[h, slot, k, e] = stats[K.R_GAIN + e]
+                winners[h, slot, k] = stats[K.R_WINNER]
+                ends[h, slot, k] = stats[K.R_END]
 
 
 # ---------------------------------------------------------------------------

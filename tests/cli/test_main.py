@@ -9,6 +9,7 @@ import pytest
 
 from cli.main import COMMANDS, build_parser, command_of
 from tests.support.golden import GOLDEN
+from tests.support.paths import REPO
 
 PROBE = """
 import sys
@@ -37,9 +38,14 @@ def test_a_command_that_plays_loads_its_module_only_when_chosen():
     assert "--shard-size" in run.stdout
 
 
-def test_every_subcommand_is_listed_once():
+def test_every_subcommand_is_listed_once_and_in_the_readme():
+    """Each subcommand has one entry, and README's table of commands lists every one."""
     names = [name for name, _, _ in COMMANDS]
-    assert len(names) == len(set(names)) == 12
+    assert len(names) == len(set(names))
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("## Commands"):readme.index("`five-up COMMAND --help`")]
+    missing = [name for name in names if f"five-up {name}" not in table and f"`{name}`" not in table]
+    assert not missing, f"README's command table lacks {missing}"
 
 
 @pytest.mark.parametrize("name,target,summary", COMMANDS)

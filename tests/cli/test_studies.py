@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -87,3 +88,38 @@ def test_out_that_is_a_file_is_refused(tmp_path):
     result = _cli("seats", "--out", str(target), "--quiet")
     assert result.returncode == 2 and result.stderr.startswith("five-up: error: ")
     assert "not a directory" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["overshoot", "settlement", "seats"])
+def test_mixed_tables_end_to_end(compiled_engine, tmp_path, name):
+    out = tmp_path / name
+    result = _cli(name, "--players", "2", "--strategies", "greedy", "--matches", "20",
+                  "--table", "exact,greedy", "--table-matches", "15", "--seed", "3",
+                  "--out", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert (out / "head_to_head.png").is_file()
+    assert "## Head to head (mixed tables)" in (out / "summary.md").read_text()
+    assert "exact vs greedy, 2p: exact: " in result.stdout
+    settings = json.loads((out / "run.json").read_text())
+    assert settings["tables"] == [["exact", "greedy"]] and settings["table_matches"] == 15
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--table", "exact,nope"], "unknown strategy 'nope'"),
+    (["--table", "exact"], "names 1 strategy"),
+    (["--table", "a,b,c,d"], "names 4 strategies"),
+    (["--players", "2", "--table", "exact,greedy,random"], "3-player table"),
+    (["--table-matches", "10"], "without any table"),
+])
+def test_bad_tables_are_one_line(tmp_path, args, words):
+    result = _cli("overshoot", *args, "--out", str(tmp_path / "out"), "--quiet")
+    assert result.returncode == 2
+    assert result.stderr.startswith("five-up: error: ") and result.stderr.count("\n") == 1
+    assert words in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_help_explains_tables():
+    result = _cli("seats", "--help")
+    assert "--table A,B[,C]" in result.stdout and "--table-matches" in result.stdout
+    assert "rotation" in result.stdout

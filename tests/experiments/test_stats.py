@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.stats import luce_ranking, mean_interval, wilson_interval
+from experiments.stats import (
+    clustered_proportion,
+    clustered_ratio,
+    luce_ranking,
+    mean_interval,
+    ratio_ci,
+    wilson_interval,
+)
 
 
 def test_wilson_interval_known_values():
@@ -33,7 +40,7 @@ def test_luce_ranking_recovers_bradley_terry_strengths():
     s = np.exp(truth)
     p_first = s[pairs[:, 0]] / (s[pairs[:, 0]] + s[pairs[:, 1]])
     winners = np.where(rng.random(n) < p_first, pairs[:, 0], pairs[:, 1])
-    log_s, low, high = luce_ranking(pairs, winners, 3)
+    _log_s, low, high = luce_ranking(pairs, winners, 3)
     assert np.all(low < truth) and np.all(truth < high)
     assert np.all(high - low < 0.1)
 
@@ -46,7 +53,7 @@ def test_luce_ranking_three_way_and_unfinished():
     p = np.exp(truth) / np.exp(truth).sum()
     winners = rng.choice(3, size=n, p=p)
     winners[:500] = -1  # unfinished matches are left out
-    log_s, low, high = luce_ranking(trios, winners, 3)
+    _log_s, low, high = luce_ranking(trios, winners, 3)
     assert np.all(low < truth) and np.all(truth < high)
 
 
@@ -55,3 +62,76 @@ def test_luce_ranking_never_winning_is_minus_infinity():
     winners = np.array([0] * 5 + [1] * 5 + [1] * 10)
     log_s, _, _ = luce_ranking(pairs, winners, 3)
     assert log_s[2] == -np.inf and np.isfinite(log_s[0]) and np.isfinite(log_s[1])
+
+
+def test_clustered_proportion_hand_computed():
+    # clusters: A = two successes, B = two failures, C = one success; p = 3 / 5
+    # residuals Y_c - p X_c: 2 - 1.2, 0 - 1.2, 1 - 0.6 -> squares 0.64 + 1.44 + 0.16 = 2.24
+    # clustered variance 2.24 / 25 = 0.0896, independent 0.6 * 0.4 / 5 = 0.048
+    table = clustered_proportion([1, 1, 0, 0, 1], ["A", "A", "B", "B", "C"])
+    row = table.iloc[0]
+    assert (row.events, row.successes, row.clusters) == (5, 3, 3)
+    assert row.rate == pytest.approx(0.6)
+    assert row.design_effect == pytest.approx(0.0896 / 0.048)
+    assert row.effective_events == pytest.approx(5 * 0.048 / 0.0896)
+    low, high = wilson_interval(0.6 * row.effective_events, row.effective_events)
+    assert (row.low, row.high) == (pytest.approx(float(low)), pytest.approx(float(high)))
+    # Wilson at n = 75/28, p = 0.6, by hand: centre 0.573..., half-width 0.380...
+    assert (row.low, row.high) == (pytest.approx(0.160459, abs=1e-6),
+                                   pytest.approx(0.921705, abs=1e-6))
+
+
+def test_clustered_proportion_is_wilson_with_one_event_per_cluster():
+    rng = np.random.default_rng(3)
+    hits = rng.random(2_000) < 0.3
+    groups = rng.integers(0, 4, 2_000)
+    table = clustered_proportion(hits, np.arange(2_000), groups)
+    for g, row in table.iterrows():
+        sel = hits[groups == g]
+        low, high = wilson_interval(sel.sum(), sel.size)
+        assert row.design_effect == pytest.approx(1.0)
+        assert (row.low, row.high) == (pytest.approx(float(low)), pytest.approx(float(high)))
+    # all failures: Wilson's (0, z^2 / (n + z^2)) as well
+    zero = clustered_proportion(np.zeros(50), np.arange(50)).iloc[0]
+    assert zero.low == pytest.approx(0.0, abs=1e-12)
+    assert zero.high == pytest.approx(float(wilson_interval(0, 50)[1]))
+
+
+def test_clustered_proportion_is_wider_for_correlated_events():
+    rng = np.random.default_rng(4)
+    matches = np.repeat(np.arange(400), 5)
+    # every event of a match alike (perfect within-match correlation)
+    alike = np.repeat(rng.random(400) < 0.3, 5)
+    row = clustered_proportion(alike, matches).iloc[0]
+    low, high = wilson_interval(alike.sum(), alike.size)
+    assert row.design_effect == pytest.approx(5.0)  # the cluster size
+    assert row.high - row.low > 2 * (high - low)
+    # ... and equal to Wilson over the 400 matches
+    m_low, m_high = wilson_interval(alike.sum() / 5, 400)
+    assert (row.low, row.high) == (pytest.approx(float(m_low)), pytest.approx(float(m_high)))
+    # no events have no information on their correlation: the worst case, one per match
+    none = clustered_proportion(np.zeros(2_000), matches).iloc[0]
+    assert none.design_effect == pytest.approx(5.0)
+    assert none.high == pytest.approx(float(wilson_interval(0, 400)[1]))
+
+
+def test_clustered_ratio_is_ratio_ci_of_the_cluster_totals():
+    values = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0])
+    matches = np.array([0, 0, 1, 2, 2, 2, 3])
+    table = clustered_ratio(values, 1.0, matches)
+    row = table.iloc[0]
+    # per-match totals (4, 4, 15, 2) over events (2, 1, 3, 1): ratio 25 / 7
+    ratio, low, high = ratio_ci([4, 4, 15, 2], [2, 1, 3, 1])
+    assert row.ratio == pytest.approx(25 / 7) and row.ratio == pytest.approx(ratio)
+    assert (row.low, row.high) == (pytest.approx(low), pytest.approx(high))
+    # by hand: residuals 4 - 2r, 4 - r, 15 - 3r, 2 - r; se^2 = 4/3 * sum(res^2) / 49
+    r = 25 / 7
+    res = np.array([4 - 2 * r, 4 - r, 15 - 3 * r, 2 - r])
+    se = np.sqrt(4 / 3 * (res ** 2).sum()) / 7
+    assert row.se == pytest.approx(se)
+    # groups are estimated separately; a single cluster has no interval
+    grouped = clustered_ratio(values, 1.0, matches, groups=[0, 0, 0, 1, 1, 1, 1])
+    assert grouped.loc[0, "ratio"] == pytest.approx(8 / 3)
+    assert grouped.loc[1, "ratio"] == pytest.approx(17 / 4)
+    single = clustered_ratio([1.0, 2.0], 1.0, [7, 7]).iloc[0]
+    assert single.ratio == pytest.approx(1.5) and np.isnan(single.low)

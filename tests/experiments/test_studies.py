@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import openings, overshoot, seats, settlement
+from experiments import openings, overshoot, seats, settlement, study_plots
+from experiments.figures import run_footer
 from experiments.sources import collect_rounds, collect_traces
+from experiments.stats import clustered_proportion, clustered_ratio, wilson_interval
 from sim.tiles import N_TILES, TARGET_RAW
 
 PLAYERS = [2, 3, 4]
@@ -243,3 +245,110 @@ def test_same_seed_same_frames(compiled_engine, tmp_path):
 def test_python_api_rejects_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# ---------------------------------------------------------------------------
+# match-clustered intervals and the figures' data
+# ---------------------------------------------------------------------------
+def test_event_rates_are_clustered_by_match(overshoot_result, settlement_result, traces):
+    by = overshoot_result.frames["by_score"]
+    debit = settlement_result.frames["partner_debit"].set_index("strategy")
+    for (strategy, players), trace in traces.items():
+        ev = trace.events
+        expected = clustered_proportion(~ev["accepted"].to_numpy(), ev["match"].to_numpy(),
+                                        ev["displayed_before"].to_numpy())
+        sel = by[(by.strategy == strategy) & (by.players == players)].set_index(
+            "displayed_before")
+        assert np.allclose(sel["low"], expected["low"]) and np.allclose(
+            sel["high"], expected["high"])
+        # never narrower than Wilson over independent events
+        wl, wh = wilson_interval(sel["discarded"], sel["events"])
+        assert (sel["high"] - sel["low"] >= wh - wl - 1e-12).all()
+        if players == 4:
+            dom = ev[ev["kind"] == "domino"]
+            row = debit.loc[strategy]
+            rate = clustered_proportion(dom["debit"].to_numpy() > 0, dom["match"].to_numpy())
+            assert row.with_debit_low == pytest.approx(rate["low"].iloc[0])
+            mean = clustered_ratio(dom["debit"].to_numpy(), 1.0, dom["match"].to_numpy())
+            assert row.debit_mean == pytest.approx(dom["debit"].mean())
+            assert row.debit_low == pytest.approx(mean["low"].iloc[0])
+
+
+def _texts(fig) -> list[str]:
+    return [t.get_text() for t in fig.texts]
+
+
+def test_every_study_figure_carries_the_runs_footer(overshoot_result, settlement_result,
+                                                    seats_result):
+    figures = [
+        (study_plots.discard_probability_figure(overshoot_result.frames["by_score"],
+                                                overshoot_result.settings), overshoot_result),
+        (study_plots.zone_turns_figure(overshoot_result.frames["zone_turns"],
+                                       overshoot_result.settings), overshoot_result),
+        (study_plots.domino_parts_figure(settlement_result.frames["parts_hist"],
+                                         settlement_result.settings), settlement_result),
+        (study_plots.point_sources_figure(settlement_result.frames["points"],
+                                          settlement_result.settings), settlement_result),
+        (study_plots.seats_figure(seats_result.frames["positions"], seats_result.settings),
+         seats_result),
+    ]
+    footer = f"{MATCHES} matches per configuration, players 2, 3, 4, seed {SEED}"
+    for fig, result in figures:
+        assert run_footer(result.settings) == footer
+        assert footer in _texts(fig)
+        for ax in fig.axes:  # every axis that shows points says which points
+            label = (ax.get_xlabel() + ax.get_ylabel()).replace("percentage points", "")
+            if "points" in label and "turns" not in label:
+                assert "raw" in label, label
+
+
+def test_study_plots_write_pngs(overshoot_result, settlement_result, seats_result, tmp_path):
+    for result in (overshoot_result, settlement_result, seats_result):
+        for name, plot in result.plots.items():
+            plot(tmp_path / f"{name}.png")
+            assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_seats_figure_shows_sides_as_deviation_from_the_fair_share(seats_result):
+    positions = seats_result.frames["positions"]
+    sides = study_plots.seat_sides(positions)
+    for (strategy, players), sel in sides.groupby(["strategy", "players"]):
+        assert sel["position"].tolist() == list(range(2 if players == 4 else players))
+        fair = 1 / (2 if players == 4 else players)
+        source = positions[(positions.strategy == strategy) & (positions.players == players)]
+        assert np.allclose(sel["deviation"], 100 * (source["win_rate"].iloc[:len(sel)] - fair))
+        if players != 3:  # two sides: the deviations are opposite
+            assert sel["deviation"].sum() == pytest.approx(0.0, abs=1e-9)
+    fig = study_plots.seats_figure(positions, seats_result.settings)
+    panels = {ax.get_title().split(" ")[0]: ax for ax in fig.axes}
+    four = panels["4"]
+    assert [t.get_text() for t in four.get_xticklabels()] == [
+        "leader's partnership\n(seats 0, 2)", "other partnership\n(seats 1, 3)"]
+    low, high = four.get_ylim()
+    assert low == pytest.approx(-high) and low < 0 < high  # shared, symmetric, includes 0
+    assert "percentage points" in fig.axes[0].get_ylabel()
+    assert all(ax.get_ylim() == (low, high) for ax in fig.axes)
+
+
+def test_point_sources_show_the_debit_apart_and_the_net(settlement_result):
+    points = settlement_result.frames["points"]
+    fig = study_plots.point_sources_figure(points, settlement_result.settings)
+    ax = fig.axes[0]
+    handles, labels = ax.get_legend_handles_labels()
+    net = dict(zip(labels, handles))["accepted total per match = stack - debit"]
+    ordered = points.sort_values("players", kind="stable")
+    assert np.allclose(net.get_ydata(), ordered["accepted_raw_per_match"] / 5)
+    debit = next(c for c in ax.containers if "partner debit" in c.get_label())
+    heights = [bar.get_height() for bar in debit]
+    assert np.allclose(heights, -ordered["domino_debit_per_match"] / 5)
+    assert all(h == 0 for h, p in zip(heights, ordered["players"]) if p != 4)
+
+
+def test_overshoot_summary_warns_that_self_play_is_not_head_to_head(overshoot_result):
+    text = overshoot_result.markdown
+    assert "**Self-play only**" in text and "head-to-head" in text
+    paths = overshoot_result.frames["paths"]
+    for players, sel in paths.groupby("players"):
+        low = sel.sort_values("events_discarded_per_match", kind="stable").iloc[0]
+        assert f"{players} players: {low.strategy} {low.events_discarded_per_match:.2f}" in text
+    assert "match-clustered" in text and "1 displayed = 5 raw" in text

@@ -1,4 +1,4 @@
-"""Tournament runner: seatings, duplicate deals, summaries, reproducibility, CLI."""
+"""Tournament runner: seatings, duplicate deals, summaries, reproducibility, CLI, sample size."""
 
 from __future__ import annotations
 
@@ -10,9 +10,27 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.tournament import pairings, tournament
+from experiments.stats import wilson_interval
+from experiments.tournament import TournamentConfig, pairings, tournament
+from experiments.tournament.sequential import (
+    FIRST_BATCH,
+    TARGET_DEALS,
+    cs_radius,
+    deal_scores,
+    first_separation,
+    mixture_rho,
+    separation,
+    until_separated,
+)
 from experiments.tournament.shards import frame_aggregate
-from experiments.tournament.tables import entity_frame, paired_win_rates, tournament_tables
+from experiments.tournament.tables import (
+    entity_frame,
+    interval_widths,
+    paired_win_rates,
+    prefix_sizes,
+    tournament_tables,
+)
+from strategies import resolve, variant
 
 
 def test_pairings_cover_every_seating():
@@ -145,7 +163,7 @@ def test_duplicate_replays_the_same_deals(small_duplicate):
 
 
 def test_outputs_written_and_reproducible(small_duplicate, tmp_path):
-    result, out = small_duplicate
+    _, out = small_duplicate
     for name in ["matches.parquet", "summary.csv", "summary.md", "pairwise.csv", "ranking.csv",
                  "pairwise.png", "ranking.png", "run.json"]:
         assert (out / name).stat().st_size > 0, name
@@ -166,7 +184,7 @@ def test_four_player_tournament(compiled_engine):
 
 def cli(*args):
     return subprocess.run([sys.executable, "-m", "cli", "tournament", *args],
-                          capture_output=True, text=True)
+                          check=False, capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("args, words", [
@@ -203,3 +221,145 @@ def test_entity_frame_rows(small_duplicate):
     result, _ = small_duplicate
     assert len(result.entities) == 2 * len(result.matches)
     assert np.array_equal(np.sort(result.entities["entity"].unique()), [0, 1])
+
+
+# ---------------------------------------------------------------------------
+# Sample size: interval width against matches, and the sequential test
+# ---------------------------------------------------------------------------
+def test_prefix_sizes_are_log_spaced_up_to_matches():
+    assert prefix_sizes(100).tolist() == [10, 13, 17, 22, 28, 36, 46, 60, 77, 100]
+    assert prefix_sizes(12).tolist() == [10, 11, 12]
+    assert prefix_sizes(5).tolist() == [5] and prefix_sizes(1).tolist() == []
+
+
+def test_interval_widths_by_hand():
+    # The deal decides (see test_paired_interval_by_hand): paired half-width 1.959964 * 0.5 at
+    # n = 2; on the first deal alone no interval (one cluster).
+    deal_luck = entity_frame(_duplicate_matches([[0, 1], [1, 0]]))
+    widths = interval_widths(deal_luck, ["a", "b"], True, [1, 2]).set_index(
+        ["strategy", "matches_per_seating"])
+    assert widths.loc[("a", 2), "half_width"] == pytest.approx(1.959964 * 0.5, abs=1e-6)
+    assert widths.loc[("a", 2), "matches"] == 4 and widths.loc[("a", 2), "interval"] == "paired"
+    assert np.isnan(widths.loc[("a", 1), "half_width"])
+    # Without pairing: Wilson on a's wins of the prefix (deal 0: a wins both -> 2 of 2).
+    wilson = interval_widths(deal_luck, ["a", "b"], False, [1, 2]).set_index(
+        ["strategy", "matches_per_seating"])
+    low, high = wilson_interval(np.array([2, 2]), np.array([2, 4]))
+    assert wilson.loc[("a", 1), "half_width"] == pytest.approx((high[0] - low[0]) / 2)
+    assert wilson.loc[("a", 2), "half_width"] == pytest.approx((high[1] - low[1]) / 2)
+
+
+def test_interval_width_files(small_duplicate):
+    result, out = small_duplicate
+    widths = pd.read_csv(out / "interval_width.csv")
+    assert widths["matches_per_seating"].unique().tolist() == prefix_sizes(300).tolist()
+    # The full prefix is the paired interval of the summary.
+    full = widths[widths["matches_per_seating"] == 300].set_index("strategy")
+    paired = result.paired.set_index("strategy")
+    assert full["low"].to_numpy() == pytest.approx(paired["paired_low"].to_numpy(), abs=1e-6)
+    # Thirty times the deals, about 1/sqrt(30) = 0.18 of the width.
+    greedy = widths[widths["strategy"] == "greedy"].set_index("matches_per_seating")
+    assert 0.1 < greedy.loc[300, "half_width"] / greedy.loc[10, "half_width"] < 0.3
+    assert (out / "interval_width.png").stat().st_size > 0
+    assert "## Interval width against sample size" in (out / "summary.md").read_text()
+
+
+def test_cs_radius_by_hand():
+    # n = 100, alpha = 0.05, rho = 6.25: V = 25, sqrt(31.25 * ln(31.25 / (6.25 * 0.0025))) / 100
+    # = sqrt(31.25 * ln 2000) / 100 = sqrt(237.528) / 100 = 0.154120.
+    assert cs_radius([100], 0.05, rho=6.25)[0] == pytest.approx(0.154120, abs=1e-6)
+    # The default rho makes the boundary tightest at TARGET_DEALS: t = V / rho solves
+    # t - ln(1 + t) = -2 ln(alpha) (t = 8.212 at alpha 0.05).
+    rho = mixture_rho(TARGET_DEALS, 0.05)
+    t = 0.25 * TARGET_DEALS / rho
+    assert t - np.log1p(t) == pytest.approx(-2 * np.log(0.05))
+    at = cs_radius([TARGET_DEALS], 0.05, rho)[0]
+    assert at < cs_radius([TARGET_DEALS], 0.05, 1.2 * rho)[0]
+    assert at < cs_radius([TARGET_DEALS], 0.05, rho / 1.2)[0]
+
+
+def test_first_separation_by_hand():
+    # A wins every deal: mean 1, it stops at the first n with radius(n) < 1/2. With the default
+    # rho = 6.0887: n = 16 gives sqrt(10.0887 ln(10.0887 / (6.0887 * 0.0025))) / 16 = 0.5060,
+    # n = 17 gives 0.4830.
+    assert first_separation(np.ones(40)) == 17
+    assert first_separation(np.zeros(40)) == 17
+    assert first_separation(np.full(1000, 0.5)) is None
+    assert first_separation(np.ones(16)) is None
+    path = separation(np.r_[np.full(10, 0.5), np.ones(200)])
+    stop = first_separation(path["score"])
+    assert not path["separated"].iloc[:stop - 1].any() and path["separated"].iloc[stop - 1]
+
+
+def test_confidence_sequence_rarely_separates_equal_strategies():
+    """Under the null (fair coin flips, the worst case for sigma = 1/2) the sequence ever
+    excludes 1/2 within 1,000 deals on at most alpha of the paths (3.05% of 2,000 here)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, size=(2000, 1000)).astype(np.float64)
+    n = np.arange(1, 1001)
+    ever = (np.abs(np.cumsum(x, axis=1) / n - 0.5) > cs_radius(n)).any(axis=1).mean()
+    assert 0.0 < ever <= 0.05
+
+
+def test_deal_scores_by_hand():
+    # Seating 0 is (a, b), seating 1 is (b, a). Deal 0: a wins both -> 1. Deal 1: b wins
+    # seating 0, a wins seating 1 -> 1/2. Deal 2: unfinished (1/2) and b wins -> 1/4.
+    matches = _duplicate_matches([[0, 1, -1], [1, 1, 0]])
+    assert deal_scores(matches, "a").tolist() == [1.0, 0.5, 0.25]
+    assert deal_scores(matches, "b").tolist() == [0.0, 0.5, 0.75]
+
+
+def test_until_separated_strong_pair_stops_early(compiled_engine, tmp_path):
+    out = tmp_path / "s"
+    result = until_separated(2, ["rollout", "random"], 500, seed=1, out=out)
+    seq = result.sequential
+    assert seq.stop is not None and seq.stop <= 32 and seq.winner == "rollout"
+    assert seq.low > 0.5 and seq.deals == seq.stop and result.per_seating == seq.stop
+    assert len(result.matches) == 2 * seq.stop and result.matches["match"].max() == seq.stop - 1
+    # The stop is the first deal where the boundary excludes 1/2, recomputed here by hand.
+    scores = deal_scores(result.matches, "rollout")
+    for n in range(1, seq.stop + 1):
+        v = 0.25 * n + seq.rho
+        radius = np.sqrt(v * np.log(v / (seq.rho * 0.05 ** 2))) / n
+        assert (abs(scores[:n].mean() - 0.5) > radius) == (n == seq.stop)
+    for name in ("sequential.csv", "sequential.png", "interval_width.png", "pairwise.png"):
+        assert (out / name).stat().st_size > 0, name
+    text = (out / "summary.md").read_text()
+    assert f"Stopped at deal {seq.stop}" in text and "not adjusted for the optional stopping" in text
+
+
+def test_until_separated_identical_strategies_do_not_separate(compiled_engine):
+    twin = variant(resolve("random"), name="random_twin")  # the same play under another name
+    result = until_separated(2, ["random", twin], 150, seed=2)
+    seq = result.sequential
+    assert seq.stop is None and seq.winner is None and seq.deals == 150
+    assert seq.low < 0.5 < seq.high and len(result.matches) == 300
+
+
+def test_until_separated_is_deterministic_and_matches_the_full_run(compiled_engine):
+    names = ["defensive", "greedy"]
+    plain = until_separated(2, names, 400, seed=3)
+    other = until_separated(2, names, 400, seed=3, shard_size=7, threads=1)
+    stop = plain.sequential.stop
+    assert stop is not None and stop > FIRST_BATCH  # the stop is past the first batch
+    assert other.sequential.stop == stop and other.sequential.played == plain.sequential.played
+    pd.testing.assert_frame_equal(other.matches, plain.matches, check_exact=True)
+    # The fixed-size duplicate run plays the same deals: its first `stop` deals are the
+    # sequential run's rows, and its first crossing (computed from the full frame) is `stop`.
+    full = tournament(2, names, 400, seed=3, duplicate=True)
+    assert first_separation(deal_scores(full.matches, "defensive")) == stop
+    head = full.matches[full.matches["match"] < stop].reset_index(drop=True)
+    pd.testing.assert_frame_equal(head, plain.matches, check_exact=True)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    ({"strategies": ["random", "greedy", "heavy"]}, "exactly two strategies, found 3"),
+    ({"duplicate": False}, "--until-separated needs --duplicate"),
+    ({"alpha": 1.5}, "alpha must lie strictly between 0 and 1"),
+    ({"alpha": "x"}, "alpha expects a number"),
+])
+def test_until_separated_config_refuses(kwargs, words):
+    args = {"players": 2, "strategies": ["random", "greedy"], "matches": 10, "seed": 0,
+            "duplicate": True, "until_separated": True, **kwargs}
+    with pytest.raises(ValueError, match=words):
+        TournamentConfig.build(**args)

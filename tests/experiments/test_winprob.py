@@ -36,7 +36,7 @@ def tiny_run(compiled_engine, tmp_path_factory):
 
 
 def test_run_writes_the_files(tiny_run):
-    result, out, _ = tiny_run
+    _result, out, _ = tiny_run
     for name in ("table", "sides", "check", "timing"):
         assert (out / f"{name}.parquet").is_file() and (out / f"{name}.csv").is_file()
     for name in ("heatmaps.png", "check.png", "summary.md", "run.json"):
@@ -151,3 +151,16 @@ def test_three_players_run_writes_the_slice(compiled_engine, tmp_path):
     table = result.frames["table"]
     assert len(table) == (61 ** 3 * 3 + 61 ** 3) * 3
     assert result.frames["sides"].empty
+
+
+def test_every_figure_carries_the_runs_footer(tiny_run, monkeypatch, tmp_path):
+    result, _, _ = tiny_run
+    drawn = []
+    monkeypatch.setattr(winprob, "save_png", lambda fig, path, dpi: drawn.append(fig))
+    winprob.plot_heatmaps(result.frames["sides"], result.settings, tmp_path / "h.png")
+    winprob.plot_check(result.frames["check"], result.settings, tmp_path / "c.png")
+    footer = ("profile greedy: rounds per state 2p 2, 4p 2, bootstrap replicates 3, 3, "
+              "players 2, 4, seed 2")
+    for fig in drawn:
+        assert footer in [t.get_text() for t in fig.texts]
+    assert len(drawn) == 2

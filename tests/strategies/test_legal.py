@@ -18,9 +18,11 @@ from tests.support.views import strategy_named
 
 MIXES = {
     2: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("random", "rollout"),
-        ("matchplay", "cheater")],
-    3: [("exact", "heavy", "rollout"), ("defensive", "weighted", "doubles"), ("matchplay", "cheater", "greedy")],
-    4: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("matchplay", "cheater")],
+        ("matchplay", "cheater"), ("weighted_tuned", "greedy")],
+    3: [("exact", "heavy", "rollout"), ("defensive", "weighted", "doubles"), ("matchplay", "cheater", "greedy"),
+        ("weighted_tuned", "random", "greedy")],
+    4: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("matchplay", "cheater"),
+        ("weighted_tuned", "greedy")],
 }
 MATCHES = {2: 60, 3: 80, 4: 80}
 

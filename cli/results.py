@@ -1,0 +1,95 @@
+"""``five-up results``: regenerate every committed result and README's generated numbers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from cli.arguments import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Command,
+    one_line,
+    usage_error,
+)
+from experiments import results
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--out", default="docs/results", metavar="DIR",
+                        help="results directory (default docs/results); each result goes into "
+                             "DIR/NAME, replaced only when its command succeeds")
+    parser.add_argument("--only", default=None, metavar="NAME[,NAME..]",
+                        help="regenerate only these results (default: all, in order): "
+                             + ", ".join(result.name for result in results.RESULTS))
+    parser.add_argument("--size", default="full", metavar="SIZE",
+                        help="full (default): the committed sizes, about an hour on 2 cores; "
+                             "small: a test size, which ships no table")
+    parser.add_argument("--force", action="store_true",
+                        help="also rerun the results whose manifest records this code and "
+                             "this command (by default they are kept)")
+    parser.add_argument("--readme", default=None, metavar="PATH",
+                        help="rewrite this README's generated blocks from DIR afterwards "
+                             "(default: README.md when DIR is docs/results, else none)")
+    parser.add_argument("--notebooks", default=None, metavar="DIR",
+                        help="then execute the notebooks of DIR at full size, reading the results "
+                             "of --out, and save them with their outputs (default: notebooks/ "
+                             "when --out is docs/results at full size; 'none' skips them)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars and no command output: one line per result")
+
+
+def run_results_command(args) -> int:
+    """Handler of ``five-up results``; returns the exit status."""
+    committed = Path(args.out).resolve() == Path("docs/results").resolve()
+    readme = args.readme
+    if readme is None and committed:
+        readme = "README.md"
+    notebooks = args.notebooks
+    if notebooks is None and committed and args.size == "full":
+        notebooks = "notebooks"
+    if notebooks == "none":
+        notebooks = None
+    try:
+        results.choose(args.only)
+        results.check_size(args.size)
+        if readme is not None and not Path(readme).is_file():
+            raise ValueError(f"--readme {readme}: no such file")
+        if notebooks is not None and not Path(notebooks).is_dir():
+            raise ValueError(f"--notebooks {notebooks}: no such directory")
+        if notebooks is not None and args.size != "full":
+            raise ValueError("--notebooks runs the notebooks at full size: only with --size full")
+    except ValueError as exc:
+        return usage_error(exc)
+    try:
+        done = results.regenerate_all(args.out, only=args.only, size=args.size, force=args.force,
+                                      quiet=args.quiet,
+                                      readme=None if readme is None else Path(readme),
+                                      notebooks=None if notebooks is None else Path(notebooks))
+    except (RuntimeError, OSError, ValueError) as exc:
+        print(f"five-up: {one_line(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("five-up: interrupted; the finished results are committed, the interrupted one "
+              "resumes from its staging directory when run again", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    total = sum(record["wall_seconds"] for record in done)
+    print(f"{len(done)} result(s) regenerated in {total / 60:.1f} min")
+    return EXIT_OK
+
+
+RESULTS = Command(
+    "Regenerate every committed result (docs/results) with the five-up command that makes it,\n"
+    "each run in its own process into DIR/.staging/NAME; when it succeeds, its small outputs\n"
+    "(not the per-row parquet frames) replace DIR/NAME at once, beside manifest.json: the code\n"
+    "commit, the command, the seed and sample size, the wall time and the machine. A failed or\n"
+    "interrupted result leaves DIR/NAME as it was and resumes from its shards when run again;\n"
+    "a result whose manifest records this code and command is kept (--force reruns it).\n"
+    "Tables that strategies import are shipped first (winprob -> strategies/winprob_table.py).\n"
+    "Then README's generated blocks (<!-- NAME:start --> ... <!-- NAME:end -->) are rewritten\n"
+    "from the new outputs, DIR/README.md indexes every result from its manifest, and the\n"
+    "notebooks are executed at full size (they read the committed results) and saved with\n"
+    "their outputs.",
+    add_arguments, run_results_command, raw_description=True)
+"""The ``five-up results`` subcommand."""

@@ -1,0 +1,177 @@
+"""Mixed tables: the seating profiles the overshoot, settlement and seats studies play besides
+self-play, their rotations, and which strategy each entity of a match played.
+
+A table names one strategy per scoring entity, as a comma-separated list of
+specs (``exact,greedy``; commas inside ``[...]`` are kept):
+
+- **two names** ``A,B``: at 2 players A against B; at 4 players partnership A
+  (seats 0 and 2) against partnership B (seats 1 and 3); at 3 players one A
+  against two Bs (entities A, B, B). A two-name table is played at every
+  player count of the study.
+- **three names** ``A,B,C``: a 3-player table (one seat each); played at 3
+  players only, and refused when 3 is not among the study's player counts.
+  (``A,A,B`` and ``B,A,A`` are the same table, two As against one B.)
+
+Any other count is refused, and so is a table of one strategy only (that is
+self-play, always studied for ``--strategies``). A table may name strategies
+that are not self-played; they join the study's field.
+
+Rotations and duplicate deals
+-----------------------------
+Each table is played in every **rotation** of its entities' strategies
+(entity ``e`` of rotation ``r`` plays the rotation-0 strategy of entity
+``(e - r) mod k``, ``k`` the entity count): A,B and B,A at 2 and 4 players;
+A,B,C / C,A,B / B,C,A at 3 players, so every strategy sits at every seat
+once. Rotations cover seats, not orders: the seat after a weak player gains,
+so ``A,B,C`` and ``A,C,B`` are different tables (name both to cover both
+orders). A rotation is a :class:`experiments.tournament.seatings.Pairing`
+(its ``seat_strategies`` maps entities to seats, partners opposite at four).
+
+Every rotation of every table plays matches ``0 .. M-1`` of the study's seed,
+as self-play does: the engine derives deals and lots from the seed and the
+match index only, so the rotations replay the same deals with the strategies
+moved (duplicate deals, common random numbers; the deals are also those of
+the self-play configurations of the same player count). Intervals of a
+table's figures therefore take the **deal** (the match index) as the
+cluster: the outcomes of one deal's rotations are not independent (the
+paired interval of a duplicate tournament,
+:func:`experiments.tournament.tables.paired_win_rates`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from experiments.tournament.seatings import Pairing
+from sim.tiles import entity_count
+from strategies.catalogue import StrategyError, resolve, strategy_entries
+
+SELF_PLAY = "self-play"
+"""The ``table`` column of the self-play rows."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """One seating profile: the strategy names of its entities, as given.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Two or three strategy names (see the module docstring).
+    """
+
+    names: tuple[str, ...]
+
+    @property
+    def label(self) -> str:
+        """``"exact vs greedy"``: the ``table`` column of its rows."""
+        return " vs ".join(self.names)
+
+    def plays_at(self, players: int) -> bool:
+        """Whether the table is played at ``players`` (two names: always; three: at 3)."""
+        return len(self.names) == 2 or players == 3
+
+    def entity_strategies(self, players: int) -> tuple[str, ...]:
+        """Rotation 0: the strategy of each entity at ``players`` (A,B at 3 players: A,B,B)."""
+        if len(self.names) == 2 and players == 3:
+            a, b = self.names
+            return (a, b, b)
+        return self.names
+
+    def rotations(self, players: int) -> list[Pairing]:
+        """Every rotation at ``players``, as :class:`~experiments.tournament.seatings.Pairing`
+        (``pairing`` = the rotation, ``group`` 0: they share the deals)."""
+        base = self.entity_strategies(players)
+        k = entity_count(players)
+        return [Pairing(r, 0, tuple(base[(e - r) % k] for e in range(k))) for r in range(k)]
+
+
+def table_entries(value) -> list:
+    """The tables of ``value``: None or ``()`` (none), one string ``"A,B"``, or a sequence whose
+    items are strings ``"A,B"`` or sequences of specs / Strategy objects. Returns one list of
+    entries per table (specs or Strategy objects). Raises ValueError (one line)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    return [strategy_entries(item, "table") for item in value]
+
+
+def check_tables(value, players) -> tuple[list[Table], list]:
+    """Checked tables and the resolved strategies they name (each once, in order of appearance).
+
+    Parameters
+    ----------
+    value : see :func:`table_entries`
+    players : list of int
+        The study's (checked) player counts.
+
+    Returns
+    -------
+    tables : list of Table
+    resolved : list of strategies.Strategy
+
+    Raises
+    ------
+    ValueError
+        One line: an unknown strategy, a table of the wrong size for the player counts,
+        a table of one strategy, or a table given twice.
+    """
+    tables, resolved, labels = [], {}, set()
+    for entries in table_entries(value):
+        shown = ",".join(e if isinstance(e, str) else e.name for e in entries)
+        if len(entries) not in (2, 3):
+            count = "1 strategy" if len(entries) == 1 else f"{len(entries)} strategies"
+            raise ValueError(f"table {shown!r} names {count}: a table names 2 (2 players; 4 players: two partnerships; 3 players: one against "
+                             "two) or 3 (3 players)")
+        strategies = []
+        for entry in entries:
+            try:
+                strategy = resolve(entry)
+            except StrategyError as exc:
+                raise ValueError(f"table {shown!r}: {exc}") from None
+            strategies.append(strategy)
+        names = tuple(s.name for s in strategies)
+        if len(set(names)) == 1:
+            raise ValueError(f"table {shown!r} names one strategy only: that is self-play, "
+                             "studied for every --strategies entry")
+        if len(names) == 3 and 3 not in players:
+            raise ValueError(f"table {shown!r} names 3 strategies, a 3-player table, but the "
+                             f"players are {', '.join(map(str, players))}")
+        table = Table(names)
+        if table.label in labels:
+            raise ValueError(f"table {shown!r} is given twice")
+        labels.add(table.label)
+        for strategy in strategies:
+            resolved.setdefault(strategy.name, strategy)
+        tables.append(table)
+    return tables, list(resolved.values())
+
+
+def tables_of(settings: dict) -> list[Table]:
+    """The tables recorded in a study's settings (none for a self-play-only study)."""
+    return [Table(tuple(names)) for names in settings.get("tables", [])]
+
+
+def entity_names(rotations: list[Pairing], rotation, entity) -> np.ndarray:
+    """The strategy name of each row's entity, from its ``rotation`` and ``entity`` columns.
+
+    Parameters
+    ----------
+    rotations : list of Pairing
+        :meth:`Table.rotations` (index = rotation).
+    rotation, entity : array_like of int, shape (rows,)
+
+    Returns
+    -------
+    ndarray of object (str), shape (rows,)
+    """
+    lookup = np.array([list(p.entity_strategies) for p in rotations], dtype=object)
+    return lookup[np.asarray(rotation, dtype=np.int64), np.asarray(entity, dtype=np.int64)]
+
+
+def strategies_in(rotations: list[Pairing]) -> list[str]:
+    """The table's strategies, each once, in the order of rotation 0's entities."""
+    return list(dict.fromkeys(rotations[0].entity_strategies))

@@ -1,0 +1,508 @@
+"""Regenerate every committed result: ``five-up results --out docs/results``.
+
+Each committed result (:data:`RESULTS`) is one ``five-up`` command. It runs in
+a process of its own, exactly as a user would type it (``python -m cli ...``),
+into a staging directory ``OUT/.staging/NAME``; when it succeeds, the files
+meant to be committed (every output but the large per-row ones, see
+:attr:`CommittedResult.leave_out`) replace ``OUT/NAME`` at once, beside a
+``manifest.json`` (:func:`manifest`): the code commit, the command, its seed and
+sample size, the wall time and the machine. A run that fails or is interrupted
+leaves ``OUT/NAME`` as it was, and its staging directory lets the command resume
+from its shards when it is run again. A result whose manifest already records the
+current code and the same command is skipped (``--force`` runs it anyway).
+
+Then README.md's generated blocks are rewritten from the new outputs
+(:func:`experiments.readme_numbers.render`), and the notebooks are executed
+at full size with their outputs saved (``--notebooks``).
+
+The results run in the order of :data:`RESULTS`: the tables that strategies
+import (``winprob`` ships ``strategies/winprob_table.py``, ``tuning`` ships
+``strategies/weighted_tuned_table.py``) come before the results that play those
+strategies. ``--size small`` runs every command at a test size and ships nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import importlib.util
+import json
+import os
+import resource
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from experiments import readme_numbers
+from sim.files import atomic_write, canonical
+from sim.machine import machine_facts
+
+MANIFEST = "manifest.json"
+"""The file written beside each committed result."""
+
+STAGING = ".staging"
+"""Where the commands write before their outputs are committed (inside ``--out``)."""
+
+LEAVE_OUT = ("*.parquet", "shards", ".*", "*.tmp")
+"""Outputs never committed: per-row frames (parquet), shards, hidden and temporary files."""
+
+SIZES = ("full", "small")
+
+NOTEBOOK_CELL_TIMEOUT = 1800
+"""Seconds a notebook cell may take at full size."""
+
+NOTEBOOKS_MANIFEST = "notebooks.json"
+"""Beside the results: when and from which code the notebooks' saved outputs were made."""
+
+INDEX = "README.md"
+"""The results directory's index, written from the manifests (:func:`index_markdown`)."""
+
+ISMCTS_YARDSTICKS = ("openspiel:ismcts[sims=30],openspiel:ismcts[sims=100],"
+                     "openspiel:ismcts[sims=300]")
+
+
+@dataclass(frozen=True)
+class CommittedResult:
+    """One committed result: the ``five-up`` command that makes it, at full and at test size.
+
+    Attributes
+    ----------
+    name : str
+        Its directory under ``--out``.
+    full, small : tuple of str
+        The command's arguments (without ``--out``) at the committed size and at a test size.
+    leave_out : tuple of str
+        Glob patterns of outputs not committed besides :data:`LEAVE_OUT` (large tables).
+    needs : str or None
+        A module the command needs (an optional extra); without it the result is skipped
+        with one line.
+    """
+
+    name: str
+    full: tuple[str, ...]
+    small: tuple[str, ...]
+    leave_out: tuple[str, ...] = ()
+    needs: str | None = None
+
+    def arguments(self, size: str) -> tuple[str, ...]:
+        """The command's arguments at ``size`` (``"full"`` or ``"small"``), without ``--out``."""
+        return self.full if size == "full" else self.small
+
+    def kept(self, name: str) -> bool:
+        """Whether an output file (or directory) named ``name`` is committed."""
+        return not any(fnmatch.fnmatch(name, pattern) for pattern in LEAVE_OUT + self.leave_out)
+
+
+STUDY_STRATEGIES = "greedy,random,exact,heavy"
+STUDY_TABLES = ("--table", "exact,greedy", "--table", "weighted,greedy", "--table",
+                "defensive,greedy", "--table", "rollout,greedy")
+"""The studies' mixed tables (:mod:`experiments.mixed_tables`): the overshoot-aware ``exact`` and
+the strong strategies, each against ``greedy``, at a smaller size per rotation than self-play
+(``rollout`` costs ~4 ms per 2-player match)."""
+
+
+def _study(name: str, strategies: str = STUDY_STRATEGIES, extra: tuple = (),
+           small_extra: tuple = (), leave_out: tuple = ()) -> CommittedResult:
+    """A self-play study at 100,000 matches per configuration, seed 1."""
+    head = (name, "--players", "2,3,4", "--strategies", strategies, "--seed", "1")
+    return CommittedResult(name, head + ("--matches", "100000") + extra,
+                           head + ("--matches", "400") + small_extra, leave_out)
+
+
+RESULTS = (
+    CommittedResult(
+        "winprob",
+        ("winprob", "--players", "2,4", "--strategies", "rollout", "--rounds-per-state", "32",
+         "--seed", "1", "--replicates", "100", "--check-matches", "500",
+         "--ship", "strategies/winprob_table.py"),
+        ("winprob", "--players", "2", "--strategies", "greedy", "--rounds-per-state", "2",
+         "--seed", "1", "--replicates", "4", "--check-matches", "20"),
+        leave_out=("table.csv", "sides.csv", "slice_3p.png")),
+    CommittedResult(
+        "tuning",
+        ("tune", "--strategy", "weighted", "--against", "weighted", "--validate-against",
+         "weighted,rollout", "--players", "2", "--seed", "2026", "--validation-seed", "2027",
+         "--deals", "1000", "--generations", "90", "--population", "10", "--sigma", "0.3",
+         "--pick", "mean", "--validation-deals", "5000",
+         "--ship", "strategies/weighted_tuned_table.py"),
+        ("tune", "--strategy", "weighted", "--against", "weighted", "--validate-against",
+         "weighted,greedy", "--players", "2", "--seed", "2026", "--validation-seed", "2027",
+         "--deals", "20", "--generations", "2", "--population", "4", "--validation-deals",
+         "40")),
+    CommittedResult(
+        "tournament",
+        ("tournament", "--players", "2", "--strategies",
+         "random,greedy,exact,heavy,defensive,weighted,rollout", "--matches", "500",
+         "--duplicate", "--seed", "1"),
+        ("tournament", "--players", "2", "--strategies", "random,greedy,exact", "--matches", "20",
+         "--duplicate", "--seed", "1")),
+    CommittedResult(
+        "duplicate_deals",
+        ("tournament", "--players", "2", "--strategies", "exact,greedy", "--matches", "10000",
+         "--duplicate", "--seed", "7"),
+        ("tournament", "--players", "2", "--strategies", "exact,greedy", "--matches", "50",
+         "--duplicate", "--seed", "7")),
+    CommittedResult(
+        "rollout_vs_greedy",
+        ("tournament", "--players", "2", "--strategies", "rollout,greedy", "--matches", "10000",
+         "--duplicate", "--seed", "2026"),
+        ("tournament", "--players", "2", "--strategies", "rollout,greedy", "--matches", "10",
+         "--duplicate", "--seed", "2026")),
+    _study("overshoot", extra=STUDY_TABLES + ("--table-matches", "1500"),
+           small_extra=STUDY_TABLES + ("--table-matches", "60"), leave_out=("zone_turns.csv",)),
+    _study("settlement", extra=STUDY_TABLES + ("--table-matches", "1500"),
+           small_extra=STUDY_TABLES + ("--table-matches", "60"), leave_out=("parts_hist.csv",)),
+    _study("seats", extra=STUDY_TABLES + ("--table-matches", "3000"),
+           small_extra=STUDY_TABLES + ("--table-matches", "60")),
+    CommittedResult(
+        "lengths",
+        ("lengths", "--players", "2,3,4", "--strategies", "greedy,random,exact,weighted,rollout",
+         "--matches", "2000", "--seed", "1"),
+        ("lengths", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "200",
+         "--seed", "1")),
+    CommittedResult(
+        "openings",
+        ("openings", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "100000",
+         "--hands", "5000", "--playouts", "400", "--seed", "1"),
+        ("openings", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "300",
+         "--hands", "12", "--playouts", "8", "--seed", "1"),
+        leave_out=("cf_hands.csv",)),
+    CommittedResult(
+        "strength",
+        ("strength", "--players", "2,4", "--deals", "3000", "--seed", "2026", "--allow-hidden"),
+        ("strength", "--players", "2", "--ladder", "random,greedy,exact", "--deals", "10",
+         "--seed", "2026", "--timing-matches", "4")),
+    CommittedResult(
+        "openspiel",
+        ("strength", "--players", "2", "--ladder", "rollout,matchplay", "--versus",
+         ISMCTS_YARDSTICKS, "--deals", "50", "--seed", "2027", "--timing-matches", "2",
+         "--backend", "dask", "--workers", "2", "--shard-size", "10"),
+        ("strength", "--players", "2", "--ladder", "greedy", "--versus",
+         "openspiel:ismcts[sims=4]", "--deals", "2", "--seed", "2027", "--timing-matches", "1"),
+        needs="pyspiel"),
+)
+"""Every committed result, in the order they are regenerated."""
+
+
+def check_size(size: str) -> str:
+    """``size`` if it is one of :data:`SIZES`; else ValueError (one line)."""
+    if size not in SIZES:
+        raise ValueError(f"--size must be one of {', '.join(SIZES)}, not {size!r}")
+    return size
+
+
+def by_name() -> dict[str, CommittedResult]:
+    """:data:`RESULTS` by name."""
+    return {result.name: result for result in RESULTS}
+
+
+def choose(only: str | None) -> list[CommittedResult]:
+    """The results named in ``only`` (comma-separated; None: all), in :data:`RESULTS` order.
+    Raises ValueError (one line) for an unknown name."""
+    if only is None:
+        return list(RESULTS)
+    known = by_name()
+    names = [part.strip() for part in only.split(",") if part.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise ValueError(f"--only: unknown result {', '.join(unknown) or repr(only)} "
+                         f"(known: {', '.join(known)})")
+    return [result for result in RESULTS if result.name in names]
+
+
+# ---------------------------------------------------------------------------
+# What ran: the code, the command, the machine
+# ---------------------------------------------------------------------------
+def code_state(root: Path) -> dict:
+    """The code a result was computed with: ``commit`` (git HEAD, None outside a checkout) and
+    ``changes`` (None for a clean tree, else a sha256 of the uncommitted changes outside
+    ``docs/``, README.md and ``notebooks/``, so that two runs on the same edits have the same
+    identity)."""
+    def git(*args) -> str | None:
+        try:
+            done = subprocess.run(("git", *args), cwd=root, capture_output=True, text=True,
+                                  check=True)
+        except (OSError, subprocess.CalledProcessError):
+            return None
+        return done.stdout
+
+    commit = git("rev-parse", "HEAD")
+    if commit is None:
+        return {"commit": None, "changes": None}
+    # The outputs (docs/, README's generated numbers, the notebooks' saved outputs) are not code.
+    pathspec = ("--", ".", ":(exclude)docs", ":(exclude)README.md", ":(exclude)notebooks")
+    diff = git("diff", "HEAD", *pathspec) or ""
+    untracked = git("ls-files", "--others", "--exclude-standard", *pathspec) or ""
+    changed = bool(diff.strip() or untracked.strip())
+    digest = hashlib.sha256((diff + "\0" + untracked).encode()).hexdigest() if changed else None
+    return {"commit": commit.strip(), "changes": digest}
+
+
+def command_line(arguments, out: str) -> str:
+    """The command as a user types it: ``five-up ARGS --out OUT`` (shell-quoted)."""
+    return shlex.join(("five-up", *arguments, "--out", out))
+
+
+def sample_of(settings: dict) -> dict:
+    """The seed and sample size recorded in a run's ``run.json``: ``seed`` and whichever of
+    ``matches``, ``deals``, ``hands``, ``playouts``, ``rounds_per_state``, ``players`` it has."""
+    keys = ("seed", "players", "matches", "deals", "hands", "playouts", "rounds_per_state",
+            "check_matches", "replicates", "duplicate")
+    return {key: settings[key] for key in keys if key in settings}
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds (user + system) used so far by this process's finished children."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def manifest(result: CommittedResult, command: str, code: dict, settings: dict,
+             wall_seconds: float, started: datetime, cpu_seconds: float | None = None) -> dict:
+    """The manifest written beside a committed result (JSON-ready). ``cpu_seconds``: the
+    command's CPU time (its process and theirs), steadier than the wall time on a shared
+    machine."""
+    return {
+        "result": result.name,
+        "command": command,
+        "code_commit": code["commit"],
+        "uncommitted_changes": code["changes"],
+        **sample_of(settings),
+        "started_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "wall_seconds": round(wall_seconds, 1),
+        "cpu_seconds": None if cpu_seconds is None else round(cpu_seconds, 1),
+        "machine": machine_facts(),
+    }
+
+
+def is_current(directory: Path, command: str, code: dict) -> bool:
+    """Whether ``directory`` holds a result made by ``command`` from exactly this code."""
+    try:
+        old = json.loads((directory / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return False
+    return (code["commit"] is not None and old.get("command") == command
+            and old.get("code_commit") == code["commit"]
+            and old.get("uncommitted_changes") == code["changes"])
+
+
+# ---------------------------------------------------------------------------
+# Running one result and committing its files
+# ---------------------------------------------------------------------------
+def read_settings(directory: Path) -> dict:
+    """A finished run's settings (its ``run.json``; a tournament's ``config.json``), or {}."""
+    for name in ("run.json", "config.json"):
+        path = directory / name
+        if path.exists():
+            return json.loads(path.read_text())
+    return {}
+
+
+def commit_outputs(result: CommittedResult, staging: Path, target: Path, record: dict) -> list[str]:
+    """Replace ``target`` with the committed files of ``staging`` and ``record`` as the
+    manifest, all at once: the new directory is complete before the old one is moved away.
+    Returns the committed file names."""
+    fresh = target.parent / f".{target.name}.new"
+    old = target.parent / f".{target.name}.old"
+    for leftover in (fresh, old):
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    fresh.mkdir(parents=True)
+    names = sorted(p.name for p in staging.iterdir() if p.is_file() and result.kept(p.name))
+    for name in names:
+        shutil.copy2(staging / name, fresh / name)
+    atomic_write(fresh / MANIFEST, lambda p: p.write_text(
+        json.dumps(canonical(record), indent=2, sort_keys=True) + "\n"))
+    if target.exists():
+        target.rename(old)
+    fresh.rename(target)
+    if old.exists():
+        shutil.rmtree(old)
+    return names + [MANIFEST]
+
+
+def duration(seconds) -> str:
+    """``"4 min 08 s"`` (blank for None)."""
+    if seconds is None:
+        return ""
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def index_markdown(out: Path) -> str:
+    """The results directory's README: one row per committed result, from its manifest (the
+    command, seed and sample, wall time, code commit), and the machine. Nothing typed."""
+    lines = ["# Research results", "",
+             "Every result below is regenerated, beside its `manifest.json`, by",
+             "`five-up results --out docs/results` (one result: `--only NAME`; a test size:",
+             "`--size small`). Each directory holds the command's `summary.md`, plots, small",
+             "tables (CSV) and `run.json` (its settings); the per-row parquet frames and the",
+             "largest tables are left out, and rerunning the command reproduces every file: the",
+             "results depend only on the seed and the strategies' code. Intervals are 95%.",
+             "Timings (`strength`'s and `openspiel`'s CPU tables, wall times) are measurements,",
+             "not reproducible.", "",
+             "| result | command | wall time | CPU time | code commit |",
+             "| --- | --- | --- | --- | --- |"]
+    machines = set()
+    total = cpu_total = 0.0
+    for result in RESULTS:
+        directory = out / result.name
+        try:
+            record = json.loads((directory / MANIFEST).read_text())
+        except (OSError, ValueError):
+            lines.append(f"| {result.name} | not regenerated yet | | | |")
+            continue
+        link = f"[{result.name}]({result.name}/summary.md)"
+        commit = (record["code_commit"] or "none")[:10]
+        if record.get("uncommitted_changes"):
+            commit += " + uncommitted changes"
+        lines.append(f"| {link} | `{record['command']}` | {duration(record['wall_seconds'])} | "
+                     f"{duration(record.get('cpu_seconds'))} | {commit} |")
+        facts = record["machine"]
+        machines.add(f"{facts['cpu']}, {facts['logical_cores']} logical cores, "
+                     f"Python {facts['python']}")
+        total += record["wall_seconds"]
+        cpu_total += record.get("cpu_seconds") or 0.0
+    if machines:
+        lines += ["", f"All of them: {total / 60:.1f} min wall, {cpu_total / 60:.1f} min CPU, on "
+                  + "; ".join(sorted(machines)) + " (a shared machine: wall times vary by 15-30%)."]
+    plots = [f"[{result.name}/{p.stem}]({result.name}/{p.name})" for result in RESULTS
+             for p in sorted((out / result.name).glob("*.png"))]
+    if plots:
+        lines += ["", "Plots: " + ", ".join(plots) + "."]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def available(module: str | None) -> bool:
+    """Whether an optional module a result needs can be imported (found without importing)."""
+    if module is None:
+        return True
+    return importlib.util.find_spec(module) is not None
+
+
+def regenerate(result: CommittedResult, out: Path, size: str, code: dict, *,
+               force: bool = False, quiet: bool = False, log=sys.stderr) -> dict | None:
+    """Run one result's command and commit its outputs into ``out/NAME``.
+
+    Returns its manifest, or None when it was skipped (current already, or its optional
+    module missing). Raises RuntimeError (one line) when the command fails; ``out/NAME``
+    is then left as it was.
+    """
+    target = out / result.name
+    staging = out / STAGING / result.name
+    arguments = list(result.arguments(size))
+    if quiet:
+        arguments.append("--quiet")
+    command = command_line(result.arguments(size), str(target))
+    if not available(result.needs):
+        print(f"{result.name}: skipped ({result.needs} is not installed)", file=log)
+        return None
+    if not force and is_current(target, command, code):
+        print(f"{result.name}: current (same code and command), kept", file=log)
+        return None
+    staging.parent.mkdir(parents=True, exist_ok=True)
+    print(f"{result.name}: {command}", file=log, flush=True)
+    started = datetime.now(timezone.utc)
+    clock = time.perf_counter()
+    cpu_before = children_cpu_seconds()
+    done = subprocess.run((sys.executable, "-m", "cli", *arguments, "--out", str(staging)),
+                          check=False, stdout=subprocess.DEVNULL if quiet else None)
+    wall = time.perf_counter() - clock
+    cpu = children_cpu_seconds() - cpu_before
+    if done.returncode != 0:
+        raise RuntimeError(f"{result.name}: the command failed (exit status {done.returncode}); "
+                           f"{target} is unchanged, {staging} holds what it did")
+    record = manifest(result, command, code, read_settings(staging), wall, started, cpu)
+    commit_outputs(result, staging, target, record)
+    shutil.rmtree(staging)
+    print(f"{result.name}: done in {wall:.0f} s", file=log, flush=True)
+    return record
+
+
+def run_notebooks(notebooks: Path, results: Path, *, log=sys.stderr) -> dict:
+    """Execute every notebook of ``notebooks`` at full size and save it with its outputs.
+
+    The notebooks read the committed results from ``results`` (``FIVE_UP_RESULTS``), so their
+    figures and prose are those of the results just regenerated. Each is written back only
+    when every cell ran. Returns ``{notebook: wall seconds}``; needs ``nbclient`` (the test
+    extra).
+    """
+    import nbclient
+    import nbformat
+
+    timings = {}
+    for path in sorted(notebooks.glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        with tempfile.TemporaryDirectory(prefix=f"five-up-{path.stem}-") as scratch:
+            env = {"FIVE_UP_NOTEBOOK_SCALE": "full", "FIVE_UP_NOTEBOOK_OUT": scratch,
+                   "FIVE_UP_RESULTS": str(results.resolve()), "MPLBACKEND": "Agg",
+                   "FIVE_UP_REPO": str(notebooks.resolve().parent)}
+            saved = {key: os.environ.get(key) for key in env}
+            os.environ.update(env)
+            print(f"notebook {path.name}: executing", file=log, flush=True)
+            clock = time.perf_counter()
+            try:
+                nbclient.NotebookClient(notebook, timeout=NOTEBOOK_CELL_TIMEOUT,
+                                        kernel_name="python3",
+                                        resources={"metadata": {"path": str(path.parent)}}
+                                        ).execute()
+            except (nbclient.exceptions.CellExecutionError,
+                    nbclient.exceptions.CellTimeoutError, RuntimeError) as exc:
+                # a failing cell: the saved notebook stays as it was
+                raise RuntimeError(f"notebook {path.name} failed: {' '.join(str(exc).split())[:300]}"
+                                   ) from None
+            finally:
+                for key, value in saved.items():
+                    if value is None:
+                        os.environ.pop(key, None)
+                    else:
+                        os.environ[key] = value
+        timings[path.name] = round(time.perf_counter() - clock, 1)
+        atomic_write(path, lambda p, nb=notebook: nbformat.write(nb, str(p)))
+        print(f"notebook {path.name}: saved ({timings[path.name]:.0f} s)", file=log, flush=True)
+    return timings
+
+
+def regenerate_all(out, *, only: str | None = None, size: str = "full", force: bool = False,
+                   quiet: bool = False, readme: Path | None = None,
+                   notebooks: Path | None = None, root: Path | None = None,
+                   log=sys.stderr) -> list[dict]:
+    """Regenerate the chosen results (see the module docstring); returns their manifests.
+
+    ``readme``: the README whose generated blocks are rewritten from ``out`` afterwards
+    (:func:`experiments.readme_numbers.write`); ``notebooks``: the folder of notebooks then
+    executed and saved at full size (:func:`run_notebooks`); None leaves either alone.
+    """
+    check_size(size)
+    chosen = choose(only)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    code = code_state(Path.cwd() if root is None else root)
+    done = []
+    for result in chosen:
+        record = regenerate(result, out, size, code, force=force, quiet=quiet, log=log)
+        if record is not None:
+            done.append(record)
+    staging = out / STAGING
+    if staging.exists() and not any(staging.iterdir()):
+        staging.rmdir()
+    atomic_write(out / INDEX, lambda p: p.write_text(index_markdown(out)))
+    if readme is not None:
+        changed = readme_numbers.write(readme, out)
+        print(f"{readme}: {changed} generated block(s) rewritten" if changed
+              else f"{readme}: generated blocks already current", file=log)
+    if notebooks is not None:
+        timings = run_notebooks(Path(notebooks), out, log=log)
+        code = code_state(Path.cwd() if root is None else root)
+        atomic_write(out / NOTEBOOKS_MANIFEST, lambda p: p.write_text(json.dumps(canonical({
+            "code_commit": code["commit"], "uncommitted_changes": code["changes"],
+            "wall_seconds": timings, "machine": machine_facts()}), indent=2, sort_keys=True)
+            + "\n"))
+    return done

@@ -1,0 +1,87 @@
+"""``five-up tune``: --help, bad input in one line, a tiny run in its own process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cli.main import main
+
+
+def _in_process(capsys, *args):
+    """``five-up tune ARGS`` in this process, as a CompletedProcess."""
+    try:
+        status = main(["tune", *args])
+    except SystemExit as exit:
+        status = exit.code
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
+
+
+def _one_line_error(result):
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith("five-up: error: ")
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_help_explains_every_option(capsys):
+    result = _in_process(capsys, "--help")
+    assert result.returncode == 0
+    for option in ("--strategy", "--against", "--validate-against", "--players", "--seed",
+                   "--validation-seed", "--deals", "--generations", "--population", "--sigma",
+                   "--pick", "--validation-deals", "--max-rounds", "--threads", "--out", "--ship",
+                   "--quiet"):
+        assert option in result.stdout, option
+    assert "scaled space" in result.stdout and "paired 95%" in result.stdout
+
+
+@pytest.mark.parametrize("args,word", [
+    (["--players", "3"], "players"),
+    (["--players", "two"], "players"),
+    (["--against", "weighted,nope"], "nope"),
+    (["--strategy", "greedy"], "no parameters"),
+    (["--strategy", "weighted,greedy"], "one strategy"),
+    (["--deals", "1"], "deals"),
+    (["--generations", "0"], "generations"),
+    (["--population", "x"], "population"),
+    (["--sigma", "-0.5"], "sigma"),
+    (["--sigma", "abc"], "sigma"),
+    (["--pick", "median"], "pick"),
+    (["--validation-deals", "0"], "validation_deals"),
+    (["--seed", "-1"], "seed"),
+    (["--threads", "0"], "threads"),
+    (["--validate-against", "cheater"], "hidden"),
+    (["--ship", "table.txt"], ".py"),
+    (["--bogus"], "bogus"),
+])
+def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
+    result = _in_process(capsys, *args, "--out", str(tmp_path / "out"), "--quiet")
+    _one_line_error(result)
+    assert word in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_no_out_is_one_line(capsys):
+    _one_line_error(_in_process(capsys))
+
+
+def test_a_tiny_run_in_a_process_of_its_own(compiled_engine, tmp_path):
+    out = tmp_path / "out"
+    args = ["--against", "greedy", "--deals", "10", "--generations", "1", "--population", "3",
+            "--validation-deals", "10", "--seed", "2", "--out", str(out), "--quiet"]
+    result = subprocess.run([sys.executable, "-m", "cli", "tune", *args],
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "tune: 1 generations x 3 candidates x 10 duplicate deals" in result.stdout
+    assert "weighted (tuned) vs greedy" in result.stdout
+    best = json.loads((out / "best.json").read_text())
+    assert best["spec"] in result.stdout
+    bad = subprocess.run([sys.executable, "-m", "cli", "tune", "--deals", "x", "--out",
+                          str(tmp_path / "other")], capture_output=True, text=True,
+                         timeout=120, check=False)
+    _one_line_error(bad)

@@ -1,0 +1,44 @@
+"""README's numbers are the committed results' (experiments.readme_numbers)."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments import readme_numbers
+from tests.support.paths import REPO
+
+
+def test_readme_blocks_are_the_committed_results():
+    """Every generated block of README equals its text from docs/results: regenerating a result
+    without README (or editing README's figures by hand) fails here."""
+    text = (REPO / "README.md").read_text()
+    names = readme_numbers.blocks_in(text)
+    assert set(names) == set(readme_numbers.BLOCKS), "every generator has its block in README"
+    assert readme_numbers.stale_blocks(text, REPO / "docs" / "results") == []
+
+
+def test_render_replaces_only_between_the_markers(tmp_path):
+    """A block's old text is replaced, the text around it kept; rendering twice changes nothing."""
+    readme_numbers.BLOCKS["test-block"] = lambda results: f"from {results.name}"
+    try:
+        text = ("intro\n" + readme_numbers.start_marker("test-block") + "\nold 1.23\n"
+                + readme_numbers.end_marker("test-block") + "\noutro\n")
+        fresh = readme_numbers.render(text, tmp_path)
+        assert fresh == ("intro\n" + readme_numbers.start_marker("test-block") + f"\nfrom {tmp_path.name}\n"
+                         + readme_numbers.end_marker("test-block") + "\noutro\n")
+        assert readme_numbers.render(fresh, tmp_path) == fresh
+        assert readme_numbers.stale_blocks(text, tmp_path) == ["test-block"]
+        assert readme_numbers.stale_blocks(fresh, tmp_path) == []
+        path = tmp_path / "README.md"
+        path.write_text(text)
+        assert readme_numbers.write(path, tmp_path) == 1
+        assert path.read_text() == fresh and readme_numbers.write(path, tmp_path) == 0
+    finally:
+        del readme_numbers.BLOCKS["test-block"]
+
+
+def test_a_block_without_generator_or_end_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="no generator"):
+        readme_numbers.render(readme_numbers.start_marker("nonesuch") + "\n", tmp_path)
+    with pytest.raises(ValueError, match="no end marker"):
+        readme_numbers.render(readme_numbers.start_marker("strength-ladder") + "\nx\n", tmp_path)

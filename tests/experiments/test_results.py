@@ -1,0 +1,100 @@
+"""``five-up results``: every committed result regenerated with its command, beside a manifest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from experiments import readme_numbers, results
+from tests.support.paths import REPO
+
+
+def run_results(*arguments, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "cli", "results", *arguments], cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def test_every_committed_result_has_a_command():
+    """The registry names every directory of docs/results, and every command is one the CLI
+    knows, at both sizes."""
+    from cli.main import COMMANDS
+
+    committed = {p.name for p in (REPO / "docs" / "results").iterdir() if p.is_dir()}
+    assert committed == set(results.by_name())
+    known = {name for name, _, _ in COMMANDS}
+    for result in results.RESULTS:
+        assert result.full[0] in known and result.small[0] == result.full[0], result.name
+        assert "--out" not in result.full + result.small
+        assert not any("--ship" in word for word in result.small), "small runs ship nothing"
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--only", "nonesuch"], "unknown result nonesuch"),
+    (["--size", "huge"], "--size must be one of full, small"),
+    (["--readme", "no/such/README.md"], "no such file"),
+])
+def test_bad_input_is_one_line(bad, message, tmp_path):
+    done = run_results("--out", str(tmp_path), *bad)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+
+
+def test_small_run_writes_manifests_readme_and_skips_current_results(compiled_engine, tmp_path):
+    """At the small size, two results are regenerated with their manifests; the copy of README
+    gets its blocks from them; a second run keeps both (same code, same command)."""
+    out = tmp_path / "results"
+    shutil.copytree(REPO / "docs" / "results" / "strength", out / "strength")
+    done = run_results("--out", str(out), "--size", "small", "--only", "duplicate_deals,seats",
+                       "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert "2 result(s) regenerated" in done.stdout
+    for name in ("duplicate_deals", "seats"):
+        directory = out / name
+        manifest = json.loads((directory / "manifest.json").read_text())
+        entry = results.by_name()[name]
+        assert manifest["command"] == results.command_line(entry.small, str(directory))
+        assert manifest["seed"] == int(entry.small[entry.small.index("--seed") + 1])
+        assert manifest["wall_seconds"] > 0 and manifest["machine"]["logical_cores"] >= 1
+        assert manifest["code_commit"] is None or len(manifest["code_commit"]) == 40
+        assert not list(directory.glob("*.parquet")) and (directory / "summary.md").exists()
+    assert (out / "duplicate_deals" / "paired.csv").exists()
+    assert not (out / results.STAGING).exists()
+    sentence = readme_numbers.duplicate_deals(out)
+    assert sentence.startswith("`exact` wins ") and "--matches 50" in sentence
+
+    again = run_results("--out", str(out), "--size", "small", "--only", "duplicate_deals,seats",
+                        "--quiet")
+    assert again.returncode == 0 and "0 result(s) regenerated" in again.stdout
+    assert again.stderr.count("current (same code and command), kept") == 2
+
+
+def test_a_failed_command_leaves_the_result_as_it_was(tmp_path):
+    """The committed directory is replaced only when the command succeeds."""
+    broken = results.CommittedResult("broken", ("seats", "--players", "9"), ("seats", "--players", "9"))
+    target = tmp_path / "broken"
+    target.mkdir()
+    (target / "summary.md").write_text("the old result\n")
+    with pytest.raises(RuntimeError, match="the command failed"):
+        results.regenerate(broken, tmp_path, "small", {"commit": None, "changes": None}, quiet=True,
+                           log=open("/dev/null", "w"))
+    assert [p.name for p in target.iterdir()] == ["summary.md"]
+    assert (target / "summary.md").read_text() == "the old result\n"
+
+
+def test_commit_outputs_keeps_the_small_files_only(tmp_path):
+    staging, target = tmp_path / "staging", tmp_path / "out" / "overshoot"
+    staging.mkdir()
+    target.parent.mkdir()
+    for name in ("summary.md", "by_score.csv", "by_score.parquet", "zone_turns.csv", ".hidden"):
+        (staging / name).write_text(name)
+    target.mkdir()
+    (target / "stale.csv").write_text("from an older run")
+    names = results.commit_outputs(results.by_name()["overshoot"], staging, target,
+                                   {"result": "overshoot"})
+    assert names == ["by_score.csv", "summary.md", "manifest.json"]
+    assert sorted(p.name for p in target.iterdir()) == sorted(names)
+    assert not list(tmp_path.joinpath("out").glob(".*"))
