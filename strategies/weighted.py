@@ -24,18 +24,17 @@ reproduce the named strategy move for move, which ``tests`` check):
 ``exact``      ``exact = 100, turns = -1, opp_exact = -30``.
 ``defensive``  ``award = 1, reply = -1``.
 
-The defaults (:data:`DEFAULT_WEIGHTS`) come from two sweeps of weight
-vectors against ``greedy`` in two-player duplicate matches (one compiled
-kernel, no recompilation): 50 random vectors x 2,000 matches (17 s in all),
-whose best vectors (about 82 % against greedy) shared a large bonus for
-playing doubles (about 2.5 displayed points), a reply penalty of 1-2, a small
-preference for layouts that fewer unseen tiles match and for keeping own
-tiles playable; then 40 perturbations of the rounded vector below on fresh
-deals, which it matched within noise (81.6 % against greedy over 3,000
-matches). Its weights, in the units of each feature:
+The defaults (:data:`DEFAULT_WEIGHTS`) are a hand-rounded vector from early
+sweeps against ``greedy`` whose code is not shipped, so they are a starting
+point, not a result; in the units of each feature:
 
 ``award 0.5, exact 100, turns -0.8, pips 0.1, double 2.5, reply -1.5,
 opp_exact -30, open_unseen -0.2, own_playable 0.5`` (others 0).
+
+The reproducible tuning is ``five-up tune`` (:mod:`experiments.tune`: CMA-ES on
+duplicate deals with a held-out validation). Its shipped result is the named
+variant ``weighted_tuned`` below; the command that made it and its validation
+figures are in :mod:`strategies.weighted_tuned_table` (and docs/results/tuning).
 """
 
 from __future__ import annotations
