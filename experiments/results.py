@@ -181,8 +181,8 @@ RESULTS = (
     CommittedResult(
         "openspiel",
         ("strength", "--players", "2", "--ladder", "rollout,matchplay", "--versus",
-         ISMCTS_YARDSTICKS, "--deals", "50", "--seed", "2027", "--timing-matches", "2",
-         "--backend", "dask", "--workers", "2", "--shard-size", "10"),
+         ISMCTS_YARDSTICKS, "--deals", "24", "--seed", "2027", "--timing-matches", "2",
+         "--backend", "dask", "--workers", "2", "--shard-size", "6"),
         ("strength", "--players", "2", "--ladder", "greedy", "--versus",
          "openspiel:ismcts[sims=4]", "--deals", "2", "--seed", "2027", "--timing-matches", "1"),
         needs="pyspiel"),

@@ -13,13 +13,13 @@ duplicate deals, win rate [paired 95% interval, deal = unit]):
 
 Regenerate it with :data:`TUNED_COMMAND`:
 
-    five-up tune --strategy weighted --against weighted --validate-against weighted,rollout --players 2 --seed 2026 --validation-seed 2027 --deals 1000 --generations 90 --population 10 --sigma 0.3 --pick mean --validation-deals 5000 --out docs/results/tuning --ship strategies/weighted_tuned_table.py
+    five-up tune --strategy weighted --against weighted --validate-against weighted,rollout --players 2 --seed 2026 --validation-seed 2027 --deals 1000 --generations 90 --population 10 --sigma 0.3 --pick mean --validation-deals 5000 --out docs/results/.staging/tuning --ship strategies/weighted_tuned_table.py
 """
 
 TUNED_STRATEGY = 'weighted'
 """The strategy whose parameters these are."""
 
-TUNED_COMMAND = 'five-up tune --strategy weighted --against weighted --validate-against weighted,rollout --players 2 --seed 2026 --validation-seed 2027 --deals 1000 --generations 90 --population 10 --sigma 0.3 --pick mean --validation-deals 5000 --out docs/results/tuning --ship strategies/weighted_tuned_table.py'
+TUNED_COMMAND = 'five-up tune --strategy weighted --against weighted --validate-against weighted,rollout --players 2 --seed 2026 --validation-seed 2027 --deals 1000 --generations 90 --population 10 --sigma 0.3 --pick mean --validation-deals 5000 --out docs/results/.staging/tuning --ship strategies/weighted_tuned_table.py'
 """The command that regenerated this file."""
 
 TUNED_PARAMETERS = {

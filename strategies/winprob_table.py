@@ -18,7 +18,7 @@ interchangeable), stored as uint16 codes (steps of 1/65535) and decoded here
 at import. The table is a plain module-level array, so compiled strategies
 freeze it as a constant. Regenerate it with :data:`WIN_TABLE_COMMAND`:
 
-    five-up winprob --players 2,4 --strategies rollout --rounds-per-state 32 --seed 1 --replicates 100 --check-matches 500 --out out/winprob-rollout --ship strategies/winprob_table.py
+    five-up winprob --players 2,4 --strategies rollout --rounds-per-state 32 --seed 1 --replicates 100 --check-matches 500 --out docs/results/.staging/winprob --ship strategies/winprob_table.py
 
 ``tests/experiments/test_winprob.py`` checks its shape, bounds and terminal
 rows, and that the command parses.
@@ -33,7 +33,7 @@ import numpy as np
 WIN_TABLE_PROFILE = 'rollout'
 """The strategy every seat played."""
 
-WIN_TABLE_COMMAND = 'five-up winprob --players 2,4 --strategies rollout --rounds-per-state 32 --seed 1 --replicates 100 --check-matches 500 --out out/winprob-rollout --ship strategies/winprob_table.py'
+WIN_TABLE_COMMAND = 'five-up winprob --players 2,4 --strategies rollout --rounds-per-state 32 --seed 1 --replicates 100 --check-matches 500 --out docs/results/.staging/winprob --ship strategies/winprob_table.py'
 """The command that regenerated this file."""
 
 WIN_TABLE_ROUNDS = 32
