@@ -154,6 +154,16 @@ def study_numbers(results: Path) -> str:
             ("P(event discarded) at 51..60", "greedy, {n}p: P(discard) at 51..60"),
             ("side first within 5 of 61 loses", "greedy, {n}p: first within 5 of 61 lost"),
             ("raw points discarded per match", "greedy, {n}p: raw discarded per match")]),
+        "", "Head to head ([plot](docs/results/overshoot/head_to_head.png)), each table played "
+        "in every rotation on the same deals (self-play rates do not say who wins):", "",
+        key_table(results, "overshoot", "mixed tables", [
+            (f"{table}: {who} {what}", f"{table}, {{n}}p: {who}: {key}")
+            for table, pair in (("exact vs greedy", ("exact", "greedy")),
+                                ("rollout vs greedy", ("rollout", "greedy")))
+            for who in pair
+            for what, key in (("overshoot discards per entity per match",
+                               "overshoot discards per entity"),
+                              ("match win rate (paired)", "match win rate per entity"))]),
         "", "Settlement ([plot](docs/results/settlement/point_sources.png)):", "",
         key_table(results, "settlement", "greedy, self-play", [
             ("settlement share of accepted points", "greedy, {n}p: settlement share"),
@@ -172,6 +182,10 @@ def study_numbers(results: Path) -> str:
             ("best opening by match-win probability, per score state",
              "counterfactual {n}p: best opening by match-win"),
             ("greedy already opens best", "counterfactual {n}p (greedy playouts): greedy's opening")]),
+        "", "Match length ([plot](docs/results/lengths/rounds_per_match.png)):", "",
+        key_table(results, "lengths", "self-play", [
+            (f"{name}: rounds per match", f"{name}, {{n}}p: rounds per match")
+            for name in ("greedy", "rollout")]),
         "", "Seats ([plot](docs/results/seats/seats.png)):", "",
         key_table(results, "seats", "greedy, self-play", [
             ("the first lot's winner wins the match", "greedy, {n}p: lot winner's side wins"),
@@ -201,11 +215,27 @@ def winprob_run(results: Path) -> str:
             f"lead {largest.leader}).")
 
 
+def tuning(results: Path) -> str:
+    """The tuned ``weighted`` against its baselines on held-out deals (docs/results/tuning)."""
+    directory = results / "tuning"
+    validation = pd.read_csv(directory / "validation.csv")
+    lines = [f"Run: {provenance(directory)}." if provenance(directory) else "", "",
+             "| held out against | deals | tuned [paired 95%] | default vector | gain [paired 95%] |",
+             "| --- | --- | --- | --- | --- |"]
+    for row in validation.itertuples(index=False):
+        lines.append(f"| {row.baseline} | {row.deals:,} | {pct(row.win_rate)}% "
+                     f"[{pct(row.paired_low)}, {pct(row.paired_high)}] | "
+                     f"{pct(row.default_win_rate)}% | {100 * row.gain:+.1f} pts "
+                     f"[{100 * row.gain_low:+.1f}, {100 * row.gain_high:+.1f}] |")
+    return "\n".join(lines).strip()
+
+
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "tournament-ranking": tournament_ranking,
     "duplicate-deals": duplicate_deals,
     "rollout-vs-greedy": rollout_vs_greedy,
     "study-numbers": study_numbers,
+    "tuning": tuning,
     "strength-ladder": strength_ladder,
     "winprob-run": winprob_run,
     "openspiel-yardstick": openspiel_yardstick,

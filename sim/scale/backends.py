@@ -136,9 +136,12 @@ class DaskBackend(Backend):
         else:
             n = workers if workers is not None else (os.cpu_count() or 1)
             try:
+                # Worker logs at CRITICAL only: a task's failure reaches the client as its
+                # exception anyway, while at shutdown a worker whose heartbeat meets the closed
+                # scheduler logs a harmless ERROR with a traceback (a race in distributed).
                 self.cluster = LocalCluster(
                     n_workers=n, threads_per_worker=1, processes=True,
-                    dashboard_address=None, silence_logs=logging.ERROR,
+                    dashboard_address=None, silence_logs=logging.CRITICAL,
                 )
                 self.client = Client(self.cluster, set_as_default=False)
             except (OSError, RuntimeError, TimeoutError, ValueError) as exc:

@@ -98,3 +98,20 @@ def test_commit_outputs_keeps_the_small_files_only(tmp_path):
     assert names == ["by_score.csv", "summary.md", "manifest.json"]
     assert sorted(p.name for p in target.iterdir()) == sorted(names)
     assert not list(tmp_path.joinpath("out").glob(".*"))
+
+
+@pytest.mark.slow
+def test_every_result_regenerates_at_the_small_size(compiled_engine, tmp_path):
+    """The whole command at the small size: every committed result (openspiel's needs the
+    extra) gets its files and manifest, and the index lists each one."""
+    out = tmp_path / "results"
+    done = run_results("--out", str(out), "--size", "small", "--quiet")
+    assert done.returncode == 0, done.stderr
+    expected = [r for r in results.RESULTS if results.available(r.needs)]
+    assert f"{len(expected)} result(s) regenerated" in done.stdout
+    index = (out / "README.md").read_text()
+    for result in expected:
+        manifest = json.loads((out / result.name / "manifest.json").read_text())
+        assert manifest["command"] == results.command_line(result.small, str(out / result.name))
+        assert f"[{result.name}]({result.name}/summary.md)" in index
+        assert not list((out / result.name).glob("*.parquet"))
