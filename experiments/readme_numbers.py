@@ -154,8 +154,8 @@ def study_numbers(results: Path) -> str:
             ("P(event discarded) at 51..60", "greedy, {n}p: P(discard) at 51..60"),
             ("side first within 5 of 61 loses", "greedy, {n}p: first within 5 of 61 lost"),
             ("raw points discarded per match", "greedy, {n}p: raw discarded per match")]),
-        "", "Head to head ([plot](docs/results/overshoot/head_to_head.png)), each table played "
-        "in every rotation on the same deals (self-play rates do not say who wins):", "",
+        "", ("Head to head ([plot](docs/results/overshoot/head_to_head.png)), each table played "
+             "in every rotation on the same deals (self-play rates do not say who wins):"), "",
         key_table(results, "overshoot", "mixed tables", [
             (f"{table}: {who} {what}", f"{table}, {{n}}p: {who}: {key}")
             for table, pair in (("exact vs greedy", ("exact", "greedy")),
@@ -170,9 +170,10 @@ def study_numbers(results: Path) -> str:
             ("rounds ending blocked", "greedy, {n}p: blocked rounds"),
             ("matches won by a settlement event", "greedy, {n}p: matches won by a settlement"),
             ("dominoes with a partner debit", "greedy, {n}p: dominoes with a partner debit")]),
-        "", "Openings ([plot](docs/results/openings/counterfactual.png)), each tile of sampled "
-        "hands forced as the opening, rounds played out by `greedy`; the gain of the best "
-        "opening over greedy's own, from held out (biased low) to in-sample (biased high):", "",
+        "", ("Openings ([plot](docs/results/openings/counterfactual.png)), each tile of sampled "
+             "hands forced as the opening, rounds played out by `greedy`; the gain of the best "
+             "opening over greedy's own, from held out (biased low) to in-sample (biased high):"),
+        "",
         key_table(results, "openings", "forced openings", [
             ("gain, displayed points of round differential, held out",
              "counterfactual {n}p (greedy playouts): best opening beats"),
