@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from sim.tiles import TARGET_RAW, tile_name
+from strategies.catalogue import builtin_names
 
 COUNT_COLUMNS = [
     "rounds", "placements", "draws", "passes", "domino_rounds", "blocked_rounds",
@@ -115,7 +116,8 @@ def test_round_frame_columns(compiled_engine):
         ({"players": 1}, "players must be 2, 3 or 4"),
         ({"players": True}, "players must be 2, 3 or 4"),
         ({"strategies": "greedy"}, "2 players need 2 strategies"),
-        ({"strategies": "greedy,nope"}, "unknown strategy 'nope' (built-in: random, greedy, exact, heavy, defensive, weighted, rollout, matchplay, cheater;"),
+        ({"strategies": "greedy,nope"},
+         f"unknown strategy 'nope' (built-in: {', '.join(builtin_names())};"),
         ({"strategies": ["greedy", ""]}, "strategies has an empty entry"),
         ({"matches": 0}, "matches must be at least 1, found 0"),
         ({"matches": 2.5}, "matches expects an integer, found 2.5"),

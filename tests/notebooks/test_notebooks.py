@@ -99,6 +99,7 @@ def small_results(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow  # a small results run (about a minute) and a notebook
 def test_openings_notebook_shows_the_committed_results(small_results, tmp_path, monkeypatch):
     notebook = execute("02-openings", tmp_path, monkeypatch, "full", small_results)
     text = printed(notebook)
@@ -129,6 +130,7 @@ def test_openings_notebook_shows_the_committed_results(small_results, tmp_path, 
     assert (seats / "seats.png").read_bytes() in shown
 
 
+@pytest.mark.slow  # a small results run (about a minute) and a notebook
 def test_overshoot_notebook_shows_the_committed_results(small_results, tmp_path, monkeypatch):
     notebook = execute("03-overshoot-and-settlement", tmp_path, monkeypatch, "full",
                        small_results)
