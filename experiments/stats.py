@@ -146,6 +146,14 @@ def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
     return log_s, low, high
 
 
+def paired_share_interval(per_deal) -> tuple[float, float, float]:
+    """``(mean, low, high)`` of per-deal win shares (each in [0, 1], one per duplicate deal):
+    :func:`mean_interval` with the deal as the unit, clipped to [0, 1] (a normal interval
+    can pass 0 or 1). The paired interval of the strength ladder and of the tuner."""
+    mean, low, high = mean_interval(np.asarray(per_deal, dtype=np.float64))
+    return mean, max(low, 0.0), min(high, 1.0)
+
+
 def proportion(successes, trials) -> dict:
     """Rate and 95% Wilson interval as a dict (``rate``, ``low``, ``high``)."""
     successes = np.asarray(successes)

@@ -53,7 +53,7 @@ from experiments.figures import new_figure, run_footer, save_png, stamp
 from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
 from experiments.runs import run_experiment
 from experiments.settings import strategy_settings
-from experiments.stats import mean_interval, proportion
+from experiments.stats import paired_share_interval, proportion
 from sim.checks import check_int, check_player_counts, check_seed
 from sim.engine.runs import simulate
 from sim.engine.spec import RunSpec, hidden_run_options
@@ -465,8 +465,7 @@ def ladder_table(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
         for pairing, (kind, upper, lower) in enumerate(settings["pairings"]):
             sel = matches[(matches["players"] == count) & (matches["pairing"] == pairing)]
             per_deal = deal_outcomes(sel, count, upper, lower)
-            _, low, high = mean_interval(per_deal.to_numpy())
-            low, high = max(low, 0.0), min(high, 1.0)  # a normal interval can pass 0 or 1
+            _, low, high = paired_share_interval(per_deal.to_numpy())
             wins, n = int(sel["upper_won"].sum()), len(sel)
             wilson = proportion(wins, n)
             rows.append({

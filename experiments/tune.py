@@ -61,7 +61,7 @@ from matplotlib.ticker import MaxNLocator
 from experiments.figures import color_cycle, new_figure, run_footer, save_png, stamp
 from experiments.reports import fmt_ci, md_table
 from experiments.settings import strategy_settings
-from experiments.stats import mean_interval
+from experiments.stats import mean_interval, paired_share_interval
 from experiments.strength import (
     LADDER_PLAYER_COUNTS,
     deal_outcomes,
@@ -280,13 +280,6 @@ def vector_outcomes(theta, settings: dict, *, deals: int, seed: int, threads=Non
     return np.mean(per_opponent, axis=0)
 
 
-def paired(outcomes) -> tuple[float, float, float]:
-    """``(mean, low, high)`` of per-deal outcomes: the paired 95% interval (deal = unit),
-    clipped to [0, 1] as the strength ladder's."""
-    mean, low, high = mean_interval(np.asarray(outcomes, dtype=np.float64))
-    return mean, max(low, 0.0), min(high, 1.0)
-
-
 def fitness(theta, settings: dict, generation: int = 0, threads=None) -> float:
     """The win rate of ``theta`` on generation ``generation``'s deals (what CMA-ES maximises)."""
     return float(vector_outcomes(theta, settings, deals=settings["deals"],
@@ -340,8 +333,8 @@ def optimise(settings: dict, threads=None, bar=None) -> tuple[pd.DataFrame, pd.D
         es.tell(xs, list(-values[:-1]))  # cma minimises
         population = values[:-1]
         best = int(np.argmax(population))  # ties: the first
-        m, m_low, m_high = paired(outcomes[-1])
-        b, b_low, b_high = paired(outcomes[best])
+        m, m_low, m_high = paired_share_interval(outcomes[-1])
+        b, b_low, b_high = paired_share_interval(outcomes[best])
         history.append({
             "generation": generation, "seed": seed, "deals": settings["deals"],
             "mean_fitness": m, "mean_low": m_low, "mean_high": m_high,
@@ -351,7 +344,7 @@ def optimise(settings: dict, threads=None, bar=None) -> tuple[pd.DataFrame, pd.D
             "sigma": float(es.sigma), **_vector_columns(centre, names),
         })
         for k, vector in enumerate(vectors[:-1]):
-            f, low, high = paired(outcomes[k])
+            f, low, high = paired_share_interval(outcomes[k])
             candidates.append({"generation": generation, "candidate": k, "fitness": f,
                                "low": low, "high": high, **_vector_columns(vector, names)})
     return pd.DataFrame(history), pd.DataFrame(candidates), from_scaled(es.mean, scale)

@@ -135,3 +135,13 @@ def test_clustered_ratio_is_ratio_ci_of_the_cluster_totals():
     assert grouped.loc[1, "ratio"] == pytest.approx(17 / 4)
     single = clustered_ratio([1.0, 2.0], 1.0, [7, 7]).iloc[0]
     assert single.ratio == pytest.approx(1.5) and np.isnan(single.low)
+
+
+def test_paired_share_interval_is_the_mean_interval_clipped_to_the_unit_range():
+    from experiments.stats import mean_interval, paired_share_interval
+
+    shares = [1.0, 1.0, 1.0, 0.5]
+    mean, low, high = mean_interval(shares)
+    assert high > 1.0  # the normal interval passes 1 here
+    assert paired_share_interval(shares) == (mean, low, 1.0)
+    assert paired_share_interval([0.0, 0.0, 0.5])[1] == 0.0
