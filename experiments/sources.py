@@ -285,51 +285,50 @@ class DataRun:
         return sum(len(rotations) for _, _, rotations, _ in self._table_configurations()) \
             * self.settings.get("table_matches", 0)
 
+    def _rotation_results(self, source: str, job):
+        """Yield ``(table, players, rotations, [(rotation, result)])`` per mixed table and
+        player count, in settings order: ``job``'s result (of data source ``source``) for every
+        rotation, under one progress bar. Nothing for a self-play-only run."""
+        configurations = list(self._table_configurations())
+        if not configurations:
+            return
+        bar = self._bar(self._table_matches(), "match", "table matches")
+        try:
+            for table, count, rotations, parts in configurations:
+                yield table, count, rotations, [
+                    (rotation, self._run(source, job, self._rotation_tasks(rotation, part, count),
+                                         bar))
+                    for rotation, part in zip(rotations, parts)]
+        finally:
+            bar.close()
+
     def table_traces(self) -> Iterator[tuple[tuple[str, int], TableData]]:
         """Yield ``((table label, players), TableData)`` per mixed table and player count, in
         settings order; its ``data`` is one :class:`sim.studies.StudyTrace` of every rotation
         (rotation 0's matches first), each of its three tables with a ``rotation`` column
         inserted first. Nothing for a self-play-only run."""
-        configurations = list(self._table_configurations())
-        if not configurations:
-            return
-        bar = self._bar(self._table_matches(), "match", "table matches")
-        try:
-            for table, count, rotations, parts in configurations:
-                tables = {name: [] for name in TRACE_TABLES}
-                for rotation, part in zip(rotations, parts):
-                    got = self._run("traces", trace_job,
-                                    self._rotation_tasks(rotation, part, count), bar)
-                    for name in TRACE_TABLES:
-                        frame = got[name]
-                        frame.insert(0, "rotation", np.int8(rotation.pairing))
-                        tables[name].append(frame)
-                trace = StudyTrace(**{name: pd.concat(frames, ignore_index=True)
-                                      for name, frames in tables.items()})
-                yield (table.label, count), TableData(table.label, count, rotations, trace)
-        finally:
-            bar.close()
+        for table, count, rotations, results in self._rotation_results("traces", trace_job):
+            tables = {name: [] for name in TRACE_TABLES}
+            for rotation, got in results:
+                for name in TRACE_TABLES:
+                    frame = got[name]
+                    frame.insert(0, "rotation", np.int8(rotation.pairing))
+                    tables[name].append(frame)
+            trace = StudyTrace(**{name: pd.concat(frames, ignore_index=True)
+                                  for name, frames in tables.items()})
+            yield (table.label, count), TableData(table.label, count, rotations, trace)
 
     def table_rounds(self) -> Iterator[tuple[tuple[str, int], TableData]]:
         """Yield ``((table label, players), TableData)`` per mixed table and player count; its
         ``data`` is :func:`rounds_job`'s frame of every rotation with a ``rotation`` column
         inserted first. Nothing for a self-play-only run."""
-        configurations = list(self._table_configurations())
-        if not configurations:
-            return
-        bar = self._bar(self._table_matches(), "match", "table matches")
-        try:
-            for table, count, rotations, parts in configurations:
-                frames = []
-                for rotation, part in zip(rotations, parts):
-                    frame = self._run("rounds", rounds_job,
-                                      self._rotation_tasks(rotation, part, count), bar)
-                    frame.insert(0, "rotation", np.int8(rotation.pairing))
-                    frames.append(frame)
-                yield (table.label, count), TableData(table.label, count, rotations,
-                                                      pd.concat(frames, ignore_index=True))
-        finally:
-            bar.close()
+        for table, count, rotations, results in self._rotation_results("rounds", rounds_job):
+            frames = []
+            for rotation, frame in results:
+                frame.insert(0, "rotation", np.int8(rotation.pairing))
+                frames.append(frame)
+            yield (table.label, count), TableData(table.label, count, rotations,
+                                                  pd.concat(frames, ignore_index=True))
 
     def traces(self) -> Iterator[tuple[tuple[str, int], object]]:
         """Yield ``((strategy, players), StudyTrace)`` per self-play configuration, in order."""
