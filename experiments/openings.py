@@ -739,39 +739,51 @@ def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path,
     _save(fig, path, _cf_footer(settings) + "; 1 displayed = 5 raw points")
 
 
-def plot_state_values(cf_values: pd.DataFrame, path, settings: dict) -> None:
-    """Each tile's forced-opening value relative to its hand, by score state: one row per value
-    (round differential, match-win probability), one column per player count, 95% intervals."""
-    players = sorted(cf_values["players"].unique())
-    kinds = [v for v in VALUE_LABELS if v in set(cf_values["value"])]
-    states = list(dict.fromkeys(cf_values["state"]))
-    fig, axes = new_figure(len(kinds), len(players), figsize=(6.5 * len(players),
+def value_panels(frame: pd.DataFrame, panel_width: float):
+    """The grid of the state figures: one row per value kind present (:data:`VALUE_LABELS`
+    order), one column per player count. Returns ``(figure, axes, panels)``, ``panels`` the
+    ``(ax, value, players, rows)`` of every cell with data; a cell without (no win-probability
+    table at 3 players) says so and is left blank."""
+    players = sorted(frame["players"].unique())
+    kinds = [v for v in VALUE_LABELS if v in set(frame["value"])]
+    fig, axes = new_figure(len(kinds), len(players), figsize=(panel_width * len(players),
                                                               3.8 * len(kinds)), squeeze=False)
-    x = np.arange(N_TILES)
-    colors = color_cycle()
-    width = 0.8 / max(1, len(states))
+    panels = []
     for i, value in enumerate(kinds):
         for j, count in enumerate(players):
             ax = axes[i, j]
-            sel = cf_values[(cf_values.players == count) & (cf_values.value == value)]
+            sel = frame[(frame.players == count) & (frame.value == value)]
             if sel.empty:
                 ax.text(0.5, 0.5, f"no win-probability table at {count} players",
                         ha="center", va="center", transform=ax.transAxes)
                 ax.set_axis_off()
-                continue
-            for k, state in enumerate(states):
-                rows = sel[sel.state == state].set_index("tile").reindex(TILE_NAMES)
-                centre = rows["relative_mean"].to_numpy(dtype=float)
-                err = _errorbars(centre, rows["relative_low"], rows["relative_high"])
-                ax.errorbar(x + (k - (len(states) - 1) / 2) * width, centre, yerr=err, fmt="o",
-                            ms=2.5, capsize=1.5, lw=0.7, color=colors[k % len(colors)],
-                            label=state)
-            ax.axhline(0, color="black", lw=0.8)
-            ax.set_xticks(x, TILE_NAMES, rotation=90, fontsize=7)
-            ax.grid(alpha=0.3, axis="y")
-            ax.set_title(f"{count} players: {_value_short(value)}")
-            unit = ("displayed points" if value == "diff" else "win probability, 0-1")
-            ax.set_ylabel(f"value vs. hand average\n({unit}, 95%)")
+            else:
+                panels.append((ax, value, count, sel))
+    return fig, axes, panels
+
+
+def plot_state_values(cf_values: pd.DataFrame, path, settings: dict) -> None:
+    """Each tile's forced-opening value relative to its hand, by score state: one row per value
+    (round differential, match-win probability), one column per player count, 95% intervals."""
+    states = list(dict.fromkeys(cf_values["state"]))
+    fig, axes, panels = value_panels(cf_values, 6.5)
+    x = np.arange(N_TILES)
+    colors = color_cycle()
+    width = 0.8 / max(1, len(states))
+    for ax, value, count, sel in panels:
+        for k, state in enumerate(states):
+            rows = sel[sel.state == state].set_index("tile").reindex(TILE_NAMES)
+            centre = rows["relative_mean"].to_numpy(dtype=float)
+            err = _errorbars(centre, rows["relative_low"], rows["relative_high"])
+            ax.errorbar(x + (k - (len(states) - 1) / 2) * width, centre, yerr=err, fmt="o",
+                        ms=2.5, capsize=1.5, lw=0.7, color=colors[k % len(colors)],
+                        label=state)
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_xticks(x, TILE_NAMES, rotation=90, fontsize=7)
+        ax.grid(alpha=0.3, axis="y")
+        ax.set_title(f"{count} players: {_value_short(value)}")
+        unit = ("displayed points" if value == "diff" else "win probability, 0-1")
+        ax.set_ylabel(f"value vs. hand average\n({unit}, 95%)")
     axes[0, -1].legend(title="start (displayed,\nleader's side-others)", fontsize=7,
                        title_fontsize=7)
     fig.tight_layout()
@@ -781,41 +793,30 @@ def plot_state_values(cf_values: pd.DataFrame, path, settings: dict) -> None:
 def plot_gain_playouts(cf_gain: pd.DataFrame, path, settings: dict) -> None:
     """Gain of the best opening per hand over the baseline's against the playouts used, both
     ends (in-sample solid, held out dashed), per state; rows by value, columns by player count."""
-    players = sorted(cf_gain["players"].unique())
-    kinds = [v for v in VALUE_LABELS if v in set(cf_gain["value"])]
     states = list(dict.fromkeys(cf_gain["state"]))
-    fig, axes = new_figure(len(kinds), len(players), figsize=(5.0 * len(players),
-                                                              3.8 * len(kinds)), squeeze=False)
+    fig, axes, panels = value_panels(cf_gain, 5.0)
     colors = color_cycle()
-    for i, value in enumerate(kinds):
-        for j, count in enumerate(players):
-            ax = axes[i, j]
-            sel = cf_gain[(cf_gain.players == count) & (cf_gain.value == value)]
-            if sel.empty:
-                ax.text(0.5, 0.5, f"no win-probability table at {count} players",
-                        ha="center", va="center", transform=ax.transAxes)
-                ax.set_axis_off()
-                continue
-            for k, state in enumerate(states):
-                rows = sel[sel.state == state].sort_values("playouts")
-                m = rows["playouts"].to_numpy(dtype=float)
-                color = colors[k % len(colors)]
-                for end, style, shift in (("insample", "-", 1.02), ("heldout", "--", 0.98)):
-                    centre = rows[f"{end}_mean"].to_numpy(dtype=float)
-                    err = _errorbars(centre, rows[f"{end}_low"], rows[f"{end}_high"])
-                    ax.errorbar(m * shift, centre, yerr=err, fmt="o", ls=style, ms=3, lw=1,
-                                capsize=2, color=color,
-                                label=f"{state} {'in-sample' if end == 'insample' else 'held out'}")
-            ax.set_xscale("log", base=2)
-            ticks = sorted(set(sel["playouts"]))
-            ax.set_xticks(ticks, [str(t) for t in ticks])
-            ax.axhline(0, color="black", lw=0.8)
-            ax.set_ylim(bottom=min(0.0, float(sel["heldout_low"].min())))
-            ax.grid(alpha=0.3)
-            ax.set_title(f"{count} players: {_value_short(value)}")
-            ax.set_xlabel("playouts per (hand, tile) used")
-            unit = "displayed points" if value == "diff" else "win probability, 0-1"
-            ax.set_ylabel(f"gain over baseline's opening\n({unit}, 95%)")
+    for ax, value, count, sel in panels:
+        for k, state in enumerate(states):
+            rows = sel[sel.state == state].sort_values("playouts")
+            m = rows["playouts"].to_numpy(dtype=float)
+            color = colors[k % len(colors)]
+            for end, style, shift in (("insample", "-", 1.02), ("heldout", "--", 0.98)):
+                centre = rows[f"{end}_mean"].to_numpy(dtype=float)
+                err = _errorbars(centre, rows[f"{end}_low"], rows[f"{end}_high"])
+                ax.errorbar(m * shift, centre, yerr=err, fmt="o", ls=style, ms=3, lw=1,
+                            capsize=2, color=color,
+                            label=f"{state} {'in-sample' if end == 'insample' else 'held out'}")
+        ax.set_xscale("log", base=2)
+        ticks = sorted(set(sel["playouts"]))
+        ax.set_xticks(ticks, [str(t) for t in ticks])
+        ax.axhline(0, color="black", lw=0.8)
+        ax.set_ylim(bottom=min(0.0, float(sel["heldout_low"].min())))
+        ax.grid(alpha=0.3)
+        ax.set_title(f"{count} players: {_value_short(value)}")
+        ax.set_xlabel("playouts per (hand, tile) used")
+        unit = "displayed points" if value == "diff" else "win probability, 0-1"
+        ax.set_ylabel(f"gain over baseline's opening\n({unit}, 95%)")
     axes[0, -1].legend(fontsize=6, ncol=2, title="state: solid in-sample, dashed held out",
                        title_fontsize=6)
     fig.tight_layout()
