@@ -13,8 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cli.arguments import (EXIT_OK, Command, add_backend_arguments, backend_options,
-    strategies_help, usage_error)
+from cli.arguments import (
+    EXIT_OK,
+    Command,
+    add_backend_arguments,
+    backend_options,
+    strategies_help,
+    usage_error,
+)
 from cli.failures import run_on_backend
 from experiments import lengths, openings, overshoot, seats, settlement
 from experiments.settings import study_settings
@@ -125,7 +131,7 @@ def add_study_arguments(study: Study, parser) -> None:
     parser.set_defaults(study=study)
 
 
-TABLE_STUDIES = ("overshoot", "settlement", "seats")
+TABLE_STUDIES = ("overshoot", "settlement", "seats", "openings", "lengths")
 """The studies that play mixed tables besides self-play (``--table``)."""
 
 
@@ -140,8 +146,8 @@ def add_table_arguments(parser) -> None:
              "partnership B at 4, one A against two Bs at 3; three names A,B,C: a 3-player "
              "table (3 must be among --players). Each table is played in every rotation of its "
              "strategies over the entities (each strategy at every seat) on the same deals "
-             "(duplicate deals), and reported per strategy (rows with table 'A vs B'), with "
-             "head_to_head.png and a head-to-head section in summary.md")
+             "(duplicate deals), and reported per strategy (rows with table 'A vs B'), with a "
+             "mixed-tables section in summary.md and, except for openings, head_to_head.png")
     parser.add_argument("--table-matches", default=None, metavar="M",
                         help="matches per rotation of each --table (default --matches)")
 
@@ -166,10 +172,11 @@ def study_run(study: Study, args) -> tuple[dict, Callable]:
         base = openings.one_strategy(args.baseline, "baseline")
         settings = openings.settings_for(args.players, resolved, args.matches, args.seed,
                                          args.hands, args.playouts, playout, base,
-                                         args.score_states)
+                                         args.score_states, args.table, args.table_matches)
         extra = {"hands": settings["hands"], "playouts": settings["playouts"],
                  "playout_strategy": playout, "baseline": base,
-                 "score_states": settings["score_states"]}
+                 "score_states": settings["score_states"], "tables": args.table,
+                 "table_matches": settings.get("table_matches")}
     elif study.name in TABLE_STUDIES:
         settings = study_settings(study.name, args.players, resolved, args.matches, args.seed,
                                   args.table, args.table_matches)

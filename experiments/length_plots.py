@@ -14,6 +14,7 @@ from matplotlib.ticker import MaxNLocator
 
 from experiments.figures import color_cycle, new_figure, run_footer, save_png, stamp
 from experiments.study_plots import DPI
+from experiments.table_plots import table_footer
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW
 
 TARGET_DISPLAYED = TARGET_RAW // RAW_PER_DISPLAYED
@@ -68,11 +69,13 @@ def plot_rounds_per_match(hist: pd.DataFrame, path, settings: dict) -> None:
     save_png(rounds_per_match_figure(hist, settings), path, DPI)
 
 
-def score_paths_figure(paths: pd.DataFrame, settings: dict):
+def score_paths_figure(paths: pd.DataFrame, settings: dict, title: str | None = None,
+                       footer: str | None = None):
     """The eventual winner's and the losers' displayed score after each round: mean (solid),
     10-90% band, and the mean over matches still in play (dotted, where at least
     :data:`MIN_IN_PLAY` are); one row per strategy, one column per player count (from the
-    ``trajectories`` frame)."""
+    ``trajectories`` frame). ``title`` replaces the self-play title's first line, ``footer``
+    the run footer."""
     players, strategies = _order(paths)
     fig, axes = new_figure(len(strategies), len(players),
                            figsize=(4.4 * len(players), 2.9 * len(strategies)), sharex=True,
@@ -116,16 +119,28 @@ def score_paths_figure(paths: pd.DataFrame, settings: dict):
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False, fontsize=9,
                bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle(f"Score paths to {TARGET_DISPLAYED} (self-play; finished matches; a match that "
-                 "ended is carried at its final score)\n" + DISPLAYED_UNITS,
-                 y=1.0 + 0.6 / height, va="bottom", fontsize=11)
-    stamp(fig, run_footer(settings))
+    if title is None:
+        title = (f"Score paths to {TARGET_DISPLAYED} (self-play; finished matches; a match that "
+                 "ended is carried at its final score)")
+    fig.suptitle(title + "\n" + DISPLAYED_UNITS, y=1.0 + 0.6 / height, va="bottom", fontsize=11)
+    stamp(fig, run_footer(settings) if footer is None else footer)
     return fig
 
 
 def plot_score_paths(paths: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`score_paths_figure` as PNG."""
     save_png(score_paths_figure(paths, settings), path, DPI)
+
+
+def plot_table_paths(paths: pd.DataFrame, path, settings: dict) -> None:
+    """The mixed tables' score paths per strategy (rows ``"A (A vs B)"``): a strategy's entity
+    in the matches it won (``winner``) and its entities that lost (``loser``); PNG."""
+    rows = paths.assign(strategy=paths["strategy"] + " (" + paths["table"] + ")")
+    fig = score_paths_figure(
+        rows, settings, title=("Mixed tables: each strategy's score path when it won and when it "
+                               "lost (every rotation, same deals; finished matches, carried)"),
+        footer=table_footer(settings))
+    save_png(fig, path, DPI)
 
 
 def _offsets(strategies: list[str], spread: float = 0.4) -> dict[str, float]:

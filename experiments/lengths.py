@@ -30,19 +30,36 @@ Computed from the trace source (:meth:`experiments.sources.DataRun.traces`):
 the match frame gives rounds, placements and passes; the score events, summed
 per round, give the trajectories.
 
+Mixed tables (``--table A,B``, :mod:`experiments.mixed_tables`): every frame has a
+``table`` column (``"self-play"`` for the rows above). A table's ``lengths`` and
+``rounds_hist`` rows describe all its matches (every rotation, the same deals):
+``strategy`` is the table's label. Its ``trajectories`` rows are per strategy:
+``winner`` is the path of that strategy's entity in the finished matches it won,
+``loser`` the pooled paths of its entities that lost; its ``gaps`` rows are the
+matches that strategy won (its lead over the best loser). Intervals of a table's
+means take the deal as the unit (the rotations of a deal are not independent).
+
 Run ``five-up lengths --help``; from Python, :func:`run`.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
 from experiments import length_plots
+from experiments.mixed_tables import SELF_PLAY, Table
 from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
 from experiments.runs import run_traced
 from experiments.sources import pairs
-from experiments.stats import mean_interval, proportion
+from experiments.stats import (
+    clustered_proportion,
+    clustered_ratio,
+    mean_interval,
+    proportion,
+)
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 
 NAME = "lengths"
@@ -59,46 +76,93 @@ QUANTILE_METHOD = "inverted_cdf"
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
         traces: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False) -> ExperimentResult:
+        keep_shards: bool = False, tables=None, table_matches: int | None = None
+        ) -> ExperimentResult:
     """Run the match-length study (arguments as :func:`experiments.overshoot.run`).
 
     ``traces`` may hold precomputed :func:`experiments.sources.collect_traces`
-    output for the same settings.
+    output for the same settings; ``tables`` and ``table_matches``: mixed tables besides
+    self-play, as :func:`experiments.overshoot.run` (the module docstring says what their rows
+    hold).
 
     Returns
     -------
     ExperimentResult
-        Frames ``lengths``, ``rounds_hist``, ``trajectories``, ``gaps``.
+        Frames ``lengths``, ``rounds_hist``, ``trajectories``, ``gaps``, each with a ``table``
+        column.
     """
     return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
+                      tables=tables, table_matches=table_matches,
                       threads=threads, progress=progress, out=out, backend=backend,
                       shard_size=shard_size, keep_shards=keep_shards)
 
 
-def analyse(traces, settings: dict) -> ExperimentResult:
-    """The study's frames from ``(strategy, players) -> StudyTrace`` pairs (a dict or iterable)."""
-    lengths, hist, paths, gaps = [], [], [], []
+def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
+    """The study's frames from ``(strategy, players) -> StudyTrace`` pairs (a dict or iterable)
+    and the mixed tables' ``(table, players) -> experiments.sources.TableData`` pairs
+    (:meth:`experiments.sources.DataRun.table_traces`)."""
+    parts = {name: [] for name in FRAMES}
     for (strategy, players), trace in pairs(traces):
-        lengths.append(_lengths(trace.matches, strategy, players))
-        hist.append(_rounds_hist(trace.matches, strategy, players))
-        scores = score_paths(trace.matches, trace.events, players)
-        paths.append(_trajectories(trace.matches, scores, strategy, players))
-        gaps.append(_gaps(trace.matches, scores, strategy, players))
-    frames = {
-        "lengths": pd.concat(lengths, ignore_index=True),
-        "rounds_hist": pd.concat(hist, ignore_index=True),
-        "trajectories": pd.concat(paths, ignore_index=True),
-        "gaps": pd.concat(gaps, ignore_index=True),
-    }
+        parts["lengths"].append(_lengths(trace.matches, strategy, players))
+        parts["rounds_hist"].append(_rounds_hist(trace.matches, strategy, players))
+        sides = _sides(trace.matches, score_paths(trace.matches, trace.events, players)).of()
+        parts["trajectories"].append(_trajectories(sides, strategy, players))
+        parts["gaps"].append(_gaps(sides, strategy, players))
+    for name in FRAMES:
+        for frame in parts[name]:
+            frame["table"] = SELF_PLAY
+    for (label, players), table in pairs(tables):
+        for name, frame in _mixed(table, label, players).items():
+            parts[name].append(frame)
+    frames = {name: pd.concat(parts[name], ignore_index=True) for name in FRAMES}
+    # the self-play figures and key numbers come from the self-play rows only
+    selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
     plots = {
         "rounds_per_match":
-            lambda p: length_plots.plot_rounds_per_match(frames["rounds_hist"], p, settings),
+            lambda p: length_plots.plot_rounds_per_match(selfplay["rounds_hist"], p, settings),
         "score_paths":
-            lambda p: length_plots.plot_score_paths(frames["trajectories"], p, settings),
-        "score_gap": lambda p: length_plots.plot_score_gap(frames["gaps"], p, settings),
+            lambda p: length_plots.plot_score_paths(selfplay["trajectories"], p, settings),
+        "score_gap": lambda p: length_plots.plot_score_gap(selfplay["gaps"], p, settings),
     }
-    key = _key_numbers(frames)
-    return ExperimentResult(NAME, settings, frames, _markdown(settings, frames, key), plots, key)
+    key = _key_numbers(selfplay)
+    markdown = _markdown(settings, selfplay, key)
+    mixed = {name: frame[frame["table"] != SELF_PLAY] for name, frame in frames.items()}
+    if len(mixed["lengths"]):
+        key.update(_table_key_numbers(mixed))
+        plots["head_to_head"] = lambda p: length_plots.plot_table_paths(
+            mixed["trajectories"], p, settings)
+        markdown += _table_markdown(mixed)
+    return ExperimentResult(NAME, settings, frames, markdown, plots, key)
+
+
+FRAMES = ("lengths", "rounds_hist", "trajectories", "gaps")
+"""The study's frames, in order."""
+
+
+def _mixed(table, label: str, players: int) -> dict:
+    """The rows of one mixed table at ``players`` (see the module docstring)."""
+    matches, events = table.data.matches, table.data.events
+    deals = matches["match"].to_numpy()
+    out = {"lengths": _lengths(matches, label, players, clusters=deals),
+           "rounds_hist": _rounds_hist(matches, label, players)}
+    rotations = []
+    for r, pairing in enumerate(table.rotations):
+        own = matches["rotation"].to_numpy() == r
+        sub = matches[own].reset_index(drop=True)
+        scores = score_paths(sub, events[events["rotation"].to_numpy() == r], players)
+        rotations.append((_sides(sub, scores), np.array(pairing.entity_strategies, dtype=object)))
+    paths, gaps = [], []
+    for strategy in dict.fromkeys(table.rotations[0].entity_strategies):
+        parts = [sides.of(strategies == strategy) for sides, strategies in rotations]
+        mine = Sides(*(np.concatenate([getattr(part, f) for part in parts])
+                       for f in Sides._fields))
+        paths.append(_trajectories(mine, strategy, players))
+        gaps.append(_gaps(mine, strategy, players, clustered=True))
+    out["trajectories"] = pd.concat(paths, ignore_index=True)
+    out["gaps"] = pd.concat(gaps, ignore_index=True)
+    for frame in out.values():
+        frame["table"] = label
+    return out
 
 
 def score_paths(matches: pd.DataFrame, events: pd.DataFrame, players: int,
@@ -141,27 +205,40 @@ def _quantiles(values, qs=(0.1, 0.5, 0.9)) -> list[float]:
     return [float(v) for v in np.quantile(values, qs, method=QUANTILE_METHOD)]
 
 
-def _lengths(matches: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame:
+def _lengths(matches: pd.DataFrame, strategy: str, players: int, clusters=None) -> pd.DataFrame:
+    """One row of length figures; with ``clusters`` (a mixed table's deals) the intervals of
+    the means and of the long-match share take the cluster as the unit."""
     rounds = matches["rounds"].to_numpy().astype(np.int64)
     placements = matches["placements"].to_numpy().astype(np.int64)
     turns = placements + matches["passes"].to_numpy().astype(np.int64)
     finished = matches["winner"].to_numpy() >= 0
     row = {"strategy": strategy, "players": players, "matches": len(matches),
            "unfinished": int((~finished).sum())}
-    mean, low, high = mean_interval(rounds)
+    mean, low, high = _mean(rounds, clusters)
     row.update(rounds_mean=mean, rounds_low=low, rounds_high=high)
     row["rounds_p10"], row["rounds_median"], row["rounds_p90"] = _quantiles(rounds)
     row["rounds_min"], row["rounds_max"] = int(rounds.min()), int(rounds.max())
-    long = int((rounds >= LONG_MATCH_ROUNDS).sum())
-    p = proportion(long, len(rounds))
-    row.update(long_matches=long, share_long=float(p["rate"]), share_long_low=float(p["low"]),
-               share_long_high=float(p["high"]))
+    is_long = rounds >= LONG_MATCH_ROUNDS
+    if clusters is None:
+        p = proportion(int(is_long.sum()), len(rounds))
+    else:
+        p = clustered_proportion(is_long, clusters).iloc[0]
+    row.update(long_matches=int(is_long.sum()), share_long=float(p["rate"]),
+               share_long_low=float(p["low"]), share_long_high=float(p["high"]))
     for name, values in (("placements", placements), ("turns", turns)):
-        mean, low, high = mean_interval(values)
+        mean, low, high = _mean(values, clusters)
         row.update({f"{name}_mean": mean, f"{name}_low": low, f"{name}_high": high,
                     f"{name}_median": _quantiles(values, (0.5,))[0]})
     row["placements_per_round"] = float(placements.sum() / rounds.sum())
     return pd.DataFrame([row])
+
+
+def _mean(values, clusters=None) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the match as the unit, or the given clusters (deals)."""
+    if clusters is None:
+        return mean_interval(values)
+    row = clustered_ratio(np.asarray(values, dtype=np.float64), 1.0, clusters).iloc[0]
+    return float(row["ratio"]), float(row["low"]), float(row["high"])
 
 
 def _rounds_hist(matches: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame:
@@ -173,50 +250,96 @@ def _rounds_hist(matches: pd.DataFrame, strategy: str, players: int) -> pd.DataF
                          "cumulative": np.cumsum(share)})
 
 
-def _sides(matches: pd.DataFrame, scores: np.ndarray):
-    """Finished matches only: the winner's displayed path (m, horizon) and the losers'
-    (m, horizon, entities - 1), and the rounds each match lasted."""
+class Sides(NamedTuple):
+    """The finished matches' displayed score paths, split into the winner's and the losers'.
+
+    ``won``: int64 (m, horizon), the winner's path of each finished match; ``won_rounds``
+    (m,) the rounds it lasted, ``won_deals`` (m,) its deal (match index), ``lead`` (m,
+    horizon) the winner's score minus the best loser's; ``lost``: int64 (k, horizon), every
+    losing entity's path (pooled), ``lost_rounds`` (k,) its match's rounds;
+    ``lost_match_rounds`` the rounds of each match with at least one of those losers.
+    """
+
+    won: np.ndarray
+    won_rounds: np.ndarray
+    won_deals: np.ndarray
+    lead: np.ndarray
+    lost: np.ndarray
+    lost_rounds: np.ndarray
+    lost_match_rounds: np.ndarray
+
+
+class EntitySides(NamedTuple):
+    """:class:`Sides` before pooling: ``winner`` (m,) the winning entity of each finished match,
+    ``shown`` int64 (m, horizon, entities) every entity's displayed path, ``rounds`` and
+    ``deals`` (m,). :meth:`of` keeps the entities a mask selects."""
+
+    winner: np.ndarray
+    shown: np.ndarray
+    rounds: np.ndarray
+    deals: np.ndarray
+
+    def of(self, selected=None) -> Sides:
+        """The sides of the entities ``selected`` (bool (entities,); default all): the
+        matches one of them won, and their paths when they lost."""
+        m, _, n_entities = self.shown.shape
+        entity = np.arange(n_entities)[None, :]
+        picked = np.ones(n_entities, bool) if selected is None else np.asarray(selected, bool)
+        is_winner = entity == self.winner[:, None]
+        won = picked[self.winner]
+        won_path = self.shown[np.arange(m), :, self.winner]
+        # the best loser: the highest score among the other entities, per round
+        others = np.where(is_winner[:, None, :], np.iinfo(np.int64).min, self.shown)
+        lead = won_path - others.max(axis=2)
+        losing = ~is_winner & picked[None, :]
+        lost = self.shown.transpose(0, 2, 1)[losing]
+        lost_rounds = np.broadcast_to(self.rounds[:, None], losing.shape)[losing]
+        return Sides(won_path[won], self.rounds[won], self.deals[won], lead[won], lost,
+                     lost_rounds, self.rounds[losing.any(axis=1)])
+
+
+def _sides(matches: pd.DataFrame, scores: np.ndarray) -> EntitySides:
+    """Finished matches only: each entity's displayed path, the winner, rounds and deal."""
     winner = matches["winner"].to_numpy().astype(np.int64)
     finished = winner >= 0
-    shown = scores[finished] // RAW_PER_DISPLAYED
-    winner = winner[finished]
-    n_entities = scores.shape[2]
-    mine = np.arange(n_entities)[None, :] == winner[:, None]
-    won = shown[np.arange(len(winner)), :, winner]
-    lost = shown.transpose(0, 2, 1)[~mine].reshape(len(winner), n_entities - 1, -1)
-    return won, lost.transpose(0, 2, 1), matches["rounds"].to_numpy()[finished]
+    return EntitySides(winner[finished], scores[finished] // RAW_PER_DISPLAYED,
+                       matches["rounds"].to_numpy()[finished],
+                       matches["match"].to_numpy()[finished])
 
 
-def _trajectories(matches, scores, strategy: str, players: int) -> pd.DataFrame:
-    won, lost, rounds = _sides(matches, scores)
+def _trajectories(sides: Sides, strategy: str, players: int) -> pd.DataFrame:
     rows = []
-    for k in range(scores.shape[1]):
-        in_play = rounds >= k + 1
-        for side, values, alive in (("winner", won[:, k], in_play),
-                                    ("loser", lost[:, k, :].ravel(),
-                                     np.repeat(in_play, lost.shape[2]))):
+    for k in range(sides.won.shape[1]):
+        for side, values, rounds, matches in (
+                ("winner", sides.won[:, k], sides.won_rounds, sides.won_rounds),
+                ("loser", sides.lost[:, k], sides.lost_rounds, sides.lost_match_rounds)):
+            alive = rounds >= k + 1
             p10, p50, p90 = _quantiles(values)
+            # matches: those the row's paths come from (self-play: every finished match)
             rows.append({"strategy": strategy, "players": players, "round": k + 1, "side": side,
-                         "matches": len(won), "in_play": int(in_play.sum()),
+                         "matches": len(matches), "in_play": int((matches >= k + 1).sum()),
                          "mean": float(values.mean()) if values.size else np.nan,
                          "p10": p10, "median": p50, "p90": p90,
                          "mean_in_play": float(values[alive].mean()) if alive.any() else np.nan})
     return pd.DataFrame(rows)
 
 
-def _gaps(matches, scores, strategy: str, players: int) -> pd.DataFrame:
-    won, lost, rounds = _sides(matches, scores)
-    best = lost.max(axis=2)
+def _gaps(sides: Sides, strategy: str, players: int, clustered: bool = False) -> pd.DataFrame:
+    """Per round: the winner's lead over the best loser; intervals with the match as the unit,
+    or (``clustered``: a mixed table, whose rotations share deals) the deal."""
     rows = []
-    for k in range(scores.shape[1]):
-        gap = won[:, k] - best[:, k]
-        mean, low, high = mean_interval(gap)
-        leads = int((gap > 0).sum())
-        p = proportion(leads, len(gap))
+    for k in range(sides.lead.shape[1]):
+        gap = sides.lead[:, k]
+        if clustered and len(gap):
+            mean, low, high = _mean(gap, sides.won_deals)
+            p = clustered_proportion(gap > 0, sides.won_deals).iloc[0]
+        else:
+            mean, low, high = mean_interval(gap)
+            p = proportion(int((gap > 0).sum()), len(gap))
         rows.append({"strategy": strategy, "players": players, "round": k + 1,
-                     "matches": len(gap), "in_play": int((rounds >= k + 1).sum()),
+                     "matches": len(gap), "in_play": int((sides.won_rounds >= k + 1).sum()),
                      "gap_mean": mean, "gap_low": low, "gap_high": high,
-                     "winner_leads": leads, "leads_rate": float(p["rate"]),
+                     "winner_leads": int((gap > 0).sum()), "leads_rate": float(p["rate"]),
                      "leads_low": float(p["low"]), "leads_high": float(p["high"])})
     return pd.DataFrame(rows)
 
@@ -238,6 +361,47 @@ def _key_numbers(frames: dict) -> dict:
                 f"{', '.join(map(str, shown))} (displayed)"] = ", ".join(
                 f"{gaps.loc[(row.strategy, row.players, k), 'gap_mean']:.1f}" for k in shown)
     return key
+
+
+def _table_key_numbers(mixed: dict) -> dict:
+    """Per table and player count: rounds per match, and each strategy's share of the finished
+    matches won."""
+    key = {}
+    wins = mixed["trajectories"]
+    wins = wins[(wins["round"] == 1) & (wins["side"] == "winner")]
+    for row in mixed["lengths"].itertuples(index=False):
+        tag = f"{row.table}, {row.players}p"
+        key[f"{tag}: rounds per match"] = fmt_ci(row.rounds_mean, row.rounds_low,
+                                                  row.rounds_high, 2)
+        finished = row.matches - row.unfinished
+        sel = wins[(wins["table"] == row.table) & (wins["players"] == row.players)]
+        seats = Table(tuple(row.table.split(" vs "))).entity_strategies(row.players)
+        # at 3 players a two-name table is A vs B, B: say how many entities share each share
+        key[f"{tag}: finished matches won"] = ", ".join(
+            f"{w.strategy} {w.matches / finished:.1%}"
+            + (f" ({seats.count(w.strategy)} entities)" if seats.count(w.strategy) > 1 else "")
+            for w in sel.itertuples(index=False))
+    return key
+
+
+def _table_markdown(mixed: dict) -> str:
+    lengths, gaps = mixed["lengths"], mixed["gaps"]
+    horizon = int(gaps["round"].max())
+    shown = [k for k in (1, 2, 3, 5, 7, 10) if k <= horizon]
+    lines = ["", "## Mixed tables", "",
+             ("Each table is played in every rotation of its strategies over the entities on "
+              "the same deals. Rounds per match are of all the table's matches (intervals with "
+              "the deal as the unit). The score paths are per strategy: `winner` is its entity "
+              "in the finished matches it won, `loser` its entities that lost "
+              "(`trajectories.csv`, `head_to_head.png`)."), "",
+             md_table(lengths[["table", "players", "matches", "unfinished", "rounds_mean",
+                               "rounds_low", "rounds_high", "rounds_median", "share_long",
+                               "turns_mean"]], 3),
+             "", ("Matches won by each strategy, and its lead over the best loser after each "
+                  "round of those matches (displayed points):"), "",
+             md_table(_pivot(gaps, ["table", "players", "strategy", "matches"], "gap_mean",
+                             shown), 1), ""]
+    return "\n".join(lines)
 
 
 def _pivot(frame: pd.DataFrame, index: list[str], value: str, rounds) -> pd.DataFrame:

@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.figures import color_cycle, new_figure, run_footer, save_png, stamp
+from experiments.mixed_tables import SELF_PLAY, entity_names, strategies_in
 from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
 from experiments.runs import run_experiment
 from experiments.settings import study_settings
@@ -93,7 +94,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         seed: int = 0, hands: int = 300, playouts: int = 100, playout_strategy="greedy",
         baseline="greedy", threads: int | None = None, progress: bool = False,
         out=None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, score_states=DEFAULT_SCORE_STATES) -> ExperimentResult:
+        keep_shards: bool = False, score_states=DEFAULT_SCORE_STATES, tables=None,
+        table_matches: int | None = None) -> ExperimentResult:
     """Run the openings study.
 
     Parameters
@@ -114,20 +116,27 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         Displayed scores ``(leader's side, every other side)`` the
         counterfactual rounds start from (or ``"0-0,55-30"``); 0-0 is always
         included (:func:`parse_score_states`).
+    tables, table_matches
+        Mixed tables besides self-play for the observed view, as
+        :func:`experiments.overshoot.run`: a table's ``tiles`` rows are per strategy, from the
+        rounds its entity led (every rotation, the same deals).
 
     Returns
     -------
     ExperimentResult
-        Frames ``tiles`` and, with ``hands > 0``, ``cf_tiles``, ``cf_hands``,
+        Frames ``tiles`` (with a ``table`` column, ``"self-play"`` or the table's label) and,
+        with ``hands > 0``, ``cf_tiles``, ``cf_hands``,
         ``cf_summary`` (0-0, round differential), ``cf_values`` and
         ``cf_gain`` (every state and value).
     """
     settings = settings_for(players, strategies, matches, seed, hands, playouts,
-                            playout_strategy, baseline, score_states)
+                            playout_strategy, baseline, score_states, tables, table_matches)
 
     def compute(data):
         # the observed tables are built one configuration at a time (memory)
         tiles = [_observed(frame, strategy, count) for (strategy, count), frame in data.rounds()]
+        tiles += [t for (label, count), table in data.table_rounds()
+                  for t in _observed_table(table, label, count)]
         cf = data.counterfactuals() if settings["hands"] > 0 else {}
         states = (state_tables(settings, threads=data.threads, progress=data.progress)
                   if settings["hands"] > 0 else [])
@@ -139,7 +148,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
 
 
 def settings_for(players, strategies, matches, seed, hands, playouts, playout_strategy,
-                 baseline, score_states=DEFAULT_SCORE_STATES) -> dict:
+                 baseline, score_states=DEFAULT_SCORE_STATES, tables=None,
+                 table_matches=None) -> dict:
     """Checked settings (raises ValueError, one line).
 
     Every strategy argument may be a spec (built-in name, ``MODULE:NAME``,
@@ -147,7 +157,7 @@ def settings_for(players, strategies, matches, seed, hands, playouts, playout_st
     settings hold names (the tables' labels), specs (what the shard jobs
     resolve) and code digests.
     """
-    settings = study_settings(NAME, players, strategies, matches, seed)
+    settings = study_settings(NAME, players, strategies, matches, seed, tables, table_matches)
     settings["hands"] = check_int(hands, "hands", 0)
     settings["playouts"] = check_int(playouts, "playouts", 2)
     playout = one_strategy(playout_strategy, "playout_strategy")
@@ -347,7 +357,8 @@ def analyse(rounds, cf: dict, settings: dict, states=()) -> ExperimentResult:
             table["_order"] = table["state"].map(order)
             frames[f"cf_{name}"] = (table.sort_values(["_order", "players"], kind="stable")
                                     .drop(columns="_order").reset_index(drop=True))
-    plots = {"opening_tiles": lambda p: plot_opening_tiles(frames["tiles"], p, settings)}
+    selfplay = frames["tiles"][frames["tiles"]["table"] == SELF_PLAY]
+    plots = {"opening_tiles": lambda p: plot_opening_tiles(selfplay, p, settings)}
     if cf:
         plots["counterfactual"] = lambda p: plot_counterfactual(
             frames["cf_tiles"], frames["cf_hands"], p, settings)
@@ -357,7 +368,16 @@ def analyse(rounds, cf: dict, settings: dict, states=()) -> ExperimentResult:
     return ExperimentResult(NAME, settings, frames, _markdown(settings, frames, key), plots, key)
 
 
-def _observed(rounds: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame:
+def _observed_table(table, label: str, players: int) -> list[pd.DataFrame]:
+    """The observed rows of one mixed table: per strategy, the rounds its entity led."""
+    rounds = table.data
+    leader = entity_names(table.rotations, rounds["rotation"], rounds["leader_entity"])
+    return [_observed(rounds[leader == strategy], strategy, players, label)
+            for strategy in strategies_in(table.rotations)]
+
+
+def _observed(rounds: pd.DataFrame, strategy: str, players: int,
+              label: str = SELF_PLAY) -> pd.DataFrame:
     frame = pd.DataFrame({
         "tile": pd.Categorical(rounds["opening"].astype(str), categories=TILE_NAMES),
         "first": rounds["round"].to_numpy() == 0,
@@ -367,16 +387,16 @@ def _observed(rounds: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame
         "points": rounds["opening_points"].to_numpy() / 5.0,
     })
     table = pd.DataFrame({"tile": TILE_NAMES}).set_index("tile")
-    for label, sel in (("first", frame[frame["first"]]), ("any", frame)):
-        stats = grouped_mean_ci(sel, ["tile"], "diff", f"{label}_diff")
+    for which, sel in (("first", frame[frame["first"]]), ("any", frame)):
+        stats = grouped_mean_ci(sel, ["tile"], "diff", f"{which}_diff")
         table = table.join(stats)
         done = sel[sel["finished"]]
         wins = done.groupby("tile", observed=False)["won"].agg(["sum", "count"])
         wins = wins.reindex(TILE_NAMES).fillna(0)
         p = proportion(wins["sum"].to_numpy(), wins["count"].to_numpy())
-        table[f"{label}_win_rate"] = p["rate"]
-        table[f"{label}_win_low"] = p["low"]
-        table[f"{label}_win_high"] = p["high"]
+        table[f"{which}_win_rate"] = p["rate"]
+        table[f"{which}_win_low"] = p["low"]
+        table[f"{which}_win_high"] = p["high"]
     first = frame[frame["first"]]
     counts = first.groupby("tile", observed=False).size().reindex(TILE_NAMES).fillna(0)
     table["first_share"] = counts.to_numpy() / max(1, len(first))
@@ -387,6 +407,7 @@ def _observed(rounds: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame
     table = table.reset_index()
     table.insert(0, "players", players)
     table.insert(0, "strategy", strategy)
+    table["table"] = label
     return table
 
 
@@ -438,18 +459,21 @@ def _counterfactual_tables(result) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataF
 def _key_numbers(frames: dict) -> dict:
     key = {}
     tiles = frames["tiles"]
-    for (strategy, players), sel in tiles.groupby(["strategy", "players"], sort=False):
+    for (label, strategy, players), sel in tiles.groupby(["table", "strategy", "players"],
+                                                         sort=False):
+        tag = (f"{strategy}, {players}p" if label == SELF_PLAY
+               else f"{label}, {players}p, {strategy} leading")
         ranked = sel[sel.first_n >= 30].sort_values("first_diff_mean", ascending=False)
         if len(ranked):
             top, bottom = ranked.iloc[0], ranked.iloc[-1]
-            key[f"{strategy}, {players}p: best / worst first opening (leader's round diff)"] = (
+            key[f"{tag}: best / worst first opening (leader's round diff)"] = (
                 f"{top.tile} "
                 f"{fmt_ci(top.first_diff_mean, top.first_diff_low, top.first_diff_high, 2)} / "
                 f"{bottom.tile} " + fmt_ci(bottom.first_diff_mean, bottom.first_diff_low,
                                            bottom.first_diff_high, 2))
         first = sel[sel.first_n > 0]
         wins = float((first.first_win_rate * first.first_n).sum() / max(1, first.first_n.sum()))
-        key[f"{strategy}, {players}p: first leader's match win rate"] = f"{wins:.3f}"
+        key[f"{tag}: first leader's match win rate"] = f"{wins:.3f}"
     if "cf_summary" in frames:
         for row in frames["cf_summary"].itertuples(index=False):
             tag = f"counterfactual {row.players}p ({row.playout_strategy} playouts)"
@@ -618,8 +642,9 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                   f"best opening when held; `{s['baseline']} opens` = how often the baseline "
                   "opens with it when held."), "", md_table(table, 2)]
     tiles = frames["tiles"]
+    selfplay = tiles[tiles["table"] == SELF_PLAY]
     for strategy in s["strategies"]:
-        sel = tiles[tiles.strategy == strategy]
+        sel = selfplay[selfplay.strategy == strategy]
         wide = sel.pivot(index="tile", columns="players", values="first_diff_mean").reindex(
             TILE_NAMES)
         wide.columns = [f"{c}p round diff" for c in wide.columns]
@@ -631,6 +656,14 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         table = pd.concat([wide, win, n], axis=1).reset_index()
         lines += ["", f"## The 28 tiles as the match's first opening, observed (`{strategy}`)",
                   "", md_table(table, 3)]
+    mixed = tiles[tiles["table"] != SELF_PLAY]
+    if len(mixed):
+        lines += ["", "## Mixed tables (observed)", "",
+                  ("Each table is played in every rotation of its strategies over the entities "
+                   "on the same deals; a strategy's rows are the rounds its entity led. First "
+                   "leader's match win rate and the best and worst first openings (tiles opened "
+                   "at least 30 times) are in the key numbers above; per tile: `tiles` (rows "
+                   "with `table` = the table).")]
     lines += ["", "Full tables with intervals (first and any round's opening): `tiles`, "
               "`cf_tiles`, `cf_hands`, `cf_values`, `cf_gain` (parquet and CSV). Plots: "
               "`opening_tiles.png`"

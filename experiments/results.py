@@ -163,15 +163,17 @@ RESULTS = (
     CommittedResult(
         "lengths",
         ("lengths", "--players", "2,3,4", "--strategies", "greedy,random,exact,weighted,rollout",
-         "--matches", "2000", "--seed", "1"),
+         "--matches", "2000", "--seed", "1") + STUDY_TABLES + ("--table-matches", "1500"),
         ("lengths", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "200",
-         "--seed", "1")),
+         "--seed", "1") + STUDY_TABLES + ("--table-matches", "30")),
     CommittedResult(
         "openings",
         ("openings", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "100000",
-         "--hands", "5000", "--playouts", "400", "--seed", "1"),
+         "--hands", "5000", "--playouts", "400", "--seed", "1") + STUDY_TABLES
+        + ("--table-matches", "1500"),
         ("openings", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "300",
-         "--hands", "12", "--playouts", "8", "--seed", "1"),
+         "--hands", "12", "--playouts", "8", "--seed", "1") + STUDY_TABLES
+        + ("--table-matches", "30"),
         leave_out=("cf_hands.csv",)),
     CommittedResult(
         "strength",

@@ -18,6 +18,13 @@ to the first leader. For every strategy (in self-play) and player count:
   short by the target counts for nobody), and the leader's mean round point
   differential.
 
+Mixed tables (``--table A,B``): every frame also holds rows per (table, players,
+strategy), from the same matches with intervals clustered by deal: ``first_lot``
+and ``positions`` for the seats the strategy held, ``absolute_seats`` for the
+matches in which each seat played it, ``round_positions`` for the rounds its
+entity led; plus ``head_to_head`` (win rates per entity, with and without the
+first lot).
+
 Run ``five-up seats --help``; from Python, :func:`run`.
 """
 
@@ -62,7 +69,7 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
     ExperimentResult
         Frames ``first_lot``, ``positions``, ``absolute_seats``, ``round_positions``
         (every row with a ``table`` column, ``"self-play"`` for self-play) and, with
-        mixed tables, ``head_to_head``; ``first_lot`` and ``positions`` then also hold a
+        mixed tables, ``head_to_head``; every frame then also holds a
         row per (table, players, strategy).
     """
     settings = study_settings(NAME, players, strategies, matches, seed, tables, table_matches)
@@ -94,6 +101,8 @@ def analyse(rounds: dict, settings: dict, tables=()) -> ExperimentResult:
         lot += a
         positions += b
         head += c
+        absolute += _mixed_absolute(table, label, players)
+        round_pos += _mixed_round_positions(table, label, players)
     frames = {
         "first_lot": pd.concat(lot, ignore_index=True),
         "positions": pd.concat(positions, ignore_index=True),
@@ -184,6 +193,69 @@ def _mixed(table, label: str, players: int):
     return lots, positions, head
 
 
+def _mixed_absolute(table, label: str, players: int) -> list[pd.DataFrame]:
+    """``absolute_seats`` rows of one mixed table: per strategy and seat, the matches in which
+    that seat played the strategy, and how often the seat's entity won (deal-clustered)."""
+    first = table.data[table.data["round"] == 0]
+    rotation = first["rotation"].to_numpy().astype(np.int64)
+    deal = first["match"].to_numpy()
+    winner = first["match_winner"].to_numpy().astype(np.int64)
+    finished = winner >= 0
+    out = []
+    for strategy in strategies_in(table.rotations):
+        rows = []
+        for seat, entity in enumerate(entities_for(players)):
+            here = finished & (entity_names(table.rotations, rotation,
+                                            np.full(len(first), entity)) == strategy)
+            won = winner == entity
+            p = _clustered(won[here], deal[here])
+            rows.append({"strategy": strategy, "players": players, "seat": seat,
+                         "entity": int(entity), "matches": int(here.sum()),
+                         "wins": int(won[here].sum()), "win_rate": p[0], "win_low": p[1],
+                         "win_high": p[2], "table": label})
+        out.append(pd.DataFrame(rows))
+    return out
+
+
+def _mixed_round_positions(table, label: str, players: int) -> list[pd.DataFrame]:
+    """``round_positions`` rows of one mixed table: per strategy, the rounds its entity led,
+    who won them counted clockwise from the leader's side, and the leader's round
+    differential (intervals clustered by deal)."""
+    rounds = table.data
+    n_entities = entity_count(players)
+    leader = rounds["leader_entity"].to_numpy().astype(np.int64)
+    led_by = entity_names(table.rotations, rounds["rotation"], leader)
+    round_winner = rounds["winner"].to_numpy().astype(np.int64)
+    deal = rounds["match"].to_numpy()
+    diff = leader_differential(rounds, players)
+    out = []
+    for strategy in strategies_in(table.rotations):
+        mine = led_by == strategy
+        total = int(mine.sum())
+        d = clustered_ratio(diff[mine], 1.0, deal[mine]) if total else None
+        mean, dlow, dhigh = ((float(d["ratio"].iloc[0]), float(d["low"].iloc[0]),
+                              float(d["high"].iloc[0])) if total else (np.nan,) * 3)
+        rows = []
+        for offset in range(n_entities):
+            won = round_winner[mine] == (leader[mine] + offset) % n_entities
+            p = _clustered(won, deal[mine])
+            rows.append({"strategy": strategy, "players": players, "offset": offset,
+                         "side": "leader's side" if offset == 0 else f"+{offset}",
+                         "rounds": total, "round_wins": int(won.sum()), "rate": p[0],
+                         "low": p[1], "high": p[2],
+                         "leader_diff_mean": mean if offset == 0 else np.nan,
+                         "leader_diff_low": dlow if offset == 0 else np.nan,
+                         "leader_diff_high": dhigh if offset == 0 else np.nan, "table": label})
+        nobody = round_winner[mine] < 0
+        p = _clustered(nobody, deal[mine])
+        rows.append({"strategy": strategy, "players": players, "offset": -1, "side": "nobody",
+                     "rounds": total, "round_wins": int(nobody.sum()), "rate": p[0],
+                     "low": p[1], "high": p[2], "leader_diff_mean": np.nan,
+                     "leader_diff_low": np.nan, "leader_diff_high": np.nan, "table": label})
+        out.append(pd.DataFrame(rows))
+    return out
+
+
 def _clustered(mask: np.ndarray, clusters: np.ndarray) -> tuple[float, float, float]:
     """Share of ``mask`` with its 95% Wilson interval clustered by deal (nan, 0, 1 if empty)."""
     if mask.size == 0:
@@ -248,7 +320,16 @@ def _table_markdown(frames: dict) -> str:
               md_table(mixed[["table", "players", "strategy", "position", "side", "matches",
                               "win_rate", "win_low", "win_high"]], 4), "",
               ("`matches` = finished matches with the strategy at that position; intervals "
-               "match-clustered by deal."), "", "Plot: `head_to_head.png`.", ""]
+               "match-clustered by deal."), ""]
+    rp = frames["round_positions"]
+    led = rp[(rp["table"] != SELF_PLAY) & (rp["offset"] == 0)]
+    lines += ["### Rounds the strategy's side led", "",
+              md_table(led[["table", "players", "strategy", "rounds", "rate", "low", "high",
+                            "leader_diff_mean", "leader_diff_low", "leader_diff_high"]], 3), "",
+              ("`rate` = share of those rounds the leader's side won; `leader_diff` = its "
+               "round point differential (displayed points); every side and seat: "
+               "`round_positions`, `absolute_seats` (rows with `table`)."), "",
+              "Plot: `head_to_head.png`.", ""]
     return "\n".join(lines)
 
 

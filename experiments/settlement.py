@@ -92,8 +92,6 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
         points.append(_points(trace, strategy, players))
         if players == 4:
             debit.append(_partner_debit(trace, strategy))
-    for frame in blocked + debit:
-        frame["table"] = SELF_PLAY
     for frame in points:
         frame["table"] = SELF_PLAY
         n = entity_count(int(frame["players"].iloc[0]))
@@ -108,6 +106,9 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
             own = names == strategy
             _parts(trace.events[own], strategy, players, label, parts, hist)
             points.append(_table_points(trace, own, table.rotations, strategy, players, label))
+            blocked.append(_blocked(trace, strategy, players, own, label))
+            if players == 4:
+                debit.append(_partner_debit(trace, strategy, own, label))
     frames = {
         "domino_parts": pd.concat(parts, ignore_index=True),
         "parts_hist": pd.concat(hist, ignore_index=True),
@@ -193,11 +194,21 @@ def _describe(x: np.ndarray, matches: np.ndarray, strategy: str, players: int,
     }])
 
 
-def _blocked(trace, strategy: str, players: int) -> pd.DataFrame:
+def _blocked(trace, strategy: str, players: int, own_events=None,
+             label: str = SELF_PLAY) -> pd.DataFrame:
+    """One row of blocked-round figures. In a mixed table (``own_events`` marks the events of
+    ``strategy``'s entities) the blocked share is the table's (every rotation, deals as the
+    clusters) and the credits are the strategy's own events."""
     m = trace.matches
-    ev = trace.events
+    ev = trace.events if own_events is None else trace.events[own_events]
     blocked_events = ev[ev["kind"] == "blocked"]
-    share, low, high = ratio_ci(m["blocked_rounds"], m["rounds"])
+    if own_events is None:
+        share, low, high = ratio_ci(m["blocked_rounds"], m["rounds"])
+        accepted_credit = float(m["blocked_credit"].sum())
+    else:
+        per_deal = m.groupby("match", sort=True)[["blocked_rounds", "rounds"]].sum()
+        share, low, high = ratio_ci(per_deal["blocked_rounds"], per_deal["rounds"])
+        accepted_credit = float(blocked_events.loc[blocked_events["accepted"], "raw"].sum())
     credit_mean, credit_low, credit_high = _clustered_mean(blocked_events["raw"].to_numpy(),
                                                            blocked_events["match"].to_numpy())
     discarded = int((~blocked_events["accepted"]).sum())
@@ -212,8 +223,9 @@ def _blocked(trace, strategy: str, players: int) -> pd.DataFrame:
         "credit_median": float(blocked_events["raw"].median()) if len(blocked_events) else np.nan,
         "credit_max": int(blocked_events["raw"].max()) if len(blocked_events) else 0,
         "blocked_events_discarded": discarded,
-        "accepted_credit_per_blocked_round": (float(m["blocked_credit"].sum())
+        "accepted_credit_per_blocked_round": (accepted_credit
                                               / max(1, int(m["blocked_rounds"].sum()))),
+        "table": label,
     }])
 
 
@@ -369,12 +381,31 @@ def _table_markdown(frames: dict, rows: pd.DataFrame) -> str:
                                     if key in own.index else ""),
             })
         lines += [f"### {label}", "", md_table(pd.DataFrame(out), 1), ""]
+    blocked = frames["blocked"]
+    blocked = blocked[blocked["table"] != SELF_PLAY]
+    lines += ["### Blocked rounds", "",
+              ("`blocked share` = the table's blocked rounds per round (deals as clusters); "
+               "the credits are the strategy's own blocked events (raw points)."), "",
+              md_table(blocked[["table", "players", "strategy", "blocked_share",
+                                "blocked_share_low", "blocked_share_high", "blocked_events",
+                                "credit_mean", "credit_low", "credit_high",
+                                "blocked_events_discarded"]], 3), ""]
+    if "partner_debit" in frames:
+        debit = frames["partner_debit"]
+        debit = debit[debit["table"] != SELF_PLAY]
+        lines += ["### Partner debit (4 players)", "",
+                  "The strategy's partnership's dominoes (raw points; intervals by deal).", "",
+                  md_table(debit[["table", "strategy", "dominoes", "with_debit_rate",
+                                  "debit_mean", "debit_low", "debit_high", "net_negative_rate",
+                                  "rescued_from_overshoot_rate", "debit_per_match"]], 3), ""]
     lines += ["Plot: `head_to_head.png`.", ""]
     return "\n".join(lines)
 
 
-def _partner_debit(trace, strategy: str) -> pd.DataFrame:
-    ev = trace.events
+def _partner_debit(trace, strategy: str, own_events=None, label: str = SELF_PLAY) -> pd.DataFrame:
+    """One row of partner-debit figures (4 players) from the domino events of every entity, or
+    (a mixed table) of ``strategy``'s partnership only (``own_events``)."""
+    ev = trace.events if own_events is None else trace.events[own_events]
     d = ev[ev["kind"] == "domino"]
     before = d["score_before"].to_numpy(dtype=np.int64)
     placement = d["placement"].to_numpy(dtype=np.int64)
@@ -389,19 +420,22 @@ def _partner_debit(trace, strategy: str) -> pd.DataFrame:
     exact_made = (before + net == TARGET_RAW) & (before + gross != TARGET_RAW)
     exact_lost = (before + gross == TARGET_RAW) & (before + net != TARGET_RAW)
     row = {"strategy": strategy, "players": 4, "dominoes": n}
-    for label, mask in (("with_debit", with_debit), ("net_negative", net < 0),
+    for name, mask in (("with_debit", with_debit), ("net_negative", net < 0),
                         ("net_nonpositive", net <= 0), ("debit_exceeds_credit", debit > credit),
                         ("rescued_from_overshoot", rescued), ("exact_61_made", exact_made),
                         ("exact_61_missed", exact_lost)):
-        row[f"{label}"] = int(mask.sum())
-        row[f"{label}_rate"], row[f"{label}_low"], row[f"{label}_high"] = _clustered_rate(
+        row[f"{name}"] = int(mask.sum())
+        row[f"{name}_rate"], row[f"{name}_low"], row[f"{name}_high"] = _clustered_rate(
             mask, matches)
-    for label, x in (("debit", debit), ("credit", credit), ("net", net), ("gross", gross)):
+    for name, x in (("debit", debit), ("credit", credit), ("net", net), ("gross", gross)):
         mean, low, high = _clustered_mean(x, matches)
-        row[f"{label}_mean"], row[f"{label}_low"], row[f"{label}_high"] = mean, low, high
+        row[f"{name}_mean"], row[f"{name}_low"], row[f"{name}_high"] = mean, low, high
     row["debit_per_credit"] = float(debit.sum() / max(1, credit.sum()))
     m = trace.matches
-    row["debit_per_match"] = float(m["domino_debit"].mean())
+    # self-play: every partnership's debits; a table: the strategy's own, over all its matches
+    row["debit_per_match"] = (float(m["domino_debit"].mean()) if own_events is None
+                              else float(debit.sum() / max(1, len(m))))
+    row["table"] = label
     return pd.DataFrame([row])
 
 

@@ -1,4 +1,4 @@
-"""Mixed tables in the overshoot, settlement and seats studies: rotations, per-strategy figures
+"""Mixed tables in the studies (overshoot, settlement, seats, lengths, openings): rotations, per-strategy figures
 cross-checked against the traces, self-play rows unchanged, determinism, bad profiles."""
 
 from __future__ import annotations
@@ -7,7 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import mixed_tables, overshoot, seats, settlement, table_plots
+from experiments import (
+    lengths,
+    mixed_tables,
+    openings,
+    overshoot,
+    seats,
+    settlement,
+    table_plots,
+)
 from experiments.mixed_tables import SELF_PLAY, Table, check_tables
 from experiments.settings import study_settings
 from experiments.sources import DataRun
@@ -222,3 +230,106 @@ def test_head_to_head_figures_carry_both_sample_sizes(overshoot_mixed):
     for ax in fig.axes:
         assert ax.get_ylim()[0] == 0  # no cut-off axis
     assert mixed_tables.SELF_PLAY in [t.get_text() for t in fig.axes[0].get_xticklabels()]
+
+
+@pytest.fixture(scope="module")
+def lengths_mixed(compiled_engine):
+    return lengths.run(PLAYERS, STRATEGIES, MATCHES, SEED, tables=TABLES, table_matches=80)
+
+
+@pytest.fixture(scope="module")
+def openings_mixed(compiled_engine):
+    return openings.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=0, tables=TABLES,
+                        table_matches=80)
+
+
+def test_lengths_and_openings_self_play_rows_are_unchanged_by_tables(lengths_mixed,
+                                                                     openings_mixed):
+    alone = {"lengths": lengths.run(PLAYERS, STRATEGIES, MATCHES, SEED),
+             "openings": openings.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=0)}
+    for mixed in (lengths_mixed, openings_mixed):
+        plain = alone[mixed.name]
+        for name, frame in plain.frames.items():
+            assert (frame["table"] == SELF_PLAY).all()
+            same = mixed.frames[name]
+            same = same[same["table"] == SELF_PLAY].reset_index(drop=True)
+            pd.testing.assert_frame_equal(frame, same[list(frame.columns)])
+            assert (mixed.frames[name]["table"] == "exact vs greedy").any()
+        for key, value in plain.key_numbers.items():
+            assert mixed.key_numbers[key] == value
+        assert "## Mixed tables" in mixed.markdown and "## Mixed tables" not in plain.markdown
+    assert "head_to_head" in lengths_mixed.plots and "head_to_head" not in alone["lengths"].plots
+
+
+def _table_traces(players: int):
+    """Every rotation's trace of the exact vs greedy table, with its entities' strategies."""
+    return [(_trace_of(players, r.seat_strategies(players), 80),
+             np.array(r.entity_strategies, dtype=object))
+            for r in Table(("exact", "greedy")).rotations(players)]
+
+
+def test_lengths_table_rows_equal_a_direct_count(lengths_mixed):
+    frames = {name: frame[frame["table"] == "exact vs greedy"]
+              for name, frame in lengths_mixed.frames.items()}
+    for players in PLAYERS:
+        traces = _table_traces(players)
+        rounds = np.concatenate([t.matches["rounds"].to_numpy() for t, _ in traces])
+        row = frames["lengths"][frames["lengths"].players == players].iloc[0]
+        assert row.strategy == "exact vs greedy" and row.matches == len(rounds)
+        assert row.rounds_mean == pytest.approx(rounds.mean())
+        paths = frames["trajectories"]
+        for name in ("exact", "greedy"):
+            # the strategy's winner path after round 1: its entity's displayed score in the
+            # finished matches it won
+            scores = []
+            for trace, names in traces:
+                winner = trace.matches["winner"].to_numpy()
+                ev = trace.events[trace.events.accepted & (trace.events["round"] == 0)]
+                for m, w in zip(trace.matches["match"], winner):
+                    if w >= 0 and names[w] == name:
+                        raw = ev.loc[(ev["match"] == m) & (ev.entity == w), "raw"].sum()
+                        scores.append(raw // 5)
+            sel = paths[(paths.players == players) & (paths.strategy == name)
+                        & (paths.side == "winner") & (paths["round"] == 1)].iloc[0]
+            assert sel.matches == len(scores) and sel["mean"] == pytest.approx(np.mean(scores))
+        won = paths[(paths.players == players) & (paths.side == "winner") & (paths["round"] == 1)]
+        assert won.matches.sum() == row.matches - row.unfinished
+
+
+def test_openings_seats_and_settlement_table_rows_cover_every_match(openings_mixed, seats_mixed,
+                                                                    settlement_mixed):
+    label = "exact vs greedy"
+    for players in PLAYERS:
+        traces = _table_traces(players)
+        matches = sum(len(t.matches) for t, _ in traces)
+        rounds = sum(int(t.matches["rounds"].sum()) for t, _ in traces)
+        tiles = openings_mixed.frames["tiles"]
+        tiles = tiles[(tiles.table == label) & (tiles.players == players)]
+        # every match's first round, and every round, was led by one strategy's entity
+        assert tiles.first_n.sum() == matches and tiles.any_n.sum() == rounds
+        rp = seats_mixed.frames["round_positions"]
+        led = rp[(rp.table == label) & (rp.players == players) & (rp.offset == 0)]
+        assert led.rounds.sum() == rounds
+        seats_frame = seats_mixed.frames["absolute_seats"]
+        finished = sum(int((t.matches["winner"] >= 0).sum()) for t, _ in traces)
+        for seat in range(players):
+            sel = seats_frame[(seats_frame.table == label) & (seats_frame.players == players)
+                              & (seats_frame.seat == seat)]
+            assert sel.matches.sum() == finished  # each seat plays one strategy per match
+        blocked = settlement_mixed.frames["blocked"]
+        blocked = blocked[(blocked.table == label) & (blocked.players == players)]
+        events = {"exact": 0, "greedy": 0}
+        dominoes = {"exact": 0, "greedy": 0}
+        for trace, names in traces:
+            ev = trace.events
+            for name in events:
+                own = names[ev.entity.to_numpy()] == name
+                events[name] += int((own & (ev.kind == "blocked")).sum())
+                dominoes[name] += int((own & (ev.kind == "domino")).sum())
+        for name, count in events.items():
+            assert blocked[blocked.strategy == name].blocked_events.iloc[0] == count
+        if players == 4:
+            debit = settlement_mixed.frames["partner_debit"]
+            debit = debit[debit.table == label]
+            for name, count in dominoes.items():
+                assert debit[debit.strategy == name].dominoes.iloc[0] == count
