@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pandas as pd
 import pytest
 
+from tests.support.plugins import call_cli
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", *args], check=False, capture_output=True,
-                          text=True, timeout=300)
+_cli = call_cli  # in this process: the session's compiled kernels are reused
 
 
 def test_help_explains_the_options():

@@ -15,7 +15,6 @@ import pytest
 import strategies
 from cli.main import build_parser, main
 from sim.engine import simulate
-
 from tests.support.plugins import (
     BADROW_SOURCE,
     EDGE_MODULE,

@@ -2,33 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pandas as pd
 import pytest
 
-from cli.main import main
-
-
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", "strength", *args], capture_output=True,
-                          text=True, timeout=300, check=False)
-
-
-def _in_process(capsys, *args):
-    """``five-up strength ARGS`` in this process (quicker than a subprocess), as a
-    CompletedProcess."""
-    try:
-        status = main(["strength", *args])
-    except SystemExit as exit:
-        status = exit.code
-    captured = capsys.readouterr()
-    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
+from tests.support.plugins import call_cli
 
 
 def test_help_explains_every_option(capsys):
-    result = _in_process(capsys, "--help")
+    result = call_cli("strength", "--help")
     assert result.returncode == 0
     for option in ("--ladder", "--players", "--deals", "--challenger", "--reference",
                    "--ceiling", "--seed", "--threads", "--max-rounds", "--timing-matches",
@@ -58,7 +39,7 @@ def _one_line_error(result):
     (["--versus", "nope"], "nope"),
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
-    result = _in_process(capsys, "--ladder", "random,greedy", *args, "--out",
+    result = call_cli("strength", "--ladder", "random,greedy", *args, "--out",
                          str(tmp_path / "out"), "--quiet")
     _one_line_error(result)
     assert word in result.stderr
@@ -66,14 +47,14 @@ def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
 
 
 def test_no_out_is_one_line(capsys):
-    _one_line_error(_in_process(capsys, "--ladder", "random,greedy"))
+    _one_line_error(call_cli("strength", "--ladder", "random,greedy"))
 
 
 def test_the_default_ladder_needs_allow_hidden_or_is_refused_in_one_line(tmp_path):
     """Without --allow-hidden the default ladder (its ceiling sees hidden information, or is
     not written yet) is refused before any match, with the library's one line."""
-    result = _cli("--deals", "2", "--timing-matches", "0", "--out", str(tmp_path / "out"),
-                  "--quiet")
+    result = call_cli("strength", "--deals", "2", "--timing-matches", "0", "--out",
+                      str(tmp_path / "out"), "--quiet")
     _one_line_error(result)
     assert not (tmp_path / "out").exists()
 
@@ -81,8 +62,9 @@ def test_the_default_ladder_needs_allow_hidden_or_is_refused_in_one_line(tmp_pat
 def test_a_tiny_run(compiled_engine, tmp_path):
     out = tmp_path / "out"
     roles = ["--challenger", "exact", "--reference", "greedy", "--ceiling", "none"]
-    result = _cli("--ladder", "random,greedy,exact", "--players", "2,4", "--deals", "20", *roles,
-                  "--timing-matches", "3", "--seed", "4", "--out", str(out), "--quiet")
+    result = call_cli("strength", "--ladder", "random,greedy,exact", "--players", "2,4",
+                      "--deals", "20", *roles, "--timing-matches", "3", "--seed", "4", "--out",
+                      str(out), "--quiet")
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout.startswith(
@@ -96,17 +78,18 @@ def test_a_tiny_run(compiled_engine, tmp_path):
         [2, "greedy", "random"], [2, "exact", "greedy"], [4, "greedy", "random"],
         [4, "exact", "greedy"]]
     # another run into the same directory is refused
-    other = _cli("--ladder", "random,greedy,exact", "--players", "2,4", "--deals", "21", *roles,
-                 "--timing-matches", "3", "--seed", "4", "--out", str(out), "--quiet")
+    other = call_cli("strength", "--ladder", "random,greedy,exact", "--players", "2,4",
+                     "--deals", "21", *roles, "--timing-matches", "3", "--seed", "4", "--out",
+                     str(out), "--quiet")
     _one_line_error(other)
     assert "deals" in other.stderr
 
 
 def test_versus_plays_the_ladder_against_each_yardstick(compiled_engine, capsys, tmp_path):
     out = tmp_path / "out"
-    result = _in_process(capsys, "--ladder", "random,greedy", "--versus", "exact", "--players", "2",
-                         "--deals", "10", "--timing-matches", "0", "--seed", "4", "--out", str(out),
-                         "--quiet")
+    result = call_cli("strength", "--ladder", "random,greedy", "--versus", "exact",
+                      "--players", "2", "--deals", "10", "--timing-matches", "0", "--seed", "4",
+                      "--out", str(out), "--quiet")
     assert result.returncode == 0, result.stderr
     assert "2p: random vs exact" in result.stdout and "2p: greedy vs exact" in result.stdout
     ladder = pd.read_csv(out / "ladder.csv")

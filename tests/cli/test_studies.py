@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
+from tests.support.plugins import call_cli
 
-def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=300)
+_cli = call_cli  # in this process: the session's compiled kernels are reused
 
 
 @pytest.mark.parametrize("name,extra,files", [

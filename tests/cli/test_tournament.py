@@ -3,26 +3,14 @@ output, bad input in one line."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pandas as pd
 import pytest
 
-from cli.main import main
-
-
-def _in_process(capsys, *args):
-    """``five-up tournament ARGS`` in this process, as a CompletedProcess."""
-    try:
-        status = main(["tournament", *args])
-    except SystemExit as exit:
-        status = exit.code
-    captured = capsys.readouterr()
-    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
+from tests.support.plugins import call_cli
 
 
 def test_help_states_the_test_and_the_width_output(capsys):
-    result = _in_process(capsys, "--help")
+    result = call_cli("tournament", "--help")
     assert result.returncode == 0
     text = " ".join(result.stdout.split())
     for words in ("--until-separated", "--alpha", "confidence sequence", "Robbins normal mixture",
@@ -45,7 +33,7 @@ def test_help_states_the_test_and_the_width_output(capsys):
      "--until-separated needs the match rows"),
 ])
 def test_bad_input_one_line(capsys, tmp_path, args, words):
-    result = _in_process(capsys, *args, "--out", str(tmp_path / "o"))
+    result = call_cli("tournament", *args, "--out", str(tmp_path / "o"))
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and lines[0].startswith("five-up: error:")
@@ -54,7 +42,7 @@ def test_bad_input_one_line(capsys, tmp_path, args, words):
 
 def test_until_separated_run(capsys, compiled_engine, tmp_path):
     out = tmp_path / "s"
-    result = _in_process(capsys, "--strategies", "rollout,random", "--duplicate",
+    result = call_cli("tournament", "--strategies", "rollout,random", "--duplicate",
                          "--until-separated", "--matches", "300", "--seed", "1", "--alpha", "0.01",
                          "--out", str(out), "--quiet")
     assert result.returncode == 0, result.stderr
@@ -70,7 +58,7 @@ def test_until_separated_run(capsys, compiled_engine, tmp_path):
                  "ranking.png"):
         assert (out / name).stat().st_size > 0, name
     # The same command again: the same directory is accepted and the same stop found.
-    again = _in_process(capsys, "--strategies", "rollout,random", "--duplicate",
+    again = call_cli("tournament", "--strategies", "rollout,random", "--duplicate",
                         "--until-separated", "--matches", "300", "--seed", "1", "--alpha", "0.01",
                         "--out", str(out), "--quiet", "--shard-size", "5")
     assert again.returncode == 0, again.stderr

@@ -8,17 +8,7 @@ import sys
 
 import pytest
 
-from cli.main import main
-
-
-def _in_process(capsys, *args):
-    """``five-up tune ARGS`` in this process, as a CompletedProcess."""
-    try:
-        status = main(["tune", *args])
-    except SystemExit as exit:
-        status = exit.code
-    captured = capsys.readouterr()
-    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
+from tests.support.plugins import call_cli
 
 
 def _one_line_error(result):
@@ -29,7 +19,7 @@ def _one_line_error(result):
 
 
 def test_help_explains_every_option(capsys):
-    result = _in_process(capsys, "--help")
+    result = call_cli("tune", "--help")
     assert result.returncode == 0
     for option in ("--strategy", "--against", "--validate-against", "--players", "--seed",
                    "--validation-seed", "--deals", "--generations", "--population", "--sigma",
@@ -59,14 +49,14 @@ def test_help_explains_every_option(capsys):
     (["--bogus"], "bogus"),
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
-    result = _in_process(capsys, *args, "--out", str(tmp_path / "out"), "--quiet")
+    result = call_cli("tune", *args, "--out", str(tmp_path / "out"), "--quiet")
     _one_line_error(result)
     assert word in result.stderr
     assert not (tmp_path / "out").exists()
 
 
 def test_no_out_is_one_line(capsys):
-    _one_line_error(_in_process(capsys))
+    _one_line_error(call_cli("tune"))
 
 
 def test_a_tiny_run_in_a_process_of_its_own(compiled_engine, tmp_path):
