@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -10,11 +9,10 @@ import pandas as pd
 import pytest
 
 from experiments import openings, settlement
+from tests.support.plugins import call_cli
 from tests.support.processes import kill_after_first_shard
 
-
-def experiment_cli(name, *args):
-    return subprocess.run([sys.executable, "-m", "cli", name, *args], capture_output=True, text=True)
+experiment_cli = call_cli  # in this process; only the run to be killed needs its own
 
 
 SETTLEMENT = ["--players", "2", "--strategies", "greedy", "--matches", "24000", "--seed", "5",
