@@ -26,7 +26,7 @@ from sim.studies.openings import (
 )
 from sim.tiles import HAND_SIZE, TARGET_RAW
 from strategies.winprob_table import WIN_TABLE
-from tests.support.plugins import one_line, run_cli
+from tests.support.plugins import call_cli, one_line
 
 SEED = 17
 HAND = ["5-5", "4-6", "0-3", "1-2", "2-6"]
@@ -224,7 +224,7 @@ def test_parse_score_states():
 
 
 def test_bad_score_states_on_the_command_line_is_one_line(tmp_path):
-    run = run_cli("openings", "--players", "2", "--matches", "10", "--score-states", "70-10",
-                  "--out", tmp_path / "out", "--quiet")
+    run = call_cli("openings", "--players", "2", "--matches", "10", "--score-states", "70-10",
+                   "--out", tmp_path / "out", "--quiet")
     one_line(run, 2, "70-10", "0..60")
     assert not (tmp_path / "out").exists()

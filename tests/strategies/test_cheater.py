@@ -12,9 +12,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 import sim
@@ -23,6 +20,7 @@ from sim.core import state as K
 from sim.core.bits import bit_count
 from sim.engine.spec import RunSpec
 from sim.verify import verify_record
+from tests.support.plugins import call_cli
 from tests.support.views import STALE_CHECK
 
 ALL_TILES = (1 << 28) - 1
@@ -87,8 +85,7 @@ def test_cheater_records_verify(players):
     assert [verify_record(rec) for rec in records] == [[]] * len(records)
 
 
-def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True)
+run_cli = call_cli  # in this process: the session's compiled kernels are reused
 
 
 def test_command_line_refuses_without_the_flag(tmp_path):
