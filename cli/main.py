@@ -24,6 +24,8 @@ COMMANDS = (
      "simulate matches with the engine and write them as exact61-record/1 JSON Lines"),
     ("verify", "cli.verify:VERIFY",
      "replay match records with the rules reference and check every figure"),
+    ("show", "cli.show:SHOW",
+     "draw a round of a match record as the tiles lie (SVG, PNG), or a replay page (HTML)"),
     ("reference", "cli.reference:REFERENCE",
      "play matches with the pure-Python reference (slow; for audits)"),
     ("tournament", "cli.tournament:TOURNAMENT",
@@ -47,6 +49,7 @@ COMMANDS = (
      "regenerate every committed result (docs/results) with manifests, and README's numbers"),
     ("tune", "cli.tune:TUNE",
      "tune a strategy's parameters with CMA-ES on duplicate deals, validated on held-out deals"),
+    ("play", "cli.play:PLAY", "play a match yourself in the terminal against strategies"),
 )
 """Every subcommand: its name, where its :class:`cli.arguments.Command` is, its one-line help."""
 

@@ -1,0 +1,145 @@
+"""``five-up show``: draw a round of a match record as the tiles lie (SVG, PNG), or write a
+replay page of the match (HTML)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from cli.arguments import (
+    EXIT_FAILED,
+    EXIT_OK,
+    PROG,
+    Command,
+    check_output_file,
+    one_line,
+    usage_error,
+)
+from sim.checks import check_int
+from sim.display.layout_png import write_round_png
+from sim.display.layout_svg import round_svg, write_svg
+from sim.display.replay_page import write_replay_page
+from sim.records import iter_record_lines
+from sim.verify import Invalid, check_record
+
+PICTURE_SUFFIXES = (".svg", ".png")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("file", metavar="FILE", help="a record file (exact61-record/1 JSON Lines)")
+    parser.add_argument("--match", default="0", metavar="I",
+                        help="which record of the file: the I-th non-blank line, counting from 0 "
+                             "(default 0); not the record's own \"match\" number")
+    parser.add_argument("--round", default=None, metavar="R",
+                        help="which round of that match, counting from 0 (default: its last round)")
+    parser.add_argument("--out", default=None, metavar="OUT",
+                        help="the picture: OUT.svg (SVG) or OUT.png (PNG) by its suffix; a name "
+                             "without a suffix writes both OUT.svg and OUT.png")
+    parser.add_argument("--html", default=None, metavar="OUT.html",
+                        help="also (or instead) write a self-contained HTML page that replays the "
+                             "whole match move by move")
+    parser.add_argument("--seat", default=None, metavar="S",
+                        help="with --html: the page shows the match as seat S saw it (the other "
+                             "hands as counts until a settlement reveals them); default: every "
+                             "hand open")
+
+
+def picture_paths(out: str) -> list[str]:
+    """The files ``--out`` names: itself (``.svg``, ``.png``) or ``OUT.svg`` and ``OUT.png``."""
+    if os.path.isdir(out):
+        raise ValueError(f"--out {out} is a directory, not a file")
+    if out.endswith(PICTURE_SUFFIXES):
+        return [check_output_file(out, PICTURE_SUFFIXES)]
+    if os.path.splitext(os.path.basename(out))[1]:
+        raise ValueError(f"--out {out} should end with .svg or .png (or have no suffix: both)")
+    return [check_output_file(out + suffix, PICTURE_SUFFIXES) for suffix in PICTURE_SUFFIXES]
+
+
+def read_match(path: str, index: int) -> dict:
+    """The ``index``-th record of the file, checked with :func:`sim.verify.check_record`.
+
+    Raises
+    ------
+    ValueError
+        One line: unreadable file, a line that is not JSON, too few records, invalid record.
+    """
+    count = 0
+    try:
+        for item in iter_record_lines(path):
+            if count == index:
+                if item.error is not None:
+                    raise ValueError(f"{path}:{item.line}: {item.error}")
+                try:
+                    check_record(item.record)
+                except Invalid as exc:
+                    raise ValueError(f"{path}:{item.line}: not a valid exact61-record/1 record: "
+                                     f"{exc}") from None
+                return item.record
+            count += 1
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    raise ValueError(f"no match {index} in {path}: it holds {count} record"
+                     f"{'' if count == 1 else 's'} (--match 0..{count - 1})" if count else
+                     f"no match {index} in {path}: it holds no record")
+
+
+def run_show(args) -> int:
+    """Handler of ``five-up show``; returns the exit status."""
+    try:
+        if args.out is None and args.html is None:
+            raise ValueError("give --out (a picture) or --html (a replay page), or both")
+        if args.seat is not None and args.html is None:
+            raise ValueError("--seat applies to the replay page: give --html too")
+        paths = picture_paths(args.out) if args.out is not None else []
+        if args.html is not None:
+            check_output_file(args.html, (".html", ".htm"))
+        index = check_int(args.match, "--match", 0)
+        record = read_match(args.file, index)
+        rounds = len(record["rounds"])
+        round_index = (rounds - 1 if args.round is None
+                       else check_int(args.round, "--round", 0))
+        if round_index >= rounds:
+            raise ValueError(f"no round {round_index} in match {index}: it has {rounds} round"
+                             f"{'' if rounds == 1 else 's'} (--round 0..{rounds - 1})")
+        seat = (None if args.seat is None
+                else check_int(args.seat, "--seat", 0, record["players"] - 1))
+    except ValueError as exc:
+        return usage_error(exc)
+    return write_outputs(record, round_index, paths, args.html, seat)
+
+
+def write_outputs(record: dict, round_index: int, paths: list[str], html: str | None,
+                  seat: int | None) -> int:
+    """Write the pictures and the page (matplotlib loads only for a PNG). A file that cannot
+    be written: one line on stderr and status 1."""
+    try:
+        for path in paths:
+            if path.endswith(".svg"):
+                write_svg(path, round_svg(record, round_index, scores_strip=True))
+            else:
+                write_round_png(record, round_index, path)
+            print(f"wrote {path}")
+        if html is not None:
+            write_replay_page(record, html, seat)
+            print(f"wrote {html}")
+    except ValueError as exc:
+        return usage_error(exc)
+    except OSError as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+SHOW = Command(
+    "Draw one round of a match record as the tiles lie: the line running both ways from the "
+    "opening, each double crosswise as a spinner with its arms once both line sides are "
+    "taken, long lines turning so the picture stays compact. Every tile shows its halves as "
+    "numbers, its move number and the raw points it scored (#7 +15); marks show the open "
+    "ends after the last placement with what each adds, and a caption the scoring total; a "
+    "strip below follows every entity's score through the match (raw, and displayed = "
+    "raw/5, up to 305 raw = 61). Drawn from the record alone: any valid exact61-record/1 "
+    "record, whichever tool wrote it; the record is checked first (as five-up verify does). "
+    "--html writes a replay page of the whole match instead of, or beside, the picture. "
+    "Bad input (a missing file, a line that is not JSON, no such match or round, an invalid "
+    "record) gives one line and exit status 2.",
+    add_arguments, run_show)
