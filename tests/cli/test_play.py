@@ -1,0 +1,184 @@
+"""``five-up play``: scripted moves on standard input play whole matches whose records verify,
+bad lines get one line each, end of input saves the finished rounds, bad options one line, and
+in a real terminal (tmux) the screen shows the hand, the numbered placements and the scores, and
+Ctrl-C stops with one line."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from cli.arguments import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from cli.main import main
+from sim.bridges.human_seat import HumanGame
+from sim.verify import verify_file, verify_record
+from tests.support.paths import REPO
+
+ENOUGH_MOVES = 400
+"""More input lines than any match needs (a human places at most 28 tiles a round)."""
+
+
+def run_play(monkeypatch, capsys, moves: str, *args):
+    """``five-up play ARGS`` in this process with ``moves`` on standard input (not a terminal)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(moves))
+    try:
+        status = main(["play", *args])
+    except SystemExit as exit:
+        status = exit.code
+    captured = capsys.readouterr()
+    return subprocess.CompletedProcess(args, status, captured.out, captured.err)
+
+
+@pytest.mark.parametrize("players,seat,vs", [("2", "1", "greedy"), ("3", "0", "greedy,random"),
+                                             ("4", "2", "greedy")])
+def test_piped_moves_play_a_whole_match_whose_record_verifies(monkeypatch, capsys, tmp_path,
+                                                              players, seat, vs):
+    out = tmp_path / "match.jsonl"
+    result = run_play(monkeypatch, capsys, "1\n" * ENOUGH_MOVES, "--players", players, "--seat",
+                      seat, "--vs", vs, "--seed", "7", "--record", str(out))
+    assert result.returncode == EXIT_OK, result.stderr
+    assert result.stderr == ""
+    assert "== Match over:" in result.stdout and "Your move" not in result.stdout  # no prompt
+    report = verify_file(str(out))
+    assert (report.total, report.problems) == (1, [])
+    record = json.loads(out.read_text())
+    assert record["strategies"][int(seat)] == "human" and record["seed"] == 7
+    assert result.stdout.rstrip().endswith(f"record written to {out}.")
+
+
+def first_decision(seed: int) -> HumanGame:
+    """The default game (2 players, seat 0 against greedy) of ``seed`` at its first decision."""
+    game = HumanGame(2, 0, ["greedy"], seed=seed)
+    game.advance_until_human()
+    return game
+
+
+def test_bad_lines_get_one_line_each_and_the_game_goes_on(monkeypatch, capsys, tmp_path):
+    out = tmp_path / "match.jsonl"
+    result = run_play(monkeypatch, capsys, "x\n\n999\n0\n?\n" + "1\n" * ENOUGH_MOVES,
+                      "--seed", "3", "--record", str(out))
+    assert result.returncode == EXIT_OK
+    choices = [f"  {choice.text()}" for choice in first_decision(3).choices()]
+    k = len(choices)
+    lines = result.stdout.splitlines()
+    start = lines.index("Your placements:") + 1
+    assert lines[start:start + k] == choices
+    assert lines[start + k:start + 2 * k + 4] == [
+        f"'x' is not a placement number: type 1..{k}, or q to quit.",
+        f"Empty line: type a placement number 1..{k}, or q to quit.",
+        f"There is no placement 999: type 1..{k}, or q to quit.",
+        f"There is no placement 0: type 1..{k}, or q to quit.",
+    ] + choices  # "?" lists the placements again
+    assert lines[start + 2 * k + 4].startswith("You ")  # then "1" is played
+    assert verify_file(str(out)).problems == []
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_end_of_input_saves_the_finished_rounds_and_exits_with_one_line(monkeypatch, capsys,
+                                                                        tmp_path):
+    out = tmp_path / "partial.jsonl"
+    result = run_play(monkeypatch, capsys, "1\n" * 12, "--seed", "5", "--record", str(out))
+    assert result.returncode == EXIT_INTERRUPTED
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stderr.startswith("five-up: end of input after ")
+    record = json.loads(out.read_text())
+    assert record["winner"] is None and record["interrupted"] is True and record["rounds"]
+    rounds = len(record["rounds"])
+    assert f"partial record ({rounds} finished round" in result.stderr
+    # every finished round replays; verify then reports the stop below the round limit
+    assert verify_record(record) == [(f"the match stops after {rounds} rounds with no entity at "
+                                     "305 and below its round limit of 1000")]
+
+
+def test_quit_saves_what_is_finished_and_exits_0(monkeypatch, capsys, tmp_path):
+    out = tmp_path / "quit.jsonl"
+    result = run_play(monkeypatch, capsys, "q\n", "--record", str(out))
+    assert result.returncode == EXIT_OK
+    assert result.stderr == ("five-up: quit after 0 finished rounds; no record written "
+                             "(no round finished)\n")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--seat", "2"], "--seat must be between 0 and 1, found 2"),
+    (["--players", "5"], "--players must be 2, 3 or 4"),
+    (["--vs", "nope"], "unknown strategy 'nope'"),
+    (["--vs", "cheater"], "sees hidden information"),
+    (["--players", "4", "--vs", "greedy,random"], "--vs takes one strategy or one per other seat"),
+    (["--vs", "greedy,"], "--vs has an empty entry"),
+    (["--seed", "-1"], "--seed"),
+    (["--record", "/no/such/directory/m.jsonl"], "directory /no/such/directory does not exist"),
+])
+def test_bad_options_get_one_line_and_status_2(monkeypatch, capsys, args, words):
+    result = run_play(monkeypatch, capsys, "", *args)
+    assert result.returncode == EXIT_USAGE
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("five-up: error: ")
+    assert words in result.stderr
+
+
+def test_help_names_the_default_seed_and_record(capsys):
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for words in ("default 61", "every run is reproducible", "Default: no record", "five-up verify",
+                  "winner null", "130"):
+        assert words in text, words
+
+
+TMUX = shutil.which("tmux")
+
+
+def tmux(*args) -> str:
+    return subprocess.run([TMUX, *args], capture_output=True, text=True, check=True,
+                          timeout=30).stdout
+
+
+def wait_for_screen(session: str, words: str, timeout: float = 300.0) -> str:
+    """The pane's text once it shows ``words`` (the first compile may take a while)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        screen = tmux("capture-pane", "-p", "-t", session)
+        if words in screen or time.monotonic() > deadline:
+            return screen
+        time.sleep(0.2)
+
+
+@pytest.mark.skipif(TMUX is None, reason="tmux is not installed")
+def test_in_a_real_terminal_the_screen_shows_hand_placements_and_scores(tmp_path):
+    game = first_decision(2)
+    choices = [f"  {choice.text()}" for choice in game.choices()]
+    expected = game.screen() + ["Your placements:"] + choices
+    played = game.choose(1)[0]
+    session = f"five-up-play-{uuid.uuid4().hex[:8]}"
+    out = tmp_path / "tty.jsonl"
+    command = " ".join([sys.executable, "-m", "cli", "play", "--seed", "2", "--record", str(out)])
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "80", "-c", str(REPO),
+         f"{command}; sleep 60")
+    try:
+        screen = wait_for_screen(session, "Your move (1-")
+        assert f"Your move (1-{len(choices)}, q to quit):" in screen, screen
+        for line in expected:  # the hand, the scores, hand sizes, layout, numbered placements
+            assert line.rstrip() in screen, (line, screen)
+        assert "Your hand: " in screen and "Scores: you 0 (0 raw)" in screen
+        tmux("send-keys", "-t", session, "oops", "Enter")
+        screen = wait_for_screen(session, "'oops' is not a placement number")
+        assert "'oops' is not a placement number" in screen
+        tmux("send-keys", "-t", session, "1", "Enter")
+        screen = wait_for_screen(session, played)
+        assert played in screen
+        tmux("send-keys", "-t", session, "C-c")  # Ctrl-C at the prompt: one line, no traceback
+        screen = wait_for_screen(session, "five-up: interrupted after")
+        assert "five-up: interrupted after 0 finished rounds; no record written (no round " \
+            "finished)" in screen, screen
+        assert "Traceback" not in screen
+    finally:
+        subprocess.run([TMUX, "kill-session", "-t", session], check=False, capture_output=True,
+                       timeout=30)
