@@ -16,7 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sim.checks import check_int
-from sim.scale.backends import BACKENDS, DEFAULT_CONNECT_TIMEOUT, Backend, BackendError, open_backend
+from sim.scale.backends import (
+    BACKENDS,
+    DEFAULT_CONNECT_TIMEOUT,
+    Backend,
+    BackendError,
+    open_backend,
+)
 from sim.scale.shards import DEFAULT_SHARD_SIZE
 from sim.tiles import DEFAULT_MAX_ROUNDS
 
@@ -88,7 +94,7 @@ class Command:
 class OneLineParser(argparse.ArgumentParser):
     """argparse whose errors are one line ``five-up: error: ...`` and exit status 2."""
 
-    def error(self, message: str):  # noqa: D401 - argparse API
+    def error(self, message: str):
         self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -106,13 +112,14 @@ def add_round_and_thread_arguments(parser) -> None:
                         help="worker threads (default: NUMBA_NUM_THREADS, i.e. all cores)")
 
 
-def check_output_file(path: str, suffixes: tuple[str, ...]) -> str:
-    """``--out FILE``, checked before a long run: its directory exists and is writable, its
-    suffix is one of ``suffixes`` (any when empty). Raises ValueError (one line)."""
+def check_output_file(path: str, suffixes: tuple[str, ...], option: str = "--out") -> str:
+    """``--out FILE`` (or another ``option``), checked before a long run: its directory exists
+    and is writable, its suffix is one of ``suffixes`` (any when empty). Raises ValueError
+    (one line)."""
     if not path:
-        raise ValueError("--out needs a file name")
+        raise ValueError(f"{option} needs a file name")
     if os.path.isdir(path):
-        raise ValueError(f"--out {path} is a directory, not a file")
+        raise ValueError(f"{option} {path} is a directory, not a file")
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise ValueError(f"cannot write {path}: directory {directory} does not exist")
@@ -121,7 +128,7 @@ def check_output_file(path: str, suffixes: tuple[str, ...]) -> str:
     if os.path.exists(path) and not os.access(path, os.W_OK):
         raise ValueError(f"cannot write {path}: file is not writable")
     if suffixes and not path.endswith(suffixes):
-        raise ValueError(f"--out {path} should end with {' or '.join(suffixes)}")
+        raise ValueError(f"{option} {path} should end with {' or '.join(suffixes)}")
     return path
 
 

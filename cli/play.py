@@ -8,7 +8,6 @@ piping moves, one a line (no prompt; everything else the same).
 
 from __future__ import annotations
 
-import os
 import sys
 
 from cli.arguments import (
@@ -17,6 +16,7 @@ from cli.arguments import (
     EXIT_OK,
     PROG,
     Command,
+    check_output_file,
     usage_error,
 )
 from sim.bridges.human_seat import DEFAULT_SEED, HumanGame
@@ -68,22 +68,6 @@ def add_arguments(parser) -> None:
                              "round limit.")
 
 
-def check_record_file(path: str) -> str:
-    """``--record FILE``: a writable file in an existing directory. Raises ValueError."""
-    if not path:
-        raise ValueError("--record needs a file name")
-    if os.path.isdir(path):
-        raise ValueError(f"--record {path} is a directory, not a file")
-    directory = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(directory):
-        raise ValueError(f"cannot write {path}: directory {directory} does not exist")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise ValueError(f"cannot write {path}: directory {directory} is not writable")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise ValueError(f"cannot write {path}: file is not writable")
-    return path
-
-
 def build_game(args) -> HumanGame:
     """The game the options ask for. Raises ValueError (one line) for a bad option."""
     players = check_players(args.players, "--players")
@@ -91,7 +75,7 @@ def build_game(args) -> HumanGame:
     seed = check_seed(args.seed, "--seed")
     max_rounds = check_int(args.max_rounds, "--max-rounds", 1)
     if args.record is not None:
-        check_record_file(args.record)
+        check_output_file(args.record, (), "--record")
     specs = split_specs(args.vs)
     if any(not spec for spec in specs):
         raise ValueError(f"--vs has an empty entry: {args.vs!r}")
