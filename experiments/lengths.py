@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 
 from experiments import length_plots
-from experiments.mixed_tables import SELF_PLAY, Table
+from experiments.mixed_tables import SELF_PLAY, tables_of
 from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
 from experiments.runs import run_traced
 from experiments.sources import pairs
@@ -128,7 +128,7 @@ def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
     markdown = _markdown(settings, selfplay, key)
     mixed = {name: frame[frame["table"] != SELF_PLAY] for name, frame in frames.items()}
     if len(mixed["lengths"]):
-        key.update(_table_key_numbers(mixed))
+        key.update(_table_key_numbers(mixed, settings))
         plots["head_to_head"] = lambda p: length_plots.plot_table_paths(
             mixed["trajectories"], p, settings)
         markdown += _table_markdown(mixed)
@@ -363,9 +363,10 @@ def _key_numbers(frames: dict) -> dict:
     return key
 
 
-def _table_key_numbers(mixed: dict) -> dict:
+def _table_key_numbers(mixed: dict, settings: dict) -> dict:
     """Per table and player count: rounds per match, and each strategy's share of the finished
     matches won."""
+    tables = {table.label: table for table in tables_of(settings)}
     key = {}
     wins = mixed["trajectories"]
     wins = wins[(wins["round"] == 1) & (wins["side"] == "winner")]
@@ -375,7 +376,7 @@ def _table_key_numbers(mixed: dict) -> dict:
                                                   row.rounds_high, 2)
         finished = row.matches - row.unfinished
         sel = wins[(wins["table"] == row.table) & (wins["players"] == row.players)]
-        seats = Table(tuple(row.table.split(" vs "))).entity_strategies(row.players)
+        seats = tables[row.table].entity_strategies(row.players)
         # at 3 players a two-name table is A vs B, B: say how many entities share each share
         key[f"{tag}: finished matches won"] = ", ".join(
             f"{w.strategy} {w.matches / finished:.1%}"
