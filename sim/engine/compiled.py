@@ -21,10 +21,19 @@ from sim.engine.spec import RunSpec
 from strategies.catalogue import builtins
 
 
+_ANNOUNCED: set[str] = set()  # digests of the sets this process has announced
+
+
 def announce_compile(engine: EngineSet) -> None:
-    """Say on stderr that the engine is being compiled, when it is not in the disk cache."""
-    if engine.is_compiled() or engine.is_cached():
+    """Say on stderr that the engine is being compiled, when it is not in the disk cache.
+
+    Once per set and process: a study run compiles its own kernels, not ``simulate_batch``
+    (the kernel the probes look at), so without the memory every later run of the same set
+    in the process would announce a compile that no longer happens.
+    """
+    if engine.digest in _ANNOUNCED or engine.is_compiled() or engine.is_cached():
         return
+    _ANNOUNCED.add(engine.digest)
     names = ", ".join(engine.names) or "Python strategies only"
     print(f"compiling the engine for {names} (first run only) ...", file=sys.stderr, flush=True)
 

@@ -6,6 +6,7 @@ import ast
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import strategies
 from sim.core import state as K
 from sim.engine import kernel_sets
 from sim.engine.batch import run_kernel
-from sim.engine.compiled import CompiledRun
+from sim.engine.compiled import CompiledRun, announce_compile
 from sim.engine.spec import RunSpec
 from tests.support.paths import REPO
 
@@ -155,3 +156,17 @@ def test_compile_is_announced_once_on_stderr(tmp_path):
     assert third.returncode == 0, third.stderr
     assert "compiling the engine for announced" in third.stderr
     assert third.stdout.strip() == "3"
+
+
+def test_a_set_is_announced_once_per_process_even_when_simulate_batch_stays_uncompiled(capsys):
+    """A study run compiles its own kernels and never ``simulate_batch``, the kernel the cache
+    probes look at: a second run of the same set in the process must not announce again."""
+    never_compiled = types.SimpleNamespace(simulate_batch=types.SimpleNamespace(signatures=[]))
+    engine = kernel_sets.EngineSet("study-only-set", ("greedy",), ("key",), never_compiled)
+    other = kernel_sets.EngineSet("another-set", ("random",), ("key2",), never_compiled)
+    announce_compile(engine)
+    announce_compile(engine)
+    announce_compile(other)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["compiling the engine for greedy (first run only) ...",
+                     "compiling the engine for random (first run only) ..."]
