@@ -12,6 +12,7 @@ import argparse
 import math
 import os
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,15 +36,29 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 
+DEBUG_ENV = "FIVE_UP_DEBUG"
+"""Set (to 1) by ``--debug``: after an error's one line, its whole text is printed too."""
+
+
 def one_line(exc: BaseException) -> str:
     """An exception's message on one line (its type when it has none)."""
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def usage_error(message) -> int:
-    """Print ``five-up: error: MESSAGE`` (bad input); return status 2."""
+def print_error(message) -> None:
+    """``five-up: error: MESSAGE`` on stderr; with ``--debug`` an exception's whole text follows
+    (its ``details`` when it has them, e.g. Numba's typing error, else its traceback)."""
     print(f"{PROG}: error: {one_line(message) if isinstance(message, BaseException) else message}",
           file=sys.stderr)
+    if isinstance(message, BaseException) and os.environ.get(DEBUG_ENV):
+        details = getattr(message, "details", None) or "".join(
+            traceback.format_exception(type(message), message, message.__traceback__))
+        print(details, file=sys.stderr)
+
+
+def usage_error(message) -> int:
+    """Print ``five-up: error: MESSAGE`` (bad input); return status 2."""
+    print_error(message)
     return EXIT_USAGE
 
 STRATEGY_SPECS_HELP = (
@@ -217,3 +232,4 @@ def open_chosen_backend(scale: dict) -> Backend:
     """
     return open_backend(scale["backend"], scale["scheduler"], scale["workers"],
                         scale["connect_timeout"])
+

@@ -14,14 +14,13 @@ import sys
 import time
 from collections.abc import Callable
 
-from cli.arguments import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, one_line, open_chosen_backend, usage_error
+from cli.arguments import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, one_line, open_chosen_backend, print_error, usage_error
 from sim.scale.backends import BackendError, cluster_failure
 from strategies.catalogue import StrategyError
 
 def run_failed(message) -> int:
     """Print ``five-up: error: MESSAGE`` (a run that failed); return status 1."""
-    print(f"five-up: error: {one_line(message) if isinstance(message, BaseException) else message}",
-          file=sys.stderr)
+    print_error(message)
     return EXIT_FAILED
 
 

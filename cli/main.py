@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
-from cli.arguments import EXIT_FAILED, EXIT_INTERRUPTED, PROG, OneLineParser
+from cli.arguments import DEBUG_ENV, EXIT_FAILED, EXIT_INTERRUPTED, PROG, OneLineParser
 
 COMMANDS = (
     ("simulate", "cli.simulate:SIMULATE",
@@ -75,6 +76,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         subparser = subparsers.add_parser(name, help=summary)
         if chosen is None or chosen == name:
             command_of(target).configure(subparser)
+            subparser.add_argument("--debug", action="store_true",
+                                   help="after an error's one line, print its whole text (Numba's "
+                                        "message for a strategy that does not compile, a traceback)")
     return parser
 
 
@@ -82,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``five-up`` with ``argv`` (default: the process's arguments); return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser(argv).parse_args(argv)
+    previous = os.environ.get(DEBUG_ENV)
+    if getattr(args, "debug", False):
+        os.environ[DEBUG_ENV] = "1"
     try:
         return args.func(args)
     except KeyboardInterrupt:
@@ -89,3 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_FAILED
+    finally:
+        if previous is None:
+            os.environ.pop(DEBUG_ENV, None)
+        else:
+            os.environ[DEBUG_ENV] = previous

@@ -26,7 +26,10 @@ from pathlib import Path
 from cli.arguments import (EXIT_OK, Command, add_backend_arguments, add_round_and_thread_arguments,
     backend_options, check_output_file, strategies_help, usage_error)
 from cli.failures import run_failed, run_on_backend, strategy_failure
+from cli.sealing import add_seal_arguments, seal_options
 from experiments.stats import summary_table
+from sim.engine.batch import prepare
+from sim.engine.compiled import CompiledRun
 from sim.engine.runs import record
 from sim.engine.spec import RunSpec, hidden_run_options
 from sim.files import atomic_write
@@ -61,13 +64,35 @@ def add_run_arguments(parser: argparse.ArgumentParser, out_metavar: str) -> None
                         help="allow an audit strategy that sees every hand and the boneyard order "
                              "(cheater); refused without this flag")
     parser.add_argument("--out", required=True, metavar=out_metavar, help="output file")
+    add_seal_arguments(parser)
 
 
-def run_spec(args) -> RunSpec:
-    """The :class:`RunSpec` of the run options (ValueError, one line, on bad input)."""
+def run_spec(args, *manifests) -> RunSpec:
+    """The :class:`RunSpec` of the run options (ValueError, one line, on bad input); a sealed run
+    resumed without ``--secret`` takes its secret from the first of ``manifests`` holding one."""
     return RunSpec.build(args.players, args.strategies, args.matches, args.seed,
                          max_rounds=args.max_rounds, first_match=args.first_match,
-                         threads=args.threads, **hidden_run_options(args.allow_hidden))
+                         threads=args.threads, **hidden_run_options(args.allow_hidden),
+                         **seal_options(args, *manifests))
+
+
+def compile_first(spec: RunSpec, local: bool = True) -> float:
+    """Compile the run's engine before its matches (a strategy that does not compile is bad input,
+    reported before anything runs); return the seconds it took. On another backend the workers
+    compile their own: only the user's strategies are typed here."""
+    run = CompiledRun(spec)
+    if local:
+        return prepare(run)
+    run.slots()
+    return 0.0
+
+
+def timing(elapsed: float, compiled: float, matches: int) -> str:
+    """``"S s, N matches/s"``, with the compile time apart when there was one."""
+    rate = f"{matches / max(elapsed, 1e-9):,.0f} matches/s"
+    if compiled >= 0.05:
+        return f"{elapsed:.2f} s (compile {compiled:.1f} s before), {rate}"
+    return f"{elapsed:.2f} s, {rate}"
 
 
 # ---------------------------------------------------------------------------
@@ -82,14 +107,15 @@ def run_simulate(args) -> int:
     """Handler of ``five-up simulate``; returns the exit status."""
     try:
         scale = backend_options(args)
-        spec = run_spec(args)
         summary_only = scale["summary_only"]
         out = check_output_file(args.out, (".json", ".csv") if summary_only else (".parquet", ".pq"))
+        spec = run_spec(args, parts_directory(out) / "manifest.json")
         manifest, tasks = simulate_manifest(spec.players, spec.strategies, spec.matches, spec.seed,
                                             spec.max_rounds, spec.first_match, scale["shard_size"],
-                                            **hidden_run_options(args.allow_hidden))
+                                            **hidden_run_options(args.allow_hidden), **spec.seal_options)
         store = ShardStore(parts_directory(out), manifest, "summary" if summary_only else "frames")
         store.check()
+        compiled = compile_first(spec, local=scale["backend"] == "local")
     except ValueError as exc:
         return usage_error(exc)
 
@@ -116,7 +142,7 @@ def run_simulate(args) -> int:
         else:
             frame = run.frame()
             atomic_write(out, lambda p: frame.to_parquet(p, engine="pyarrow", index=False))
-            text = _summary(frame, spec, out, elapsed)
+            text = _summary(frame, spec, out, timing(elapsed, compiled, len(frame)))
     except OSError as exc:
         return usage_error(f"cannot write {out}: {exc.strerror or exc}")
     if not scale["keep_shards"]:
@@ -124,8 +150,7 @@ def run_simulate(args) -> int:
     if summary_only:
         n = spec.matches
         text = (f"{n} matches, {spec.players} players ({','.join(spec.names)}), seed "
-                f"{spec.seed}, summary only: {elapsed:.2f} s, {n / max(elapsed, 1e-9):,.0f} "
-                f"matches/s -> {out}\n" + text)
+                f"{spec.seed}, summary only: {timing(elapsed, compiled, n)} -> {out}\n" + text)
     if run.resumed:
         computed = spec.matches - run.resumed_matches
         text += (f"\n  ({run.resumed} of {len(tasks)} shards resumed from {store.directory}; "
@@ -134,14 +159,11 @@ def run_simulate(args) -> int:
     return EXIT_OK
 
 
-def _summary(frame, spec: RunSpec, out: str, elapsed: float) -> str:
+def _summary(frame, spec: RunSpec, out: str, timed: str) -> str:
     n = len(frame)
-    lines = [
-        (
-            f"{n} matches, {spec.players} players ({','.join(spec.names)}), seed {spec.seed}: "
-            f"{elapsed:.2f} s, {n / max(elapsed, 1e-9):,.0f} matches/s -> {out}"
-        ),
-    ]
+    sealed = f" (sealed, secret {spec.secret})" if spec.sealed else ""
+    lines = [f"{n} matches, {spec.players} players ({','.join(spec.names)}), seed {spec.seed}{sealed}: "
+             f"{timed} -> {out}"]
     winners = frame["winner"].value_counts()
     for entity in range(spec.n_entities):
         seats = [s for s in range(spec.players) if spec.entities[s] == entity]
@@ -189,13 +211,14 @@ def run_record(args) -> int:
     try:
         spec = run_spec(args)
         out = check_output_file(args.out, ())
+        compiled = compile_first(spec)
     except ValueError as exc:
         return usage_error(exc)
     started = time.perf_counter()
     try:
         records = record(spec.players, spec.strategies, spec.matches, spec.seed,
                          max_rounds=spec.max_rounds, first_match=spec.first_match,
-                         threads=spec.threads, allow_hidden=spec.allow_hidden)
+                         threads=spec.threads, allow_hidden=spec.allow_hidden, **spec.seal_options)
     except Exception as exc:  # a strategy failing at run time is one line; others propagate
         if not strategy_failure(exc):
             raise
@@ -206,9 +229,11 @@ def run_record(args) -> int:
         return usage_error(f"cannot write {out}: {exc.strerror or exc}")
     elapsed = time.perf_counter() - started
     unfinished = sum(1 for r in records if r["winner"] is None)
+    compile_text = f" (compile {compiled:.1f} s before)" if compiled >= 0.05 else ""
+    sealed = f", sealed, secret {spec.secret}" if spec.sealed else ""
     print(
         f"{written} records ({spec.players} players, {','.join(spec.names)}, seed "
-        f"{spec.seed}, {unfinished} unfinished) -> {out} in {elapsed:.2f} s"
+        f"{spec.seed}{sealed}, {unfinished} unfinished) -> {out} in {elapsed:.2f} s{compile_text}"
     )
     return EXIT_OK
 

@@ -103,3 +103,34 @@ def per_seat(players: int, entries: list, what: str) -> list:
         expected = "4 (one per seat) or 2 (one per partnership)" if players == 4 else str(players)
         raise ValueError(f"{players} players need {expected} {what}, got {len(entries)}")
     return list(entries)
+
+
+SECRET_HEX_DIGITS = 32
+"""A run secret is 128 bits, written as 32 hexadecimal digits."""
+
+
+def check_secret(value, name: str = "secret") -> str | None:
+    """A run secret: None, or 32 hexadecimal digits (not all zero), returned in lower case."""
+    if value is None:
+        return None
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text is None or len(text) != SECRET_HEX_DIGITS or any(c not in "0123456789abcdef" for c in text):
+        raise ValueError(f"{name} must be {SECRET_HEX_DIGITS} hexadecimal digits (128 bits), found {value!r}")
+    if int(text, 16) == 0:
+        raise ValueError(f"{name} must not be zero")
+    return text
+
+
+def check_seconds(value, name: str) -> float | None:
+    """A positive, finite number of seconds (None: no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ValueError(f"{name} expects seconds, found {value!r}") from None
+    number = check_finite(value, name)
+    if number <= 0:
+        raise ValueError(f"{name} must be positive, found {value!r}")
+    return number

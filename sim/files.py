@@ -158,3 +158,24 @@ def claim_directory(directory, settings: dict, manifest_name: str = MANIFEST_NAM
     except OSError as exc:
         raise ClaimError(f"cannot write into {path}: {exc.strerror or exc}") from None
     return path
+
+
+def recorded_secret(*manifests) -> str | None:
+    """The run secret recorded in the first of these JSON files that holds one, or None.
+
+    A sealed run writes its secret into its manifests (``"secret"``, at the top
+    level or in the run's ``"config"``); a sealed run resumed without
+    ``--secret`` takes it from there, so that its remaining shards are played
+    with the same decision streams. Missing or unreadable files are skipped.
+    """
+    for path in manifests:
+        try:
+            document = json.loads(Path(path).read_text())
+        except (OSError, ValueError):
+            continue
+        if not isinstance(document, dict):
+            continue
+        for holder in (document, document.get("config"), document.get("settings")):
+            if isinstance(holder, dict) and isinstance(holder.get("secret"), str):
+                return holder["secret"]
+    return None

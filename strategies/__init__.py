@@ -83,7 +83,7 @@ recompiling.
 from __future__ import annotations
 
 from strategies.catalogue import StrategyError, builtin_names, builtins, is_builtin, reference, resolve
-from strategies.definition import Strategy, code_digest, strategy, variant
+from strategies.definition import Strategy, strategy, strategy_key, variant
 from strategies.parameters import Parameter
 
 __all__ = [
@@ -92,10 +92,10 @@ __all__ = [
     "StrategyError",
     "builtin_names",
     "builtins",
-    "code_digest",
     "is_builtin",
     "reference",
     "resolve",
     "strategy",
+    "strategy_key",
     "variant",
 ]

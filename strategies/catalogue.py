@@ -32,7 +32,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from strategies.definition import Strategy, variant
+from strategies.definition import Strategy, StrategyError, variant
+from strategies.identity import is_library, is_project_module
 
 BUILTIN_MODULES = (
     "strategies.random",
@@ -57,10 +58,6 @@ SESSION_PREFIX = "@session:"
 _SESSION: dict[str, Strategy] = {}
 
 _VARIANT = re.compile(r"^(?P<base>[^\[\]]+)\[(?P<params>[^\[\]]*)\]$")
-
-
-class StrategyError(ValueError):
-    """A spec that names no usable strategy (the message is one line for the user)."""
 
 
 def builtins() -> dict[str, Strategy]:
@@ -98,7 +95,16 @@ def _parse_number(text: str, spec: str) -> float:
         raise StrategyError(f"{spec}: parameter value {text!r} is not a number") from None
 
 
+def _file_digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
 def _load_file(path_text: str, spec: str):
+    """The module of a strategy file, loaded once per process and loaded again when the file
+    changed since (a strategy is never resolved from code the file no longer holds)."""
     path = Path(path_text)
     if not path.is_file():
         raise StrategyError(f"{spec}: no such file {path_text!r}")
@@ -108,30 +114,59 @@ def _load_file(path_text: str, spec: str):
     # built-in ``hash`` of a string changes from process to process.)
     module_name = "five_up_user_" + re.sub(r"\W", "_", resolved.stem) + "_" + \
         hashlib.sha256(str(resolved).encode()).hexdigest()[:8]
-    if module_name in sys.modules:
-        return sys.modules[module_name]
+    digest = _file_digest(resolved)
+    loaded = sys.modules.get(module_name)
+    if loaded is not None and getattr(loaded, "__five_up_digest__", None) == digest:
+        return loaded
     loader_spec = importlib.util.spec_from_file_location(module_name, resolved)
     module = importlib.util.module_from_spec(loader_spec)
+    module.__five_up_file__ = str(resolved)
     sys.modules[module_name] = module
     try:
         loader_spec.loader.exec_module(module)
     except Exception as error:
         del sys.modules[module_name]
-        raise StrategyError(f"{spec}: {path_text} failed to load: {type(error).__name__}: {error}") from None
-    module.__five_up_file__ = str(resolved)
+        raise StrategyError(f"{spec}: {path_text} failed to load: {type(error).__name__}: "
+                            f"{' '.join(str(error).split())}") from None
+    module.__five_up_digest__ = digest
     return module
 
 
+_MODULE_DIGESTS: dict[str, str | None] = {}
+"""Source digest of each user module named in a MODULE:NAME spec, when first resolved."""
+
+
 def _load_module(module_name: str, spec: str):
+    """An importable module; a user module whose source changed since it was first resolved in
+    this process is reloaded (the project's own modules are not)."""
     try:
-        return importlib.import_module(module_name)
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name and module_name.startswith(error.name):
             raise StrategyError(f"{spec}: no module named {module_name!r}") from None
         raise StrategyError(f"{spec}: importing {module_name} failed: {error}") from None
     except Exception as error:
-        raise StrategyError(f"{spec}: importing {module_name} failed: {type(error).__name__}: {error}") \
-            from None
+        raise StrategyError(f"{spec}: importing {module_name} failed: {type(error).__name__}: "
+                            f"{' '.join(str(error).split())}") from None
+    source = getattr(module, "__file__", None)
+    if not source or is_project_module(module_name) or is_library(module):
+        return module
+    digest = _file_digest(Path(source))
+    known = _MODULE_DIGESTS.setdefault(module_name, digest)
+    if known != digest:
+        try:
+            module = importlib.reload(module)
+        except Exception as error:
+            raise StrategyError(f"{spec}: {module_name} changed since it was imported and reloading it "
+                                f"failed: {type(error).__name__}: {' '.join(str(error).split())}") from None
+        _MODULE_DIGESTS[module_name] = digest
+    return module
+
+
+def strategies_in(module) -> list[tuple[str, Strategy]]:
+    """``(attribute, Strategy)`` of every strategy a module defines (not those it imports)."""
+    return [(attribute, value) for attribute, value in vars(module).items()
+            if isinstance(value, Strategy) and getattr(value.function, "__module__", None) == module.__name__]
 
 
 def _from_reference(text: str, spec: str) -> Strategy:
@@ -143,15 +178,20 @@ def _from_reference(text: str, spec: str) -> Strategy:
         module = _load_file(location, spec)
     else:
         module = _load_module(location, spec)
-    if not hasattr(module, attribute):
-        raise StrategyError(f"{spec}: {location} has no attribute {attribute!r}")
-    value = getattr(module, attribute)
-    if not isinstance(value, Strategy):
-        raise StrategyError(
-            f"{spec}: {attribute!r} is a {type(value).__name__}, not a strategy "
-            "(decorate it with @strategies.strategy)"
-        )
-    return value
+    value = getattr(module, attribute, None)
+    if isinstance(value, Strategy):
+        return value
+    found = strategies_in(module)
+    named = [s for _, s in found if s.name == attribute]
+    if value is None and len(named) == 1:
+        return named[0]  # the name the strategy was given (name=...), not its attribute
+    listing = ", ".join(a if s.name == a else f"{a} (named {s.name!r})" for a, s in found) or "none"
+    if value is None:
+        raise StrategyError(f"{spec}: {location} has no strategy {attribute!r} (its strategies: {listing})")
+    raise StrategyError(
+        f"{spec}: {attribute!r} is a {type(value).__name__}, not a strategy "
+        f"(decorate it with @strategies.strategy; its strategies: {listing})"
+    )
 
 
 def resolve(spec) -> Strategy:
@@ -177,9 +217,14 @@ def resolve(spec) -> Strategy:
                 "or __main__): put it in a module or file and name it MODULE:NAME or FILE.py:NAME"
             )
         return _SESSION[text]
+    if "[" in text or "]" in text:
+        check_brackets(text)
     match = _VARIANT.match(text)
     if match:
         base = resolve(match.group("base"))
+        if not match.group("params").strip():
+            raise StrategyError(f"{text}: empty brackets set no parameter (write {base.name}, "
+                                f"or {base.name}[NAME=VALUE,...])")
         params = {}
         for item in filter(None, (part.strip() for part in match.group("params").split(","))):
             key, equals, value = item.partition("=")
@@ -260,8 +305,32 @@ def spec_of(strategy) -> str:
 # ---------------------------------------------------------------------------
 # Lists of strategies
 # ---------------------------------------------------------------------------
+def check_brackets(text: str) -> None:
+    """Raise :class:`StrategyError` unless ``text``'s ``[`` and ``]`` pair up, one level deep,
+    with nothing after the closing one (a variant is ``name[k=v,...]``)."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        if depth < 0 or depth > 1:
+            raise StrategyError(f"unbalanced brackets in {text!r}")
+        if depth == 0 and char == "]" and text[index + 1:].strip():
+            raise StrategyError(f"{text!r}: nothing may follow a variant's closing bracket")
+    if depth != 0:
+        raise StrategyError(f"unbalanced brackets in {text!r}")
+
+
 def split_specs(text: str) -> list[str]:
-    """Split a comma-separated list of specs, keeping commas inside ``[...]``."""
+    """Split a comma-separated list of specs, keeping commas inside ``[...]``.
+
+    Raises
+    ------
+    StrategyError
+        Unbalanced brackets (one line).
+    """
+    check_brackets_list(text)
     parts, depth, current = [], 0, []
     for char in text:
         if char == "[":
@@ -275,6 +344,17 @@ def split_specs(text: str) -> list[str]:
             current.append(char)
     parts.append("".join(current).strip())
     return parts
+
+
+def check_brackets_list(text: str) -> None:
+    """Raise :class:`StrategyError` when the brackets of a comma-separated list of specs do not pair up."""
+    depth = 0
+    for char in text:
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth < 0 or depth > 1:
+            raise StrategyError(f"unbalanced brackets in {text!r}")
+    if depth != 0:
+        raise StrategyError(f"unbalanced brackets in {text!r}")
 
 
 def strategy_entries(value, what: str = "strategies") -> list:
@@ -301,7 +381,14 @@ def strategy_entries(value, what: str = "strategies") -> list:
 
 
 def check_distinct_names(resolved) -> None:
-    """Raise :class:`StrategyError` when two different strategies (code or parameters) share a name."""
+    """Raise :class:`StrategyError` when two different strategies (code or parameters) share a
+    name, or a strategy that is not a built-in (nor a variant of one) takes a built-in's name."""
+    known = builtins()
+    for strategy in resolved:
+        base = known.get(strategy.name.partition("[")[0])
+        if base is not None and base.function is not strategy.function:
+            raise StrategyError(f"strategy {strategy.name!r} takes the name of a built-in strategy: "
+                                "give it another name (name=...)")
     seen = {}
     for strategy in resolved:
         signature = (strategy.function, strategy.compiled, tuple(strategy.default_params().tolist()))

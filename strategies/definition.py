@@ -21,31 +21,33 @@ Python seat's choices fed in (see :mod:`sim.engine.python_seats`).
 
 The engine never imports a strategy: it is handed the compiled functions of a
 run (:mod:`sim.engine.kernel_sets`) and compiles one kernel per set of functions,
-cached on disk under a digest of their code (:func:`code_digest`).
+cached on disk under their keys (:func:`strategy_key`: a digest of everything
+that decides each one's play, :mod:`strategies.identity`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
-import marshal
 import re
-import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from pathlib import Path
 
 import numpy as np
 
 from sim.checks import check_finite
 from sim.core.jit import strategy_kernel
 from sim.core.state import SEES_HIDDEN_KEY
+from strategies.identity import IdentityError, function_digest
 from strategies.parameters import Parameter
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*(\[[^\[\]]*\])?$")
 """A strategy name: an identifier (dots and dashes allowed), optionally with a
 ``[k=v,...]`` suffix that names a variant."""
+
+
+class StrategyError(ValueError):
+    """A spec or a strategy that cannot be used as it is (the message is one line for the user)."""
 
 
 @dataclass(frozen=True)
@@ -108,13 +110,20 @@ class Strategy:
         """Parameter names in ``view.params`` order."""
         return [p.name for p in self.parameters]
 
-    @cached_property
+    @property
     def code_key(self) -> str:
-        """Digest of the code the engine compiles for this strategy (see :func:`code_digest`);
-        variants of one function share it, so they share one compiled slot. A ``sees_hidden``
-        strategy's key carries :data:`sim.core.state.SEES_HIDDEN_KEY`: only its slot is
-        handed the hidden arrays."""
-        return code_digest(self.function) + (SEES_HIDDEN_KEY if self.sees_hidden else "")
+        """The strategy's identity: a digest of everything that decides its play
+        (:func:`strategy_key`). Kernels, caches and the strategy tables of a run are keyed on
+        it. Variants of one function share it (their parameter values reach the kernel as
+        data), so they share one compiled slot. Computed afresh at each use: a global the
+        function reads may have been rebound since.
+
+        Raises
+        ------
+        StrategyError
+            A compiled strategy reads something its key cannot capture (one line).
+        """
+        return strategy_key(self)
 
 
 def _parameters(parameters) -> tuple:
@@ -247,86 +256,28 @@ def variant(base: Strategy, name: str | None = None, **params) -> Strategy:
     return replace(base, name=_check_name(name), parameters=new)
 
 
-# ---------------------------------------------------------------------------
-# Code digests: the key of a compiled kernel set
-# ---------------------------------------------------------------------------
-def _is_dispatcher(value) -> bool:
-    return hasattr(value, "py_func") and hasattr(value, "targetoptions")
+def strategy_key(strategy: Strategy) -> str:
+    """sha256 (hex) of everything that decides ``strategy``'s play.
 
+    The function's identity (:func:`strategies.identity.function_digest`: its
+    code by qualified name, closure cells, defaults and the values of every
+    global it reads, recursively through every function it calls), how it
+    runs (compiled or Python), and the length of its parameter vector (which
+    the view shows it). Parameter *values* are not in it: they reach the
+    kernel as data. A ``sees_hidden`` strategy's key ends in
+    :data:`sim.core.state.SEES_HIDDEN_KEY`: only its slot is handed the hidden
+    arrays.
 
-def _code_names(code: types.CodeType) -> set[str]:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _code_names(const)
-    return names
-
-
-def _file_of(func) -> Path | None:
-    try:
-        path = inspect.getsourcefile(func)
-    except TypeError:
-        return None
-    if not path:
-        return None
-    candidate = Path(path)
-    return candidate if candidate.is_file() else None
-
-
-def code_closure(func) -> tuple[list[Path], list[bytes]]:
-    """What the compiled code of ``func`` depends on.
-
-    Follows the Numba dispatchers ``func`` calls (global names and module
-    attributes), transitively. Returns the source files met (their whole
-    text counts: module constants live there) and, for functions without a
-    file (a notebook cell), their source or bytecode plus the global arrays
-    and numbers they read, which Numba freezes into the compiled code.
+    Raises
+    ------
+    StrategyError
+        A compiled strategy reads a global its key cannot capture (an arbitrary
+        object), or raw memory (one line naming it).
     """
-    files: list[Path] = []
-    pieces: list[bytes] = []
-    seen: set[int] = set()
-
-    def visit(py_func) -> None:
-        if id(py_func) in seen:
-            return
-        seen.add(id(py_func))
-        path = _file_of(py_func)
-        if path is not None:
-            if path not in files:
-                files.append(path)
-        else:
-            try:
-                pieces.append(inspect.getsource(py_func).encode())
-            except (OSError, TypeError):
-                pieces.append(marshal.dumps(py_func.__code__.co_code))
-        global_values = getattr(py_func, "__globals__", {})
-        for name in sorted(_code_names(py_func.__code__)):
-            value = global_values.get(name)
-            if value is None:
-                continue
-            if _is_dispatcher(value):
-                visit(value.py_func)
-            elif isinstance(value, types.ModuleType):
-                for attribute in sorted(_code_names(py_func.__code__)):
-                    member = getattr(value, attribute, None)
-                    if member is not None and _is_dispatcher(member):
-                        visit(member.py_func)
-            elif path is None and isinstance(value, np.ndarray):
-                pieces.append(name.encode() + value.tobytes() + str(value.dtype).encode())
-            elif path is None and isinstance(value, (int, float, bool, np.number)):
-                pieces.append(f"{name}={value!r}".encode())
-
-    visit(getattr(func, "py_func", func))
-    return files, pieces
-
-
-def code_digest(func) -> str:
-    """sha256 (hex) of everything the compiled code of ``func`` depends on (:func:`code_closure`)."""
-    files, pieces = code_closure(func)
-    digest = hashlib.sha256()
-    for path in sorted(files):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    for piece in pieces:
-        digest.update(piece)
-    return digest.hexdigest()
+    try:
+        digest = function_digest(strategy.function, strict=strategy.compiled)
+    except IdentityError as error:
+        raise StrategyError(f"strategy {strategy.name!r}: {error}") from None
+    kind = "compiled" if strategy.compiled else "python"
+    text = f"{digest}:{kind}:parameters={len(strategy.parameters)}"
+    return hashlib.sha256(text.encode()).hexdigest() + (SEES_HIDDEN_KEY if strategy.sees_hidden else "")

@@ -101,7 +101,17 @@ def hand_groups(view, seat, counts, lacks):
         Number of groups. Their counts add up to ``view.hand_sizes[seat]``;
         if they do not (a history this module does not understand), one group
         of the whole hand lacking ``view.lacking[seat]`` is returned instead.
+
+    Raises
+    ------
+    IndexError
+        ``seat`` is not a seat of the table, or ``counts`` / ``lacks`` hold fewer
+        than ``MAX_GROUPS`` entries (compiled apart, this kernel checks its arguments).
     """
+    if seat < 0 or seat >= view.players:
+        raise IndexError("hand_groups: seat is not a seat of the table")
+    if counts.shape[0] < MAX_GROUPS or lacks.shape[0] < MAX_GROUPS:
+        raise IndexError("hand_groups: counts and lacks need MAX_GROUPS entries")
     n_groups = 1
     counts[0] = HAND_SIZE
     lacks[0] = 0
@@ -174,8 +184,21 @@ def sample_grouped_world(ws, view, rng, counts, lacks, n_groups):
     -------
     int64
         Index of the first boneyard tile in ``ws.deal`` (the draw pointer).
+
+    Raises
+    ------
+    IndexError
+        ``counts`` / ``lacks`` smaller than [players, MAX_GROUPS], ``n_groups``
+        shorter than the table or a count above ``MAX_GROUPS`` (compiled apart, this
+        kernel checks its arguments).
     """
     players = view.players
+    if counts.shape[0] < players or lacks.shape[0] < players or n_groups.shape[0] < players \
+            or counts.shape[1] < MAX_GROUPS or lacks.shape[1] < MAX_GROUPS:
+        raise IndexError("sample_grouped_world: counts, lacks need [players, MAX_GROUPS], n_groups [players]")
+    for seat in range(players):
+        if n_groups[seat] < 0 or n_groups[seat] > MAX_GROUPS:
+            raise IndexError("sample_grouped_world: a group count is outside 0..MAX_GROUPS")
     me = view.seat
     remaining = unseen_tiles(view)
     for seat in range(players):

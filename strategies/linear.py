@@ -250,7 +250,17 @@ def candidate_features(view, weights, ws, features):
     """Fill ``features[c, f]`` for every candidate (see the module docstring).
 
     Features 9-12 are left 0 unless one of their weights is nonzero.
+
+    Raises
+    ------
+    IndexError
+        ``weights`` shorter than ``N_FEATURES`` or ``features`` smaller than
+        [n_candidates, N_FEATURES] (compiled apart, this kernel checks its arguments).
     """
+    if weights.shape[0] < N_FEATURES or features.shape[0] < view.n_candidates \
+            or features.shape[1] < N_FEATURES:
+        raise IndexError("candidate_features: weights need N_FEATURES entries, features "
+                         "[n_candidates, N_FEATURES]")
     players = view.players
     seat = view.seat
     entity_of_seat = view.entity_of_seat
@@ -312,7 +322,10 @@ def candidate_features(view, weights, ws, features):
 
 @kernel
 def linear_choice(view, weights, ws, features, values):
-    """Row maximising ``weights . features``; ties in ``greedy``'s order."""
+    """Row maximising ``weights . features``; ties in ``greedy``'s order (``values``:
+    float64[n_candidates] or longer; IndexError otherwise)."""
+    if values.shape[0] < view.n_candidates:
+        raise IndexError("linear_choice: values need n_candidates entries")
     candidate_features(view, weights, ws, features)
     for row in range(view.n_candidates):
         value = 0.0

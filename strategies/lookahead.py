@@ -53,7 +53,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from sim.core.jit import KERNEL_OPTIONS, hot_kernel, kernel
+from sim.core.jit import ALLOCATING_OPTIONS, KERNEL_OPTIONS, hot_kernel, kernel
 from sim.core.state import (BOARD_ERROR, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
     BOARD_PLAYED, BOARD_TOTAL, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
     END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, ENTITY_OF_SEAT, NODE_FIELDS, NO_PARENT,
@@ -72,7 +72,7 @@ greedy_choose = greedy_strategy.choose
 ALL_TILES = (1 << N_TILES) - 1
 """Tile bitmask of the whole set."""
 
-allocating = njit(cache=True, _nrt=True, error_model="numpy")
+allocating = njit(**ALLOCATING_OPTIONS)
 """Decorator for the one function per decision that allocates scratch arrays.
 
 ``_nrt=True`` must be explicit: a function called from the engine's

@@ -118,7 +118,7 @@ import numpy as np
 from numba import njit
 
 from sim.core import bits
-from sim.core.jit import KERNEL_OPTIONS, hot_kernel, kernel
+from sim.core.jit import ALLOCATING_OPTIONS, KERNEL_OPTIONS, hot_kernel, kernel
 from sim.core.state import (CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE,
     CAND_TILE, END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, NODE_ARMS_OPEN, NODE_FIELDS,
     NODE_LINE_OPEN, NODE_TILE, NODE_VALUE_A, NODE_VALUE_B, NO_PARENT, N_ENTITIES, SIDE_ARM,
@@ -133,23 +133,31 @@ from strategies import linear, lookahead
 from strategies.inference import MAX_GROUPS, hand_groups, sample_grouped_world
 from strategies.greedy import greedy as greedy_strategy
 from strategies.linear import FEATURE_NAMES, N_FEATURES, candidate_features
-from strategies.lookahead import (ALL_TILES, allocating, best_row, greedy_prefers, holdable_tiles,
-    load_layout, new_scratch, nth_bit, place_candidate, unseen_tiles)
+from strategies.lookahead import (ALL_TILES, best_row, greedy_prefers, holdable_tiles, load_layout,
+    new_scratch, nth_bit, place_candidate, unseen_tiles)
 
 # ---------------------------------------------------------------------------
 # Decorators
 # ---------------------------------------------------------------------------
-helper = njit(inline="always", **{k: v for k, v in KERNEL_OPTIONS.items() if k != "cache"})
+helper = njit(inline="always", boundscheck=True,
+              **{k: v for k, v in KERNEL_OPTIONS.items() if k != "cache"})
 """Decorator for your own functions that a compiled strategy calls (*Python*).
 
 The same compilation as a compiled strategy's body (Numba nopython,
-inlined, no reference counting, no on-disk cache so it also works in a
-notebook cell): such a function must not allocate arrays. Use
+inlined, bounds-checked, no reference counting, no on-disk cache so it also
+works in a notebook cell): such a function must not allocate arrays. Use
 :data:`allocating` for the one function that does."""
 
-# ``allocating`` (re-exported from strategies.lookahead): njit(cache=True, _nrt=True): the
-# function of a compiled strategy that allocates its scratch arrays and hands them to
-# non-allocating code; it should return a number (a row), not an array.
+allocating = njit(boundscheck=True, **ALLOCATING_OPTIONS)
+"""Decorator for the one function of your compiled strategy that allocates scratch arrays
+(*Python*).
+
+``njit`` with reference counting (so it may allocate), the disk cache and bounds
+checking: it is handed your view, so an index past an end raises instead of
+reading the engine's memory (the engine refuses a helper of yours that is
+compiled apart without bounds checking). It should return a number (a row),
+not an array. The built-ins use :data:`strategies.lookahead.allocating`, the
+same without bounds checking."""
 
 # ---------------------------------------------------------------------------
 # Bits
@@ -359,7 +367,17 @@ def playout(ws, view, world, row):
         Accepted raw points each entity gained by the end of the round
         (index by entity; 0 past the last entity). ``ws.scores`` holds the
         scores after it: an entity at :data:`TARGET_RAW` won the match.
+
+    Raises
+    ------
+    IndexError
+        ``row`` is not -1 or a candidate row, or ``world`` has no valid draw pointer
+        (this kernel is compiled apart, so it checks what it is handed itself).
     """
+    if row < -1 or row >= view.n_candidates:
+        raise IndexError("playout: row is not -1 or a row of view.cands")
+    if world[0] < 0 or world[0] > N_TILES:
+        raise IndexError("playout: the world's draw pointer is outside 0..28")
     ws.hands[0] = world[1]
     ws.hands[1] = world[2]
     ws.hands[2] = world[3]

@@ -14,7 +14,9 @@
     by value, field by field, and a non-inlined call per placement cost about
     3x in throughput.
 
-Strategies use ``hot_kernel`` for ``choose`` so the dispatcher inlines them.
+Strategies use ``hot_kernel`` for ``choose`` so the dispatcher inlines them;
+a strategy that is not built in is compiled with :data:`CHECKED_OPTIONS`
+instead and called apart (:mod:`sim.engine.checked_strategies`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ kernel = njit(**KERNEL_OPTIONS)
 
 hot_kernel = njit(inline="always", **KERNEL_OPTIONS)
 """Decorator: ``kernel`` inlined into its callers (the per-turn path)."""
+
+
+CHECKED_OPTIONS = {"_nrt": False, "error_model": "numpy", "boundscheck": True}
+"""How a strategy that is not built in is compiled: on its own (not inlined), without the disk
+cache, with Numba's bounds checking (:mod:`sim.engine.checked_strategies`)."""
+
+ALLOCATING_OPTIONS = {"cache": True, "_nrt": True, "error_model": "numpy"}
+"""How a strategy's scratch-allocating function is compiled (``strategies.lookahead.allocating``):
+with reference counting, which it needs to allocate."""
 
 
 def strategy_kernel(py_func):

@@ -42,6 +42,11 @@ cryptographic proof; it leaves no shortcut through the stream construction
 itself (``tests/core/test_rng.py`` checks that unmixing a decision key reaches
 neither the match key nor the deal key).
 
+A run *secret* (``--sealed``: 128 random bits written to the run's manifest
+and records, never shown to a strategy) keys every match's decision key
+(:func:`secret_key`), so that a small seed cannot be found from a decision key
+by trying seeds; without a secret the seed alone decides, as it always did.
+
 Uniform integers below ``n`` use the high word of a 64x64-bit product
 (Lemire's multiply-shift without rejection): the bias is below ``n / 2**64``,
 far beneath anything a Monte Carlo study can see, and every draw consumes
@@ -179,6 +184,45 @@ def decision_key(seed, match, seat):
 def seat_decision_key(match_key, seat):
     """:func:`decision_key` from the match's decision-stream key (computed once per match)."""
     return one_way(one_way(match_key, np.uint64(seat + 1) * SEAT_SALT), FEED_FORWARD_SALT)
+
+
+SECRET_SALT_1 = np.uint64(0x8EBC6AF09C88C6E3)
+"""Constant of the first feed-forward step of :func:`secret_key`."""
+
+SECRET_SALT_2 = np.uint64(0x589965CC75374CC3)
+"""Constant of the second feed-forward step of :func:`secret_key`."""
+
+NO_SECRET = np.zeros(2, dtype=np.uint64)
+"""The run secret of a run without one: the seed alone decides every stream."""
+
+
+@kernel
+def secret_key(key, secret):
+    """``key`` keyed by a run's 128-bit ``secret`` (uint64[2]); ``key`` itself when the secret
+    is 0 (:data:`NO_SECRET`).
+
+    Under ``--sealed`` the decision streams hang from the match's decision key
+    keyed this way: a strategy that knows how keys are derived cannot find the
+    seed and match from its own key by trying small seeds, since the secret
+    (which no strategy sees) enters through two feed-forward steps.
+    """
+    if secret[0] == np.uint64(0) and secret[1] == np.uint64(0):
+        return key
+    keyed = one_way(key ^ secret[0], SECRET_SALT_1)
+    return one_way(keyed ^ secret[1], SECRET_SALT_2)
+
+
+@kernel
+def match_decision_key(seed, match, secret):
+    """The decision-stream key of match ``match`` (uint64), keyed by the run ``secret``; each
+    seat's key is :func:`seat_decision_key` of it."""
+    return secret_key(stream_key(seed, match, STREAM_DECISION), secret)
+
+
+@kernel
+def sealed_decision_key(seed, match, seat, secret):
+    """:func:`decision_key` of a run with the 128-bit ``secret`` (uint64[2]; 0: no secret)."""
+    return seat_decision_key(match_decision_key(seed, match, secret), seat)
 
 
 @njit(cache=True)

@@ -80,7 +80,11 @@ A :class:`Workspace` named tuple holds every mutable array of a match in play.
     ``BOARD_DECISION_BONEYARD`` (tiles left to draw); ``BOARD_SUSPENDED`` 1
     when the match stopped at a Python seat's decision with no recorded
     answer (:mod:`sim.engine.python_seats`); ``BOARD_HISTORY`` rows of
-    ``history`` written this round.
+    ``history`` written this round; ``BOARD_DECIDING`` 1 while a strategy
+    runs (``BOARD_DECISION_SEAT`` is its seat: an exception it raises is
+    reported for that seat); ``BOARD_ERROR_ROW``, ``BOARD_ERROR_SEAT`` and
+    ``BOARD_ERROR_COUNT`` the row returned, the seat and the number of
+    candidates of the match's first choice that was not one of its candidates.
 ``history`` : int64[MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS]
     The round's public actions in order, rows ``0..board[BOARD_HISTORY]-1``:
     ``H_SEAT``, ``H_KIND`` (play, draw, pass), ``H_TILE`` (the placed tile;
@@ -117,7 +121,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from sim.tiles import N_TILES, N_VALUES, TILES
 
@@ -214,7 +218,11 @@ BOARD_DECISION_COUNT = 7
 BOARD_DECISION_BONEYARD = 8
 BOARD_SUSPENDED = 9
 BOARD_HISTORY = 10
-BOARD_FIELDS = 11
+BOARD_DECIDING = 11
+BOARD_ERROR_ROW = 12
+BOARD_ERROR_SEAT = 13
+BOARD_ERROR_COUNT = 14
+BOARD_FIELDS = 15
 
 # cands[c, ...]
 CAND_TILE = 0
@@ -441,11 +449,24 @@ PlayerView = namedtuple(
 )
 PlayerView.__doc__ = """What a strategy may know when it chooses a placement.
 
-Sealed: the layout, open-node and candidate arrays are cut to the rows in
-play (no stale rows of an earlier decision, round or match; the per-seat and
-per-entity arrays have 4 entries, those past the table always 0), and the
-decision stream is the seat's own, derived one-way from the match key. Reading every word of every field reveals
-nothing beyond what the seat's player may know.
+Sealed:
+
+* every array but ``rng`` is read-only (:func:`sim.core.sealed.read_only`): a
+  write is a typing error when the strategy is compiled, never a change to
+  the match;
+* the layout, open-node, candidate and history arrays are cut to the rows in
+  play (no stale rows of an earlier decision, round or match); the per-seat
+  and per-entity arrays have 4 entries, those past the table always 0;
+  ``params`` has exactly the strategy's own parameters;
+* the decision stream is the seat's own, derived one-way from the match key
+  (and keyed by the run secret under ``--sealed``);
+* a strategy that is not built in is compiled apart with bounds checking
+  (:mod:`sim.engine.checked_strategies`): an index past any end, negative
+  or not, is an error naming the strategy, the match and the seat, never a
+  read of the engine's memory beside the view.
+
+Reading every word of every field reveals nothing beyond what the seat's
+player may know.
 
 Fields
 ------
@@ -486,7 +507,7 @@ n_candidates : int64
 cands : int64[n_candidates, CAND_FIELDS]
     The candidates, in node order then tile order (:func:`sim.core.rules.list_placements`).
 params : float64[P]
-    This seat's strategy parameters (the strategy's order, zero-padded).
+    This seat's strategy parameters, ``P`` = the strategy's own count, in its order.
 rng : uint64[2]
     The seat's own decision stream; draw with :func:`sim.core.rng.next_below` /
     ``next_unit``.
@@ -504,9 +525,35 @@ hidden_boneyard : int64[0] or int64[boneyard_size]
     Empty for every fair strategy; for ``sees_hidden`` strategies the
     boneyard's tiles in draw order.
 
-A strategy returns the row index of its choice in ``cands``. It must treat
-every array as read-only except ``rng`` (the arrays are the engine's own).
+A strategy returns the row index of its choice in ``cands``; it may advance
+``rng`` (its own stream) and nothing else.
 """
+
+
+def player_view_type():
+    """The Numba type of the :class:`PlayerView` the engine hands a compiled strategy.
+
+    Every array C-contiguous and read-only except ``rng`` (see the fields above);
+    every number ``int64``. :mod:`sim.engine.checked_strategies` compiles a user's
+    strategy for exactly this type before the engine (so its errors name the
+    strategy, not the engine); ``tests/engine/test_kernel_sets.py`` checks it is
+    the type ``_decide`` builds.
+    """
+    integer = types.int64
+
+    def frozen(dtype, ndim):
+        return types.Array(dtype, ndim, "C", readonly=True)
+
+    fields = {
+        "entity_of_seat": frozen(types.int64, 1), "scores": frozen(types.int64, 1),
+        "hand_sizes": frozen(types.int64, 1), "lacking": frozen(types.int64, 1),
+        "nodes": frozen(types.int64, 2), "open_count": frozen(types.int64, 1),
+        "open_nodes": frozen(types.int64, 1), "cands": frozen(types.int64, 2),
+        "params": frozen(types.float64, 1), "rng": types.Array(types.uint64, 1, "C"),
+        "history": frozen(types.int64, 2), "hidden_hands": frozen(types.int64, 1),
+        "hidden_boneyard": frozen(types.int64, 1),
+    }
+    return types.NamedTuple([fields.get(name, integer) for name in PlayerView._fields], PlayerView)
 
 
 # ---------------------------------------------------------------------------

@@ -12,17 +12,20 @@ thread count, the blocks or the chunks: match ``i`` is a pure function of
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
+
+import time
 
 import numba
 import numpy as np
 
-from sim.core.state import (ACTION_FIELDS, ANSWER_FIELDS, EVENT_FIELDS, M_ACTIONS, M_ERROR,
-    M_EVENTS, M_ROUNDS, MATCH_FIELDS, MAX_ENTITIES, ROUND_FIELDS)
+from sim.core.state import (ACTION_FIELDS, ANSWER_FIELDS, BOARD_DECIDING, BOARD_DECISION_SEAT,
+    BOARD_ERROR, BOARD_ERROR_COUNT, BOARD_ERROR_ROW, BOARD_ERROR_SEAT, EVENT_FIELDS, M_ACTIONS,
+    M_ERROR, M_EVENTS, M_ROUNDS, MATCH_FIELDS, MAX_ENTITIES, ROUND_FIELDS, new_workspace)
 from sim.engine.compiled import CompiledRun
-from sim.engine.play import UNANSWERED_ERROR
-from sim.engine.python_seats import answers_for
+from sim.engine.play import RAISED_ERROR, UNANSWERED_ERROR
+from sim.engine.python_seats import StrategyFailure, answers_for, match_answers
 from sim.tiles import N_TILES
 
 BLOCKS_PER_THREAD = 8
@@ -41,7 +44,7 @@ def run_blocks(play: Callable[[int, int], None], count: int, threads: int) -> No
     ``play`` is a GIL-free kernel writing only its own rows, so the blocks run
     truly in parallel and the result does not depend on the split or the
     order; several blocks per thread balance uneven matches. An exception in
-    a block is raised here.
+    a block is raised here, once every block has stopped.
     """
     blocks = max(1, min(count, threads * BLOCKS_PER_THREAD))
     bounds = [(b * count // blocks, (b + 1) * count // blocks) for b in range(blocks)]
@@ -52,7 +55,9 @@ def run_blocks(play: Callable[[int, int], None], count: int, threads: int) -> No
     pool = _POOLS.get(threads)
     if pool is None:
         pool = _POOLS[threads] = ThreadPoolExecutor(threads, thread_name_prefix="five-up")
-    for future in [pool.submit(play, start, stop) for start, stop in bounds]:
+    futures = [pool.submit(play, start, stop) for start, stop in bounds]
+    wait(futures)  # every block has stopped writing before an exception leaves here
+    for future in futures:
         future.result()
 
 
@@ -96,6 +101,19 @@ def offsets_of(counts: np.ndarray) -> np.ndarray:
     return offsets
 
 
+def _trace_arrays(round_offsets, round_rows, round_deals, action_offsets, actions, event_offsets,
+                  events) -> tuple:
+    return (
+        round_offsets,
+        _empty(ROUND_FIELDS, np.int32) if round_rows is None else round_rows,
+        _empty(N_TILES, np.int8) if round_deals is None else round_deals,
+        action_offsets,
+        _empty(ACTION_FIELDS, np.int16) if actions is None else actions,
+        event_offsets,
+        _empty(EVENT_FIELDS, np.int32) if events is None else events,
+    )
+
+
 def run_kernel(
     run: CompiledRun,
     first: int,
@@ -114,20 +132,12 @@ def run_kernel(
 
     Raises
     ------
-    RuntimeError
-        A strategy returned a row that is not one of its candidates (one line naming it).
+    StrategyFailure
+        A strategy raised, indexed its view out of bounds, or returned a row that
+        is not one of its candidates: one line naming it, the match and the seat.
     """
-    arrays = (
-        stats,
-        scores,
-        round_offsets,
-        _empty(ROUND_FIELDS, np.int32) if round_rows is None else round_rows,
-        _empty(N_TILES, np.int8) if round_deals is None else round_deals,
-        action_offsets,
-        _empty(ACTION_FIELDS, np.int16) if actions is None else actions,
-        event_offsets,
-        _empty(EVENT_FIELDS, np.int32) if events is None else events,
-    )
+    arrays = (stats, scores) + _trace_arrays(round_offsets, round_rows, round_deals, action_offsets,
+                                              actions, event_offsets, events)
     spec = run.spec
     if spec.python_seats:
         answer_arrays = answers_for(run, first, stats.shape[0])
@@ -135,25 +145,89 @@ def run_kernel(
         answer_arrays = (NO_OFFSETS, _empty(ANSWER_FIELDS, np.int64))
     fixed = (np.int64(spec.seed), np.int64(first), np.int64(spec.players), run.strategy_ids,
              spec.params, np.int64(spec.max_rounds))
+    secret = spec.secret_words
     batch = run.engine.simulate_batch
-    run_blocks(lambda start, stop: batch(*fixed, np.int64(start), np.int64(stop), *arrays, *answer_arrays),
-               stats.shape[0], threads)
+    try:
+        run_blocks(lambda start, stop: batch(*fixed, np.int64(start), np.int64(stop), *arrays, *answer_arrays,
+                                             secret),
+                   stats.shape[0], threads)
+    except Exception as error:
+        raised = np.flatnonzero(stats[:, M_ERROR] == RAISED_ERROR)
+        if raised.size == 0:
+            raise  # not a strategy's exception: an engine bug keeps its traceback
+        raise StrategyFailure(raised_text(run, first + int(raised[0]), error)) from error
     errors = stats[:, M_ERROR]
     if errors.any():
         row = int(np.flatnonzero(errors)[0])
-        raise RuntimeError(error_text(run, int(errors[row]), first + row))
+        raise StrategyFailure(error_text(run, int(errors[row]), first + row))
+
+
+def prepare(run: CompiledRun) -> float:
+    """Compile (or load) the run's batch kernel now, before its first matches; return the seconds
+    it took (about 0 once it is compiled in this process). Results never depend on it: the
+    command line reports compile time apart from matches/s."""
+    started = time.perf_counter()
+    engine = run.engine
+    if not engine.is_compiled():
+        stats, scores = result_arrays(0)
+        spec = run.spec
+        engine.simulate_batch(np.int64(spec.seed), np.int64(0), np.int64(spec.players), run.strategy_ids,
+                              spec.params, np.int64(spec.max_rounds), np.int64(0), np.int64(0), stats,
+                              scores, *_trace_arrays(NO_OFFSETS, None, None, NO_OFFSETS, None,
+                                                     NO_OFFSETS, None),
+                              NO_OFFSETS, _empty(ANSWER_FIELDS, np.int64), spec.secret_words)
+    return time.perf_counter() - started
+
+
+def replay_board(run: CompiledRun, match: int) -> tuple[np.ndarray, BaseException | None]:
+    """Play match ``match`` of the run again on a workspace of its own: its board at the end (or
+    where an exception stopped it) and that exception (None if it finished). What the batch
+    kernel does not return (which seat was deciding, the row it returned) is read here."""
+    spec = run.spec
+    ws = new_workspace()
+    try:
+        if spec.python_seats:
+            match_answers(run, match, ws)
+        else:
+            run.engine.resume_match(ws, _empty(ANSWER_FIELDS, np.int64), np.int64(spec.seed),
+                                    np.int64(match), np.int64(spec.players), run.strategy_ids,
+                                    spec.params, np.int64(spec.max_rounds), spec.secret_words)
+    except Exception as error:  # a strategy's: the board says whose
+        return ws.board.copy(), error
+    return ws.board.copy(), None
+
+
+def _who(run: CompiledRun, seat: int) -> str:
+    return f"strategy {run.spec.strategies[seat].name!r} (seat {seat})"
+
+
+def raised_text(run: CompiledRun, match: int, error: BaseException) -> str:
+    """One line for a match whose kernel call raised: the strategy and seat deciding when it did."""
+    board, again = replay_board(run, match)
+    cause = again if again is not None else error
+    message = " ".join(str(cause).split())
+    if isinstance(cause, IndexError) and message == "index is out of bounds":
+        what = "indexed its view out of bounds (IndexError: index is out of bounds)"
+    else:
+        what = f"raised {type(cause).__name__}" + (f": {message}" if message else "")
+    if again is not None and board[BOARD_DECIDING]:
+        return f"{_who(run, int(board[BOARD_DECISION_SEAT]))} {what} in match {match}"
+    return f"a strategy {what} in match {match}"
 
 
 def error_text(run: CompiledRun, code: int, match: int) -> str:
     """What went wrong in a match whose ``M_ERROR`` is ``code`` (one line)."""
     if code == UNANSWERED_ERROR:
         return f"match {match} needed a Python seat's choice that was not recorded (engine bug)"
+    board, _ = replay_board(run, match)
+    if board[BOARD_ERROR] == code:
+        count = int(board[BOARD_ERROR_COUNT])
+        return (f"{_who(run, int(board[BOARD_ERROR_SEAT]))} returned row {int(board[BOARD_ERROR_ROW])} "
+                f"in match {match}, not one of its {count} candidates (rows 0 to {count - 1})")
     slot = code - 1
-    name = run.slot_name(slot)
-    ids = run.strategy_ids
-    seats = [seat for seat in range(run.spec.players) if ids[seat] == slot]
-    where = "seat " + ",".join(map(str, seats))
-    return f"strategy {name!r} ({where}) returned a row that is not one of its candidates in match {match}"
+    seats = [seat for seat in range(run.spec.players) if run.strategy_ids[seat] == slot]
+    return (f"strategy {run.slot_name(slot)!r} (seat {','.join(map(str, seats))}) returned a row that "
+            f"is not one of its candidates in match {match}")
 
 
 def result_arrays(count: int) -> tuple[np.ndarray, np.ndarray]:

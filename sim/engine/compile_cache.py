@@ -8,24 +8,23 @@ is kept beside its cache; when it differs, the cache is flushed so the next
 call recompiles. The engine sets (:mod:`sim.engine.kernel_sets`) need none of
 this (their digest covers the engine's sources); the checks run on the first
 call of the kernels that do: the strategies' separately compiled helpers
-(:func:`refresh_strategy_caches`) and the studies' kernels
-(:func:`ensure_fresh`).
+(:func:`refresh_strategy_caches`, stamped with their identity digest: code,
+globals' values and callees) and the studies' kernels (:func:`ensure_fresh`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
-import sys
 from pathlib import Path
 
 import numba
 
 from sim.files import atomic_write
-from strategies.definition import code_closure
+from strategies.identity import Reach, function_digest
 
 ENGINE_MODULES = ("sim.tiles", "sim.core.jit", "sim.core.bits", "sim.core.state", "sim.core.rules",
-                  "sim.core.rng", "sim.engine.play")
+                  "sim.core.rng", "sim.core.sealed", "sim.engine.play")
 """Modules whose compiled code is linked into every engine kernel."""
 
 
@@ -71,44 +70,56 @@ def refresh_compiled_cache(modules, anchor, stamp_name: str, extra_files=()) -> 
         pass
 
 
-_REFRESHED: set[str] = set()
+_STAMPED: dict[int, tuple[object, str]] = {}  # id(dispatcher) -> (dispatcher, digest stamped)
+
+
+def identity_stamp_path(dispatcher) -> Path | None:
+    """Where the identity stamp of a cached dispatcher lives (beside its cache files), or None
+    when it has no disk cache."""
+    cache_path = getattr(getattr(dispatcher, "_cache", None), "cache_path", None)
+    if not cache_path:
+        return None
+    code = dispatcher.py_func.__code__
+    name = f"{Path(code.co_filename).stem}.{dispatcher.py_func.__qualname__}-{code.co_firstlineno}"
+    return Path(cache_path) / f"{name}.exact61-identity"
 
 
 def refresh_strategy_caches(strategies) -> None:
-    """Flush stale disk caches of the compiled helpers a run's strategies call.
+    """Flush the stale disk caches of the separately compiled helpers a run's strategies call.
 
-    A strategy's helpers compiled on their own (e.g. ``rollout``'s playouts,
-    cached beside their module) are linked into the engine kernel; when a file
-    they depend on changes, Numba would still load them from the cache. Each
-    module met in a strategy's code closure gets a stamp of the files that
-    closure reaches.
+    Numba keys a cached function on its own bytecode and closure only: not on
+    the values of the globals it reads, nor on the functions it calls. A
+    helper compiled apart (``rollout``'s search, a user's ``toolkit.allocating``
+    function reading a constant computed from the environment) would load
+    from its cache with the old values frozen in. Each such dispatcher met in
+    a strategy's identity walk (:class:`strategies.identity.Reach`) gets a
+    stamp beside its cache: the digest of everything that decides its code
+    (:func:`strategies.identity.function_digest`); a different stamp flushes
+    that dispatcher's cache, so it compiles afresh at its next use.
     """
-    todo = [s for s in strategies if s.code_key not in _REFRESHED]
-    if not todo:
-        return  # once per strategy and process: the sources do not change under a running process
-    _REFRESHED.update(s.code_key for s in todo)
-    strategies = todo
-    modules = {}
-    by_file = {Path(m.__file__).resolve(): m for m in list(sys.modules.values())
-               if isinstance(getattr(m, "__file__", None), str)}
     for strategy in strategies:
-        files, _ = code_closure(strategy.function)
-        for path in files:
-            module = by_file.get(path.resolve())
-            if module is not None and module.__name__ not in ENGINE_MODULES:
-                modules[module.__name__] = module
-    for module in modules.values():
-        dispatchers = [value for value in vars(module).values()
-                       if isinstance(value, numba.core.dispatcher.Dispatcher)
-                       and value.__module__ == module.__name__]
-        anchor = next((d for d in dispatchers if getattr(d, "_cache", None) is not None
-                       and hasattr(d._cache, "cache_path")), None)
-        if anchor is None:
-            continue
-        closure = set()
-        for dispatcher in dispatchers:  # the module's own closure: one stamp whoever asks
-            closure.update(code_closure(dispatcher.py_func)[0])
-        refresh_compiled_cache([module], anchor, f"exact61-{module.__name__}.sha256", sorted(closure))
+        reach = Reach()
+        function_digest(strategy.function, strict=False, reach=reach)
+        for dispatcher in reach.dispatchers:
+            stamp_path = identity_stamp_path(dispatcher)
+            if stamp_path is None:
+                continue
+            digest = function_digest(dispatcher, strict=False)
+            known = _STAMPED.get(id(dispatcher))
+            if known is not None and known[0] is dispatcher and known[1] == digest:
+                continue  # checked in this process already
+            _STAMPED[id(dispatcher)] = (dispatcher, digest)
+            try:
+                if stamp_path.read_text().strip() == digest:
+                    continue
+            except OSError:
+                pass
+            try:
+                dispatcher._cache.flush()  # noqa: SLF001 - Numba's cache object has no public flush
+                stamp_path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(stamp_path, lambda p, text=digest: p.write_text(text + "\n"))
+            except OSError:
+                pass
 
 
 _FRESH: set[str] = set()

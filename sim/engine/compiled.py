@@ -2,19 +2,24 @@
 
 :class:`CompiledRun` turns a :class:`sim.engine.spec.RunSpec` into what the
 batch kernel is called with: the engine compiled for the run's strategies
-(:mod:`sim.engine.kernel_sets`) and each seat's slot in it. A run whose own
-set of strategies was never compiled uses a cached engine that holds them
-among others, when there is one (same compiled strategies, same results).
+(:mod:`sim.engine.kernel_sets`) and each seat's slot in it. A built-in
+strategy is inlined into the engine; any other compiled strategy is compiled
+apart with bounds checking and typed against the view first, so that its
+errors name it (:mod:`sim.engine.checked_strategies`). A run whose own set of
+strategies was never compiled uses a cached engine that holds them among
+others, when there is one (same compiled strategies, same results).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 from functools import cached_property
 
 import numpy as np
 
 from sim.core.state import EXTERNAL_SEAT
+from sim.engine.checked_strategies import compile_checked
 from sim.engine.compile_cache import refresh_strategy_caches
 from sim.engine.kernel_sets import EngineSet, cached_superset, engine_for
 from sim.engine.spec import RunSpec
@@ -38,6 +43,13 @@ def announce_compile(engine: EngineSet) -> None:
     print(f"compiling the engine for {names} (first run only) ...", file=sys.stderr, flush=True)
 
 
+@functools.lru_cache(maxsize=1)
+def builtin_keys() -> frozenset:
+    """The keys of the built-in strategies: these are inlined into the engine unchecked (the
+    project's code, reviewed with it); every other compiled strategy is bounds-checked."""
+    return frozenset(s.code_key for s in builtins().values())
+
+
 class CompiledRun:
     """A :class:`RunSpec` and the compiled engine that plays it.
 
@@ -55,40 +67,77 @@ class CompiledRun:
         The Python seats' recorded choices of the chunk in play
         (:func:`sim.engine.python_seats.answers_for`), so that the two passes
         of a traced chunk ask each Python strategy once.
+    seats : dict
+        Under ``spec.sealed``, the process of each Python seat
+        (:class:`sim.engine.seat_processes.SeatProcess`), started at its first
+        decision and stopped by :meth:`close` (use the run as a context manager).
     """
 
     def __init__(self, spec: RunSpec, own_set: bool = False):
         self.spec = spec
         self.own_set = own_set or bool(spec.python_seats)
         self.answers: dict = {}
+        self.seats: dict = {}
+
+    def __enter__(self) -> CompiledRun:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the processes of sealed Python seats (nothing else needs closing)."""
+        seats, self.seats = self.seats, {}
+        for process in seats.values():
+            process.close()
+
+    def slots(self) -> tuple[list, list, list, list, list]:
+        """The run's own set: per slot the function the engine calls, key, name, whether it is
+        bounds-checked and its parameter count (a user's strategy is compiled here, on its own:
+        :func:`sim.engine.checked_strategies.compile_checked`)."""
+        strategies = self.spec.kernel_strategies
+        keys = [self.spec.key_of(s) for s in strategies]
+        checked = [key not in builtin_keys() for key in keys]
+        functions = [compile_checked(s) if check else s.choose for s, check in zip(strategies, checked)]
+        return functions, keys, [s.name for s in strategies], checked, [len(s.parameters) for s in strategies]
 
     @cached_property
     def engine(self) -> EngineSet:
-        """The compiled engine of this run (built, or loaded from the disk cache, on first use)."""
-        kernel_strategies = self.spec.kernel_strategies
-        refresh_strategy_caches(kernel_strategies)
-        engine = engine_for([s.choose for s in kernel_strategies], [s.code_key for s in kernel_strategies],
-                            [s.name for s in kernel_strategies])
+        """The compiled engine of this run (built, or loaded from the disk cache, on first use).
+
+        Raises
+        ------
+        StrategyError
+            A strategy that is not built in does not compile, or reads what its key
+            cannot capture (one line naming it).
+        """
+        functions, keys, names, checked, parameters = self.slots()
+        refresh_strategy_caches(self.spec.kernel_strategies)
+        engine = engine_for(functions, keys, names, checked, parameters)
         if not self.own_set and not (engine.is_compiled() or engine.is_cached()):
             engine = cached_superset(engine.code_keys, self.known_strategies()) or engine
         announce_compile(engine)
         return engine
 
     def known_strategies(self) -> dict:
-        """``code_key -> (function, name)`` of every compiled strategy this process can supply."""
-        known = {s.code_key: (s.choose, s.name) for s in builtins().values()}
-        known.update({s.code_key: (s.choose, s.name) for s in self.spec.kernel_strategies})
+        """``key -> (function, name, checked, parameters)`` of every compiled strategy this process
+        can supply: the built-ins, and this run's own (:meth:`slots`)."""
+        known = {}
+        for s in builtins().values():
+            known.setdefault(s.code_key, (s.choose, s.name, False, len(s.parameters)))
+        known.update({key: (function, name, check, count)
+                      for function, key, name, check, count in zip(*self.slots())})
         return known
 
     @cached_property
     def strategy_ids(self) -> np.ndarray:
         """int64[players]: each seat's slot in :attr:`engine` (``EXTERNAL_SEAT`` for a Python seat)."""
         keys = self.engine.code_keys
-        return np.array([keys.index(s.code_key) if s.compiled else EXTERNAL_SEAT
+        return np.array([keys.index(self.spec.key_of(s)) if s.compiled else EXTERNAL_SEAT
                          for s in self.spec.strategies], dtype=np.int64)
 
     def slot_name(self, slot: int) -> str:
         """The strategy name of ``slot`` of :attr:`engine`, as this run calls it."""
         key = self.engine.code_keys[slot]
-        return next((s.name for s in self.spec.strategies if s.compiled and s.code_key == key),
+        return next((s.name for s in self.spec.strategies if s.compiled and self.spec.key_of(s) == key),
                     self.engine.names[slot])

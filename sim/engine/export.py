@@ -3,7 +3,8 @@
 :func:`match_record` turns one match's trace rows (round rows, deals, actions,
 events; see :mod:`sim.engine.play`) into the JSON-ready dict of the binding
 record format (``docs/record-format.md``), field for field, plus the
-match-level key ``"max_rounds"``. ``five-up verify`` replays every such record
+match-level keys ``"max_rounds"`` and, for a run with a secret (``--sealed``),
+``"secret"`` (with the seed, what re-simulates the match's decisions). ``five-up verify`` replays every such record
 with the rules reference.
 """
 
@@ -69,6 +70,7 @@ def match_record(spec: RunSpec, match: int, stats, scores, rounds, deals, action
         "winner": None if winner == K.NO_ENTITY else winner,
         "scores": [int(s) for s in scores[:n_entities]],
         "max_rounds": spec.max_rounds,
+        **({"secret": spec.secret} if spec.secret is not None else {}),
     }
 
 

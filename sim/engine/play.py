@@ -50,7 +50,8 @@ from numba import njit
 from sim.core.jit import hot_kernel, kernel
 from sim.core.state import (ACTION_DRAW, ACTION_FIELDS, ACTION_PASS, ACTION_PLAY, ANSWER_CHOICE,
     ANSWER_RNG_COUNTER, A_JOINED, A_KIND, A_PARENT, A_POINTS, A_SEAT, A_SIDE, A_TILE,
-    BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR, BOARD_NODES,
+    BOARD_DECIDING, BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR,
+    BOARD_ERROR_COUNT, BOARD_ERROR_ROW, BOARD_ERROR_SEAT, BOARD_NODES,
     BOARD_HISTORY, BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_SUSPENDED, BOARD_TOTAL, CAND_JOINED,
     CAND_PARENT, CAND_SIDE, CAND_TILE, CURSOR_ACTIONS, CURSOR_ANSWERS, CURSOR_EVENTS,
     CURSOR_ROUNDS, END_BLOCKED, END_DOMINO, END_NONE, END_SUSPENDED, END_TARGET, ENTITY_OF_SEAT,
@@ -70,8 +71,10 @@ from sim.core.state import (ACTION_DRAW, ACTION_FIELDS, ACTION_PASS, ACTION_PLAY
 from sim.core.rules import (blocked_credit, domino_parts, hand_pips, list_openings,
     list_placements, no_hand_can_play, open_layout, place_tile, placement_points, playable_tiles,
     rank_blocked_hands)
-from sim.core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, STREAM_DECISION,
-    below, one_way, seat_decision_key, shuffle_round_deal, stream_key, word_at)
+from sim.core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, below,
+    match_decision_key, one_way, seat_decision_key, secret_key, shuffle_round_deal, stream_key,
+    word_at)
+from sim.core.sealed import read_only
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
 
 Trace = namedtuple("Trace", ["round_rows", "round_deals", "actions", "events", "answers"])
@@ -95,9 +98,15 @@ def untraced(answers):
 UNANSWERED_ERROR = -1
 """``M_ERROR`` of a match that needed a Python seat's choice it was not given."""
 
+RAISED_ERROR = -2
+"""``M_ERROR`` left on a match whose kernel call raised (a strategy raised or indexed its view
+out of bounds): :func:`simulate_batch` marks each match so before playing it, and the mark
+stays when the exception leaves the kernel (:mod:`sim.engine.batch` names the match)."""
+
 STRATEGY_DEPENDENT = (
     "choose_placement",
     "slot_sees_hidden",
+    "slot_parameters",
     "_decide",
     "play_dealt_round",
     "play_round",
@@ -138,6 +147,13 @@ def slot_sees_hidden(slot):
 
 
 @hot_kernel
+def slot_parameters(slot):
+    """Placeholder: how many parameters the strategy of ``slot`` has (its ``view.params`` is
+    cut to them). :mod:`sim.engine.kernel_sets` replaces it like :func:`choose_placement`."""
+    return 0
+
+
+@hot_kernel
 def _external_choice(ws, trace, seat):
     """A Python seat's choice: its next recorded answer, or suspend the match.
 
@@ -154,24 +170,64 @@ def _external_choice(ws, trace, seat):
 
 
 @hot_kernel
+def seat_view(ws, seat, players, entity_of_seat, params, n_candidates, boneyard_size, shown_hands,
+              shown_boneyard):
+    """The sealed :class:`PlayerView` of ``seat``'s decision in hand (see its docstring).
+
+    Every array is read-only (:func:`sim.core.sealed.read_only`) except the
+    seat's own stream ``ws.rng[seat]``; the layout, open-node, candidate and
+    history arrays are cut to their rows in play (rows past them hold earlier
+    decisions', rounds' or matches' data); ``params`` is the seat's own row,
+    already cut to its strategy's parameters. ``shown_hands`` and
+    ``shown_boneyard`` are 0 except for a ``sees_hidden`` audit strategy.
+    """
+    board = ws.board
+    return PlayerView(
+        seat,
+        players,
+        ws.hands[seat],
+        read_only(entity_of_seat),
+        read_only(ws.scores),
+        read_only(ws.hand_sizes),
+        read_only(ws.lacking),
+        boneyard_size,
+        board[BOARD_PLAYED],
+        board[BOARD_TOTAL],
+        board[BOARD_OPEN_VALUES],
+        board[BOARD_NODES],
+        read_only(ws.nodes[: board[BOARD_NODES]]),
+        read_only(ws.open_count),
+        board[BOARD_OPEN_NODES],
+        read_only(ws.open_nodes[: board[BOARD_OPEN_NODES]]),
+        n_candidates,
+        read_only(ws.cands[:n_candidates]),
+        read_only(params),
+        ws.rng[seat],
+        board[BOARD_HISTORY],
+        read_only(ws.history[: board[BOARD_HISTORY]]),
+        read_only(ws.hands[:shown_hands]),
+        read_only(ws.deal[N_TILES - shown_boneyard:]),
+    )
+
+
+@hot_kernel
 def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params, n_candidates,
             boneyard_size):
     """Row of ``ws.cands`` chosen by the seat's strategy (0 if only one).
 
-    Builds the sealed :class:`PlayerView` (public state plus the seat's own
-    hand; the layout, open-node and candidate arrays cut to their rows in
-    play, since rows past them hold earlier decisions', rounds' or matches'
-    data; the per-seat and per-entity arrays are whole, their entries past
-    the table are never written and stay 0). An out-of-range answer is
-    flagged in ``BOARD_ERROR`` (slot + 1) and replaced by 0 so the batch can
-    finish and report it.
+    Hands the strategy its sealed view (:func:`seat_view`). ``BOARD_DECIDING``
+    is 1 while the strategy runs, with ``BOARD_DECISION_SEAT`` its seat, so
+    that an exception it raises can be reported for that seat. An out-of-range
+    answer is flagged in ``BOARD_ERROR`` (slot + 1; the match's first one also
+    in ``BOARD_ERROR_ROW``, ``BOARD_ERROR_SEAT`` and ``BOARD_ERROR_COUNT``) and
+    replaced by 0 so the batch can finish and report it.
     """
     if n_candidates == 1:
         return 0
     board = ws.board
     strategy = seat_strategy[seat]
+    board[BOARD_DECISION_SEAT] = seat
     if strategy == EXTERNAL_SEAT:
-        board[BOARD_DECISION_SEAT] = seat
         board[BOARD_DECISION_COUNT] = n_candidates
         board[BOARD_DECISION_BONEYARD] = boneyard_size
         choice = _external_choice(ws, trace, seat)
@@ -182,46 +238,31 @@ def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params
         if slot_sees_hidden(strategy):
             shown_hands = players
             shown_boneyard = boneyard_size
-        view = PlayerView(
-            seat,
-            players,
-            ws.hands[seat],
-            entity_of_seat,
-            ws.scores,
-            ws.hand_sizes,
-            ws.lacking,
-            boneyard_size,
-            board[BOARD_PLAYED],
-            board[BOARD_TOTAL],
-            board[BOARD_OPEN_VALUES],
-            board[BOARD_NODES],
-            ws.nodes[: board[BOARD_NODES]],
-            ws.open_count,
-            board[BOARD_OPEN_NODES],
-            ws.open_nodes[: board[BOARD_OPEN_NODES]],
-            n_candidates,
-            ws.cands[:n_candidates],
-            seat_params[seat],
-            ws.rng[seat],
-            board[BOARD_HISTORY],
-            ws.history[: board[BOARD_HISTORY]],
-            ws.hands[:shown_hands],
-            ws.deal[N_TILES - shown_boneyard:],
-        )
+        view = seat_view(ws, seat, players, entity_of_seat,
+                         seat_params[seat, : slot_parameters(strategy)], n_candidates,
+                         boneyard_size, shown_hands, shown_boneyard)
+        board[BOARD_DECIDING] = 1
         choice = choose_placement(strategy, view)
+        board[BOARD_DECIDING] = 0
     if choice < 0 or choice >= n_candidates:
         if strategy >= 0:  # a Python seat's answers were checked in Python
+            if board[BOARD_ERROR] == 0:
+                board[BOARD_ERROR_ROW] = choice
+                board[BOARD_ERROR_SEAT] = seat
+                board[BOARD_ERROR_COUNT] = n_candidates
             board[BOARD_ERROR] = strategy + 1
         return 0
     return choice
 
 
 @hot_kernel
-def start_seat_streams(ws, players, key):
-    """Give every seat its own decision stream derived one-way from ``key`` (study kernels,
-    whose streams are not a match's; :func:`play_match` uses :func:`sim.core.rng.decision_key`)."""
+def start_seat_streams(ws, players, key, secret):
+    """Give every seat its own decision stream derived one-way from ``key`` keyed by the run
+    ``secret`` (uint64[2], 0: none) (study kernels, whose streams are not a match's;
+    :func:`play_match` uses :func:`sim.core.rng.sealed_decision_key`)."""
+    keyed = secret_key(key, secret)
     for seat in range(players):
-        ws.rng[seat, 0] = one_way(key, np.uint64(seat + 1) * SEAT_SALT)
+        ws.rng[seat, 0] = one_way(keyed, np.uint64(seat + 1) * SEAT_SALT)
         ws.rng[seat, 1] = 0
 
 
@@ -588,14 +629,15 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
 
 
 @kernel
-def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_rounds):
+def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_rounds, secret):
     """Play match ``match`` of ``seed`` to 305 or ``max_rounds``; figures in ``ws.match_totals``.
 
-    The match depends only on ``(seed, match)`` and the strategies: the deal
-    and lot of round ``r`` come from deal-stream words reserved for ``r``, and
-    decisions from each seat's own decision stream. Stops early, with
-    ``BOARD_SUSPENDED`` set, at a Python seat's decision that ``trace.answers``
-    does not answer.
+    The match depends only on ``(seed, match)``, the run ``secret`` (uint64[2];
+    0 without ``--sealed``) and the strategies: the deal and lot of round ``r``
+    come from deal-stream words reserved for ``r`` (the seed alone), and
+    decisions from each seat's own decision stream (keyed by the secret).
+    Stops early, with ``BOARD_SUSPENDED`` set, at a Python seat's decision
+    that ``trace.answers`` does not answer.
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     totals = ws.match_totals
@@ -605,10 +647,11 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
     ws.cursor[:] = 0
     ws.board[BOARD_ERROR] = 0
     ws.board[BOARD_SUSPENDED] = 0
+    ws.board[BOARD_DECIDING] = 0
     deal_key = stream_key(seed, match, STREAM_DEAL)
-    match_key = stream_key(seed, match, STREAM_DECISION)
+    match_key = match_decision_key(seed, match, secret)
     for seat in range(players):
-        ws.rng[seat, 0] = seat_decision_key(match_key, seat)  # = decision_key(seed, match, seat)
+        ws.rng[seat, 0] = seat_decision_key(match_key, seat)  # = sealed_decision_key(seed, match, seat, secret)
         ws.rng[seat, 1] = 0
     stats = ws.round_stats
     end = END_BLOCKED
@@ -678,6 +721,7 @@ def simulate_batch(
     events,
     answer_offsets,
     answers,
+    secret,
 ):
     """Play rows ``row_start .. row_stop - 1`` (match ``first_match + row``) into the arrays.
 
@@ -706,6 +750,15 @@ def simulate_batch(
         The Python seats' choices (``int64[0]`` offsets when there is none).
         A match that needs a choice they do not hold gets ``M_ERROR`` =
         ``UNANSWERED_ERROR``.
+    secret : uint64[2]
+        The run secret keying the decision streams (:data:`sim.core.rng.NO_SECRET`: none).
+
+    Raises
+    ------
+    Exception
+        What a strategy raised (an ``IndexError`` when a bounds-checked
+        strategy indexed its view out of range); the match it was playing
+        keeps ``M_ERROR`` = ``RAISED_ERROR`` in ``match_stats``.
     """
     ws = new_workspace()
     for row in range(row_start, row_stop):
@@ -729,7 +782,9 @@ def simulate_batch(
             answers_of_match = answers[0:0]
         trace = Trace(rounds_of_match, deals_of_match, actions_of_match, events_of_match,
                       answers_of_match)
-        play_match(ws, trace, seed, first_match + row, players, seat_strategy, seat_params, max_rounds)
+        match_stats[row, M_ERROR] = RAISED_ERROR  # stays if a strategy raises in this match
+        play_match(ws, trace, seed, first_match + row, players, seat_strategy, seat_params, max_rounds,
+                   secret)
         for field in range(MATCH_FIELDS):
             match_stats[row, field] = ws.match_totals[field]
         if ws.board[BOARD_SUSPENDED] != 0:
@@ -739,7 +794,7 @@ def simulate_batch(
 
 
 @njit(cache=True)
-def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, max_rounds):
+def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, max_rounds, secret):
     """Replay match ``match`` with the Python seats' ``answers`` until it ends or needs another.
 
     Parameters
@@ -749,7 +804,7 @@ def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, 
         after the call: the match's figures, or the decision in hand.
     answers : int64[D, ANSWER_FIELDS]
         The Python seats' choices so far, in the order they were asked.
-    seed, match, players, seat_strategy, seat_params, max_rounds
+    seed, match, players, seat_strategy, seat_params, max_rounds, secret
         As :func:`play_match`.
 
     Returns
@@ -759,5 +814,6 @@ def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, 
         holds that decision (``BOARD_DECISION_*``, ``cands``, the layout and
         the seat's stream).
     """
-    play_match(ws, untraced(answers), seed, match, players, seat_strategy, seat_params, max_rounds)
+    play_match(ws, untraced(answers), seed, match, players, seat_strategy, seat_params, max_rounds,
+               secret)
     return ws.board[BOARD_SUSPENDED] != 0

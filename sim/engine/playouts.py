@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.rng import LOT_WORD, STREAM_DEAL, below, shuffle_round_deal, stream_key, word_at
+from sim.core.rng import (LOT_WORD, NO_SECRET, STREAM_DEAL, below, shuffle_round_deal, stream_key,
+    word_at)
 from sim.core.state import (ANSWER_FIELDS, BOARD_ERROR, END_BLOCKED, END_DOMINO, ENTITY_OF_SEAT,
     MAX_ENTITIES, NO_SEAT, R_DOMINOER, R_GAIN, R_OPENING_TILE, R_WINNER, new_workspace)
 from sim.engine.play import play_dealt_round, start_seat_streams, untraced
@@ -74,7 +75,7 @@ def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced
         ws.deal[t] = deal[t]
     for e in range(MAX_ENTITIES):
         ws.scores[e] = scores[e]
-    start_seat_streams(ws, players, rng_key)
+    start_seat_streams(ws, players, rng_key, NO_SECRET)
     trace = untraced(np.zeros((0, ANSWER_FIELDS), dtype=np.int64))
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
@@ -146,7 +147,7 @@ def redeal(unseen, n_unseen, key, out):
 @njit(nogil=True, cache=True)
 def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_params,
                           baseline_strategy, baseline_params, playouts, start, stop,
-                          baseline_out, gains, winners, ends, errors):
+                          baseline_out, gains, winners, ends, errors, secret):
     """Force each tile of each hand as the opening; play the round out ``playouts`` times.
 
     Serial and GIL-free over hands ``start .. stop - 1``, one workspace per
@@ -184,6 +185,8 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
     errors : int64[H]
         Set to ``strategy id + 1`` when a strategy returned an invalid choice
         for that hand (as the engine's ``BOARD_ERROR``), else left 0.
+    secret : uint64[2]
+        The run secret keying the decision streams (:data:`sim.core.rng.NO_SECRET`: none).
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     ws = new_workspace()
@@ -197,7 +200,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
         # the round is played by the same compiled loop (no second copy of the strategies).
         n_hidden = hand_first_deal(hands[h], hand_tiles, unseen, ws.deal)
         ws.scores[:] = 0
-        start_seat_streams(ws, players, stream_key(seed, hand_ids[h], STREAM_CF_DECISION))
+        start_seat_streams(ws, players, stream_key(seed, hand_ids[h], STREAM_CF_DECISION), secret)
         ws.cursor[:] = 0
         ws.board[BOARD_ERROR] = 0
         play_dealt_round(ws, trace, players, entity_of_seat, baseline_strategy, baseline_params,
@@ -216,7 +219,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
                 for t in range(n_hidden):
                     ws.deal[HAND_SIZE + t] = hidden[t]
                 ws.scores[:] = 0
-                start_seat_streams(ws, players, word_at(decision_key, k))
+                start_seat_streams(ws, players, word_at(decision_key, k), secret)
                 ws.cursor[:] = 0
                 ws.board[:] = 0
                 end = play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy,
@@ -235,7 +238,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
 @njit(nogil=True, cache=True)
 def rounds_from_states(seed, players, seat_strategy, seat_params, row_ids, start_scores, leaders,
                        row_start, row_stop, end_scores, end_kinds, dominoers, next_leaders,
-                       errors):
+                       errors, secret):
     """Play one round per row from the row's scores and leader, with a fresh deal.
 
     Serial and GIL-free over rows ``row_start .. row_stop - 1``, one workspace
@@ -276,6 +279,8 @@ def rounds_from_states(seed, players, seat_strategy, seat_params, row_ids, start
     errors : int64[n]
         Set to ``strategy slot + 1`` when a strategy returned an invalid choice
         in that row (as the engine's ``BOARD_ERROR``), else left 0.
+    secret : uint64[2]
+        The run secret keying the decision streams (:data:`sim.core.rng.NO_SECRET`: none).
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     ws = new_workspace()
@@ -288,7 +293,7 @@ def rounds_from_states(seed, players, seat_strategy, seat_params, row_ids, start
         leader = leaders[row]
         if leader == LEADER_BY_LOT:
             leader = below(word_at(deal_key, OPENING_LOT_WORD), players)
-        start_seat_streams(ws, players, stream_key(seed, row_ids[row], STREAM_STATE_DECISION))
+        start_seat_streams(ws, players, stream_key(seed, row_ids[row], STREAM_STATE_DECISION), secret)
         ws.cursor[:] = 0
         ws.board[:] = 0
         end = play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params,

@@ -14,6 +14,10 @@ as they do everywhere else (they *are* the engine).
 
 Each replay starts the match again (the compiled part of a match costs
 microseconds), so a match with ``d`` Python decisions costs ``d`` replays.
+
+In a sealed run (``spec.sealed``) the strategy is not called here: the view's
+fields go to the seat's own process (:class:`sim.engine.sealed_seats.SealedSeat`,
+kept in ``run.seats``), which answers with the row alone.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ import numpy as np
 
 from sim.core import state as K
 from sim.core.state import new_workspace
+from sim.engine.sealed_seats import SealedSeat, SealedSeatError
+from strategies.catalogue import reference
 from strategies.python_view import PythonView, frozen
 
 
@@ -29,8 +35,13 @@ class StrategyFailure(RuntimeError):
     """A strategy raised, or returned something that is not one of its candidates (one line)."""
 
 
-def seat_view(ws, players: int, params: np.ndarray) -> PythonView:
-    """The :class:`PythonView` of the decision the workspace stopped at."""
+def seat_view(ws, players: int, params: np.ndarray, widths=None) -> PythonView:
+    """The :class:`PythonView` of the decision the workspace stopped at.
+
+    ``params`` is float64[players, P], a row per seat; ``widths`` (one count per
+    seat), when given, cuts the deciding seat's row to its strategy's own
+    parameters (a run's rows are padded to its widest strategy).
+    """
     board = ws.board
     seat = int(board[K.BOARD_DECISION_SEAT])
     count = int(board[K.BOARD_DECISION_COUNT])
@@ -56,7 +67,7 @@ def seat_view(ws, players: int, params: np.ndarray) -> PythonView:
         open_nodes=frozen(ws.open_nodes[:n_open]),
         n_candidates=count,
         cands=frozen(ws.cands[:count]),
-        params=frozen(params[seat]),
+        params=frozen(params[seat] if widths is None else params[seat, : widths[seat]]),
         rng=ws.rng[seat].copy(),
         n_history=n_history,
         history=frozen(ws.history[:n_history]),
@@ -65,18 +76,36 @@ def seat_view(ws, players: int, params: np.ndarray) -> PythonView:
     )
 
 
-def _checked_choice(strategy, view: PythonView, match: int) -> int:
+def sealed_seat(run, seat: int) -> SealedSeat:
+    """The process of a sealed run's Python seat (started at its first decision)."""
+    process = run.seats.get(seat)
+    if process is None:
+        spec = run.spec
+        process = run.seats[seat] = SealedSeat(reference(spec.strategies[seat]), spec.decision_timeout)
+    return process
+
+
+def _checked_choice(run, view: PythonView, match: int) -> tuple[int, int]:
+    """The row a Python seat chooses on ``view`` (checked) and its stream counter after it."""
+    strategy = run.spec.strategies[view.seat]
     where = f"strategy {strategy.name!r} (seat {view.seat}) in match {match}"
-    try:
-        choice = strategy.function(view)
-    except Exception as error:  # a user's code: report it with where it happened
-        message = str(error).splitlines()[0] if str(error) else ""
-        raise StrategyFailure(f"{where} raised {type(error).__name__}: {message}") from error
+    if run.spec.sealed:
+        try:
+            choice, counter = sealed_seat(run, view.seat).choose(tuple(view))
+        except SealedSeatError as error:
+            raise StrategyFailure(f"{where} {error}") from None
+    else:
+        try:
+            choice = strategy.function(view)
+        except Exception as error:  # a user's code: report it with where it happened
+            message = str(error).splitlines()[0] if str(error) else ""
+            raise StrategyFailure(f"{where} raised {type(error).__name__}: {message}") from error
+        counter = int(view.rng[1])
     if isinstance(choice, (bool, np.bool_)) or not isinstance(choice, (int, np.integer)):
         raise StrategyFailure(f"{where} returned {choice!r}, not a row index of view.cands")
     if not 0 <= int(choice) < view.n_candidates:
         raise StrategyFailure(f"{where} returned row {int(choice)}, not one of its {view.n_candidates} candidates")
-    return int(choice)
+    return int(choice), counter
 
 
 def match_answers(run, match: int, ws=None) -> np.ndarray:
@@ -88,14 +117,14 @@ def match_answers(run, match: int, ws=None) -> np.ndarray:
     answers = np.zeros((16, K.ANSWER_FIELDS), dtype=np.int64)
     count = 0
     args = (np.int64(spec.seed), np.int64(match), np.int64(spec.players), run.strategy_ids,
-            spec.params, np.int64(spec.max_rounds))
+            spec.params, np.int64(spec.max_rounds), spec.secret_words)
     while engine.resume_match(ws, answers[:count], *args):
-        view = seat_view(ws, spec.players, spec.params)
-        choice = _checked_choice(spec.strategies[view.seat], view, match)
+        view = seat_view(ws, spec.players, spec.params, [len(s.parameters) for s in spec.strategies])
+        choice, counter = _checked_choice(run, view, match)
         if count == answers.shape[0]:
             answers = np.concatenate([answers, np.zeros_like(answers)])
         answers[count, K.ANSWER_CHOICE] = choice
-        answers[count, K.ANSWER_RNG_COUNTER] = np.int64(view.rng[1])
+        answers[count, K.ANSWER_RNG_COUNTER] = np.int64(np.uint64(counter))
         count += 1
     return answers[:count].copy()
 

@@ -29,6 +29,14 @@ TRACED_MATCHES_PER_THREAD = 1024
 """The same for the traced runs of :func:`simulate_rounds` and :func:`record`."""
 
 
+def sealed_frame(frame: pd.DataFrame, spec: RunSpec) -> pd.DataFrame:
+    """``frame`` with the run secret of a sealed run in ``frame.attrs["secret"]`` (pass it back as
+    ``secret=`` to replay the run exactly)."""
+    if spec.secret is not None:
+        frame.attrs["secret"] = spec.secret
+    return frame
+
+
 def simulate(players, strategies, matches, seed, *, progress: bool = False,
              chunk_size: int | None = None, **run_options) -> pd.DataFrame:
     """Simulate complete matches; one frame row per match.
@@ -37,7 +45,8 @@ def simulate(players, strategies, matches, seed, *, progress: bool = False,
     ----------
     players, strategies, matches, seed, **run_options
         The run: see :meth:`sim.engine.spec.RunSpec.build` (``threads``,
-        ``max_rounds``, ``first_match``, ``params``, ``field``).
+        ``max_rounds``, ``first_match``, ``params``, ``field``, ``allow_hidden``,
+        ``sealed``, ``secret``, ``decision_timeout``).
     progress : bool
         Show a progress bar with matches/s on stderr.
     chunk_size : int, optional
@@ -47,7 +56,8 @@ def simulate(players, strategies, matches, seed, *, progress: bool = False,
     Returns
     -------
     pandas.DataFrame
-        ``matches`` rows, the columns of :mod:`sim.engine.frames`.
+        ``matches`` rows, the columns of :mod:`sim.engine.frames`; a sealed run's
+        secret in ``attrs["secret"]``.
 
     Raises
     ------
@@ -55,13 +65,13 @@ def simulate(players, strategies, matches, seed, *, progress: bool = False,
         Invalid arguments (the message says which and why).
     """
     spec = RunSpec.build(players, strategies, matches, seed, **run_options)
-    run = CompiledRun(spec)
     stats, scores = result_arrays(spec.matches)
-    with thread_count(spec.threads) as active, progress_bar(spec.matches, progress) as bar:
+    with CompiledRun(spec) as run, thread_count(spec.threads) as active, \
+            progress_bar(spec.matches, progress) as bar:
         for start, stop in chunk_bounds(spec.matches, active, chunk_size, MATCHES_PER_THREAD):
             run_kernel(run, spec.first_match + start, stats[start:stop], scores[start:stop], active)
             bar.update(stop - start)
-    return match_frame(spec, spec.first_match, stats, scores)
+    return sealed_frame(match_frame(spec, spec.first_match, stats, scores), spec)
 
 
 def simulate_rounds(players, strategies, matches, seed, *, progress: bool = False,
@@ -76,14 +86,14 @@ def simulate_rounds(players, strategies, matches, seed, *, progress: bool = Fals
         The columns of :func:`sim.engine.frames.round_frame`.
     """
     spec = RunSpec.build(players, strategies, matches, seed, **run_options)
-    run = CompiledRun(spec)
     frames = []
-    with thread_count(spec.threads) as active, progress_bar(spec.matches, progress) as bar:
+    with CompiledRun(spec) as run, thread_count(spec.threads) as active, \
+            progress_bar(spec.matches, progress) as bar:
         for start, stop in chunk_bounds(spec.matches, active, chunk_size, MATCHES_PER_THREAD):
             stats, _, offsets, rows, _, _ = traced_run(run, start, stop, active, want_actions=False)
             frames.append(round_frame(spec, spec.first_match + start, stats, offsets, rows))
             bar.update(stop - start)
-    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    return sealed_frame(pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0], spec)
 
 
 def record(players, strategies, matches, seed, *, chunk_size: int | None = None,
@@ -99,9 +109,8 @@ def record(players, strategies, matches, seed, *, chunk_size: int | None = None,
         One JSON-ready dict per match, in match order.
     """
     spec = RunSpec.build(players, strategies, matches, seed, **run_options)
-    run = CompiledRun(spec)
     records: list[dict] = []
-    with thread_count(spec.threads) as active:
+    with CompiledRun(spec) as run, thread_count(spec.threads) as active:
         for start, stop in chunk_bounds(spec.matches, active, chunk_size, TRACED_MATCHES_PER_THREAD):
             stats, scores, round_offsets, rows, deals, trace = traced_run(run, start, stop, active,
                                                                           want_actions=True)

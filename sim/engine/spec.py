@@ -12,6 +12,7 @@ compiled engine.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
@@ -19,10 +20,12 @@ from dataclasses import field as dataclass_field
 import numba
 import numpy as np
 
-from sim.checks import MAX_SEED, check_finite, check_int, check_players, check_seed, per_seat
+from sim.checks import (MAX_SEED, check_finite, check_int, check_players, check_secret, check_seconds,
+    check_seed, per_seat)
+from sim.core.rng import NO_SECRET
 from sim.engine.kernel_sets import set_order
 from sim.tiles import DEFAULT_MAX_ROUNDS, entities_for, entity_count
-from strategies.catalogue import check_distinct_names, resolve, strategy_entries
+from strategies.catalogue import check_distinct_names, reference, resolve, strategy_entries
 from strategies.definition import Strategy
 
 
@@ -64,7 +67,8 @@ def seat_params(players: int, strategies: Sequence[Strategy], params=None) -> np
 
     Row ``s`` holds seat ``s``'s strategy defaults, overridden by ``params[s]``
     (None, a dict ``{name: value}`` or every value in order), zero-padded to
-    the widest strategy.
+    the widest strategy (each strategy is handed its own values only: the
+    engine cuts its ``view.params`` to them).
     """
     width = max([1] + [len(info.parameters) for info in strategies])
     rows = np.zeros((players, width), dtype=np.float64)
@@ -120,6 +124,65 @@ def hidden_run_options(allow_hidden: bool) -> dict:
     return {"allow_hidden": True} if allow_hidden else {}
 
 
+def check_seal(sealed, secret, decision_timeout) -> tuple[bool, str | None, float | None]:
+    """Check the sealing options of a run (see :meth:`RunSpec.build`); a sealed run without a
+    secret gets a fresh random one.
+
+    Raises
+    ------
+    ValueError
+        One line naming the option.
+    """
+    if not isinstance(sealed, bool):
+        raise ValueError(f"sealed must be True or False, got {sealed!r}")
+    secret = check_secret(secret)
+    timeout = check_seconds(decision_timeout, "decision_timeout")
+    if timeout is not None and not sealed:
+        raise ValueError("decision_timeout needs sealed=True (--sealed): only a strategy running in "
+                         "a process of its own can be stopped")
+    if sealed and secret is None:
+        secret = secrets.token_hex(16)
+    return sealed, secret, timeout
+
+
+def check_sealable(strategies: Sequence[Strategy]) -> None:
+    """Refuse a sealed run of a Python strategy that another process cannot import (one defined in
+    a notebook or ``__main__``: a sealed seat runs in a process of its own, which loads the
+    strategy by its spec).
+
+    Raises
+    ------
+    ValueError
+        One line naming the strategy and what to do.
+    """
+    for strategy in strategies:
+        if not strategy.compiled and reference(strategy) is None:
+            raise ValueError(f"strategy {strategy.name!r} is defined in a notebook or __main__: a sealed "
+                             "run loads each Python strategy in a process of its own, so put it in a "
+                             "file or module (FILE.py:NAME, MODULE:NAME)")
+
+
+def seal_run_options(sealed: bool, secret: str | None, decision_timeout: float | None) -> dict:
+    """The run options of a sealed run (``sealed``, ``secret``, ``decision_timeout`` where set),
+    or nothing, so that the settings and manifests of other runs stay as they were."""
+    options = {}
+    if sealed:
+        options["sealed"] = True
+    if secret is not None:
+        options["secret"] = secret
+    if decision_timeout is not None:
+        options["decision_timeout"] = decision_timeout
+    return options
+
+
+def secret_words(secret: str | None) -> np.ndarray:
+    """uint64[2]: a run secret (32 hexadecimal digits) as the kernels take it; zeros for none."""
+    if secret is None:
+        return NO_SECRET.copy()
+    number = int(secret, 16)
+    return np.array([number & (2**64 - 1), number >> 64], dtype=np.uint64)
+
+
 @dataclass(frozen=True, eq=False)
 class RunSpec:
     """The checked arguments of one engine run (build it with :meth:`build`).
@@ -147,6 +210,16 @@ class RunSpec:
         results do not depend on it.
     allow_hidden : bool
         The run may seat a ``sees_hidden`` audit strategy (``cheater``).
+    sealed : bool
+        Python strategies run in processes of their own (:mod:`sim.engine.seat_processes`).
+    secret : str or None
+        The run secret (32 hexadecimal digits) keying every decision stream;
+        None: the seed alone decides.
+    decision_timeout : float or None
+        Seconds a sealed Python strategy may take per decision.
+    keys : tuple of str
+        The key of each seat's strategy, then of each field strategy
+        (:func:`strategies.definition.strategy_key`), computed once.
     """
 
     players: int
@@ -159,10 +232,15 @@ class RunSpec:
     params: np.ndarray = dataclass_field(default=None, repr=False)
     field: tuple = ()
     allow_hidden: bool = False
+    sealed: bool = False
+    secret: str | None = dataclass_field(default=None, repr=False)
+    decision_timeout: float | None = None
+    keys: tuple = dataclass_field(default=(), repr=False)
 
     @classmethod
     def build(cls, players, strategies, matches, seed, *, max_rounds=DEFAULT_MAX_ROUNDS,
-              first_match=0, threads=None, params=None, field=None, allow_hidden=False) -> RunSpec:
+              first_match=0, threads=None, params=None, field=None, allow_hidden=False,
+              sealed=False, secret=None, decision_timeout=None) -> RunSpec:
         """Check every argument and return the spec.
 
         Parameters
@@ -203,6 +281,18 @@ class RunSpec:
             Allow strategies declared ``sees_hidden`` (audit strategies such as
             ``cheater`` that read every hand and the boneyard order). Without
             it a run that seats one is refused.
+        sealed : bool
+            Run every Python strategy in a process of its own that receives only
+            its view and returns only its row, and key the decision streams with
+            a run secret (``secret``; a random one when not given).
+        secret : str, optional
+            The run secret, 32 hexadecimal digits: the decision streams are keyed
+            by it so that no strategy can compute them from the seed. Give the
+            secret of an earlier sealed run (its manifest, records, or the
+            frame's ``attrs["secret"]``) to replay it exactly.
+        decision_timeout : float, optional
+            Seconds a sealed Python strategy may take for one decision; beyond
+            it the run stops with one line naming strategy, match and seat.
 
         Raises
         ------
@@ -217,11 +307,16 @@ class RunSpec:
             raise ValueError("first_match + matches must stay below 2**63")
         extra = () if field is None else tuple(resolve(entry) for entry in strategy_entries(field, "field"))
         check_hidden(seats, allow_hidden)  # a field strategy is compiled, never seated
+        sealed, secret, decision_timeout = check_seal(sealed, secret, decision_timeout)
+        if sealed:
+            check_sealable(seats)
         return cls(players=players, strategies=seats, matches=matches, seed=check_seed(seed),
                    max_rounds=check_int(max_rounds, "max_rounds", 1),
                    first_match=first_match, threads=check_threads(threads),
                    params=seat_params(players, seats, params), field=extra,
-                   allow_hidden=bool(allow_hidden))
+                   allow_hidden=bool(allow_hidden), sealed=sealed, secret=secret,
+                   decision_timeout=decision_timeout,
+                   keys=tuple(s.code_key for s in seats + extra))  # StrategyError is a ValueError
 
     def rows(self, start: int, stop: int) -> RunSpec:
         """The same run restricted to its matches ``start .. stop - 1`` (0-based within it)."""
@@ -247,8 +342,25 @@ class RunSpec:
         return [seat for seat, s in enumerate(self.strategies) if not s.compiled]
 
     @property
+    def secret_words(self) -> np.ndarray:
+        """uint64[2]: the run secret as the kernels take it (zeros: none)."""
+        return secret_words(self.secret)
+
+    @property
+    def seal_options(self) -> dict:
+        """The run options that rebuild this run's sealing (:func:`seal_run_options`)."""
+        return seal_run_options(self.sealed, self.secret, self.decision_timeout)
+
+    def key_of(self, strategy: Strategy) -> str:
+        """The key of one of the run's strategies (a seat's or the field's), computed at build."""
+        for candidate, key in zip(self.strategies + self.field, self.keys):
+            if candidate is strategy:
+                return key
+        return strategy.code_key
+
+    @property
     def kernel_strategies(self) -> list[Strategy]:
-        """The compiled strategies of the seats and the field, in canonical slot order
-        (:func:`sim.engine.kernel_sets.set_order`)."""
+        """The compiled strategies of the seats and the field, one per key, in canonical slot
+        order (:func:`sim.engine.kernel_sets.set_order`)."""
         compiled = [s for s in self.strategies + self.field if s.compiled]
-        return [compiled[i] for i in set_order([s.code_key for s in compiled])]
+        return [compiled[i] for i in set_order([self.key_of(s) for s in compiled])]

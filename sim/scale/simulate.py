@@ -32,7 +32,12 @@ def simulate_manifest(players, strategies, matches, seed, max_rounds=None, first
     max_rounds = DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds
     setup = RunSpec.build(players, strategies, matches, seed, max_rounds=max_rounds,
                           first_match=first_match, params=engine_options.get("params"),
-                          allow_hidden=engine_options.get("allow_hidden", False))
+                          allow_hidden=engine_options.get("allow_hidden", False),
+                          sealed=engine_options.get("sealed", False), secret=engine_options.get("secret"),
+                          decision_timeout=engine_options.get("decision_timeout"))
+    # A sealed run's secret is drawn once, here: every shard plays with it, and the manifest keeps it.
+    engine_options = {key: value for key, value in engine_options.items()
+                      if key not in ("sealed", "secret", "decision_timeout")} | setup.seal_options
     shard_size = check_int(shard_size, "shard_size", 1)
     # Seats travel as spec strings (JSON-ready, resolved again on the worker); the code
     # digests make a run whose strategy code changed another run (refused on resume).

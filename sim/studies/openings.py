@@ -28,7 +28,7 @@ from numba import njit
 
 from sim.checks import check_int
 from sim.core import state as K
-from sim.core.rng import stream_key, word_at
+from sim.core.rng import secret_key, stream_key, word_at
 from sim.engine import playouts as PO
 from sim.engine.batch import run_blocks, thread_count
 from sim.engine.compile_cache import ensure_fresh
@@ -429,6 +429,7 @@ def opening_counterfactual(
     progress: bool = False,
     on_chunk=None,
     scores=None,
+    secret=None,
 ) -> OpeningCounterfactual:
     """Force each tile of the leader's hand as the opening and play the round out.
 
@@ -460,6 +461,9 @@ def opening_counterfactual(
         default all 0). The baseline chooses its opening at these scores, and
         the rounds are played from them (:func:`state_playouts`), so the same
         hand, re-deals and decisions are compared across score states.
+    secret : str, optional
+        A run secret (32 hexadecimal digits) keying the decision streams
+        (``--sealed``); default none: the seed alone decides.
 
     Returns
     -------
@@ -469,7 +473,8 @@ def opening_counterfactual(
     base = RunSpec.build(players, [baseline] * players, 1, seed, max_rounds=1, threads=threads)
     # One engine for both strategies: the kernel plays the baseline's opening and the playouts.
     joint = CompiledRun(RunSpec.build(2, [setup.strategies[0], base.strategies[0]], 1, seed,
-                                      max_rounds=1, threads=threads), own_set=True)
+                                      max_rounds=1, threads=threads, secret=secret), own_set=True)
+    secret_words = joint.spec.secret_words
     if joint.spec.python_seats:
         raise ValueError("the opening counterfactual needs compiled strategies (not compiled=False)")
     seat_slots = np.full(players, joint.strategy_ids[0], dtype=np.int64)
@@ -479,7 +484,7 @@ def opening_counterfactual(
         replay = joint.engine.replay_dealt_round
 
         def counterfactual(seed_, players_, *rest):
-            state_playouts(replay, seed_, players_, *rest[:7], start_scores, *rest[7:])
+            state_playouts(replay, seed_, players_, *rest[:7], start_scores, *rest[7:-1], rest[-1])
     else:
         counterfactual = joint.engine.opening_counterfactual
     playouts = check_int(playouts, "playouts", 1)
@@ -513,7 +518,7 @@ def opening_counterfactual(
             run_blocks(
                 lambda a, b, chunk=chunk, outputs=outputs: counterfactual(
                     np.int64(setup.seed), np.int64(players), *chunk, np.int64(a), np.int64(b),
-                    *outputs),
+                    *outputs, secret_words),
                 stop - start, active)
             bar.update(stop - start)
             if on_chunk is not None:
@@ -561,7 +566,7 @@ def _start_scores(players: int, scores) -> np.ndarray:
 @njit(nogil=True)
 def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_params,
                    baseline_strategy, baseline_params, playouts, scores, start, stop,
-                   baseline_out, gains, winners, ends, errors):
+                   baseline_out, gains, winners, ends, errors, secret):
     """:func:`sim.engine.playouts.opening_counterfactual` from start ``scores`` (int64[MAX_ENTITIES]).
 
     The same hands, re-deals (``STREAM_CF_DEAL``), decision streams
@@ -571,7 +576,8 @@ def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_p
     so at scores 0 it reproduces the kernel exactly (tests check it). The
     baseline's opening is asked at ``scores``. ``errors`` is left 0: the
     replay reports no invalid choices (the engine's kernel at scores 0 does).
-    Serial and GIL-free over hands ``start .. stop - 1``.
+    The decision keys are keyed by the run ``secret`` (uint64[2]) here, as the
+    kernel keys them. Serial and GIL-free over hands ``start .. stop - 1``.
     """
     unseen = np.zeros(N_TILES, dtype=np.int64)
     hidden = np.zeros(N_TILES, dtype=np.int64)
@@ -581,7 +587,7 @@ def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_p
         n_hidden = PO.hand_first_deal(hands[h], hand_tiles, unseen, deal)
         decision_key = stream_key(seed, hand_ids[h], PO.STREAM_CF_DECISION)
         stats = replay(deal, players, baseline_strategy, baseline_params, 0, -1, scores,
-                       decision_key)
+                       secret_key(decision_key, secret))
         baseline_out[h] = stats[K.R_OPENING_TILE]
         deal_key = stream_key(seed, hand_ids[h], PO.STREAM_CF_DEAL)
         for k in range(playouts):
@@ -590,7 +596,7 @@ def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_p
                 deal[HAND_SIZE + t] = hidden[t]
             for slot in range(HAND_SIZE):
                 stats = replay(deal, players, seat_strategy, seat_params, 0, hand_tiles[slot],
-                               scores, word_at(decision_key, k))
+                               scores, secret_key(word_at(decision_key, k), secret))
                 for e in range(K.MAX_ENTITIES):
                     gains[h, slot, k, e] = stats[K.R_GAIN + e]
                 winners[h, slot, k] = stats[K.R_WINNER]

@@ -93,10 +93,10 @@ def trace_events(players, strategies, matches, seed, *, progress: bool = False,
     StudyTrace
     """
     spec = RunSpec.build(players, strategies, matches, seed, **run_options)
-    run = CompiledRun(spec)
     ensure_fresh(TW, TW.walk_matches)
     match_frames, event_frames, path_frames = [], [], []
-    with thread_count(spec.threads) as active, progress_bar(spec.matches, progress) as bar:
+    with CompiledRun(spec) as run, thread_count(spec.threads) as active, \
+            progress_bar(spec.matches, progress) as bar:
         for start, stop in chunk_bounds(spec.matches, active, chunk_size, MATCHES_PER_THREAD):
             stats, scores, round_offsets, rows, _, trace = traced_run(run, start, stop, active,
                                                                       want_actions=True)

@@ -319,7 +319,7 @@ class RoundPlayer:
         kernel = self.run.engine.rounds_from_states
         fixed = (np.int64(self.spec.seed), np.int64(self.players), self.run.strategy_ids,
                  self.spec.params, row_ids, scores, leaders)
-        outputs = (out.scores, out.kinds, out.dominoers, out.next_leaders, errors)
+        outputs = (out.scores, out.kinds, out.dominoers, out.next_leaders, errors, self.spec.secret_words)
         with thread_count(threads if threads is not None else self.spec.threads) as active:
             run_blocks(lambda a, b: kernel(*fixed, np.int64(a), np.int64(b), *outputs), n, active)
         if errors.any():

@@ -98,7 +98,12 @@ def test_tournament_refuses_to_resume_after_the_strategy_code_changed(compiled_e
             f"{source}:edge,greedy", "--out", tmp_path / "t"]
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
+    # A comment changes nothing the strategy does: the same run, resumed.
     source.write_text(EDGE_SOURCE.replace("best = row\n", "best = row  # tuned\n"))
+    again = run_cli(*args)
+    assert again.returncode == 0, again.stderr
+    # Ties go to the last candidate now: another strategy, so another run.
+    source.write_text(EDGE_SOURCE.replace("if points > best_points:", "if points >= best_points:"))
     one_line(run_cli(*args), 2, "holds a different run (strategy_code.edge was")
 
 
@@ -137,12 +142,14 @@ def bad_references(directory):
     return [
         ("no_such_module_for_five_up:edge", "no module named 'no_such_module_for_five_up'"),
         (f"{directory / 'missing.py'}:edge", "no such file"),
-        (file_spec(directory, "nothing"), "has no attribute 'nothing'"),
+        (file_spec(directory, "nothing"),
+         "has no strategy 'nothing' (its strategies: edge, fake_greedy (named 'greedy'), "
+         "edge_renamed (named 'edge'), boom)"),
         (file_spec(directory, "not_a_strategy"), "is a int, not a strategy"),
         (f"{spec},{file_spec(directory, 'edge_renamed')}",
          "two different strategies are named 'edge'"),
         (f"{file_spec(directory, 'fake_greedy')},greedy",
-         "two different strategies are named 'greedy'"),
+         "strategy 'greedy' takes the name of a built-in strategy"),
     ]
 
 
@@ -158,8 +165,8 @@ def _field(spec: str) -> str:
 def test_bad_reference_is_one_line_status_2(plugin_dir, tmp_path, capsys, command, case):
     spec, words = bad_references(plugin_dir)[case]
     if command == "strategies":
-        if "two different" in words:
-            pytest.skip("describing two strategies of one name is not an error")
+        if "two different" in words or "takes the name" in words:
+            pytest.skip("describing a strategy by its (clashing) name is not an error")
         argv = ["strategies", spec]
     elif command == "tournament":
         argv = ["tournament", "--strategies", _field(spec), "--matches", "5", "--quiet",

@@ -24,8 +24,10 @@ from tests.support.paths import REPO
 ENGINE_FILES = sorted(str(path.relative_to(REPO)) for folder in ("sim/core", "sim/engine")
                       for path in (REPO / folder).glob("*.py"))
 
-STRATEGY_INTERFACE = {"strategies.catalogue", "strategies.definition", "strategies.python_view"}
-"""What the engine may know of strategies: how they are named and defined, the Python view."""
+STRATEGY_INTERFACE = {"strategies.catalogue", "strategies.definition", "strategies.identity",
+                      "strategies.python_view", "strategies.sealed_seat"}
+"""What the engine may know of strategies: how they are named, defined and identified, the Python
+view, and the protocol of a sealed Python seat's process."""
 
 
 def compiled_run(players, strategies_spec, matches=1, seed=0, **options) -> CompiledRun:
@@ -162,8 +164,8 @@ def test_a_set_is_announced_once_per_process_even_when_simulate_batch_stays_unco
     """A study run compiles its own kernels and never ``simulate_batch``, the kernel the cache
     probes look at: a second run of the same set in the process must not announce again."""
     never_compiled = types.SimpleNamespace(simulate_batch=types.SimpleNamespace(signatures=[]))
-    engine = kernel_sets.EngineSet("study-only-set", ("greedy",), ("key",), never_compiled)
-    other = kernel_sets.EngineSet("another-set", ("random",), ("key2",), never_compiled)
+    engine = kernel_sets.EngineSet("study-only-set", ("greedy",), ("key",), (False,), never_compiled)
+    other = kernel_sets.EngineSet("another-set", ("random",), ("key2",), (False,), never_compiled)
     announce_compile(engine)
     announce_compile(engine)
     announce_compile(other)

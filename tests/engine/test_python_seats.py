@@ -223,9 +223,11 @@ def out_of_range(view):
     return view.n_candidates
 
 
-def test_a_compiled_strategy_out_of_range_is_named_with_its_seat(compiled_engine):
-    with pytest.raises(RuntimeError) as caught:
+def test_a_compiled_strategy_out_of_range_is_named_with_its_seat_and_row(compiled_engine):
+    """The row it returned is shown, with its seat, the match and how many candidates it had."""
+    with pytest.raises(StrategyFailure) as caught:
         compiled_engine.simulate(3, ["greedy", out_of_range, "greedy"], 5, seed=2)
     message = str(caught.value)
-    assert not isinstance(caught.value, StrategyFailure)
-    assert "'out_of_range'" in message and "seat 1" in message
+    assert "'out_of_range' (seat 1)" in message and "in match 0" in message
+    count = int(message.split("not one of its ")[1].split()[0])
+    assert f"returned row {count} " in message and f"(rows 0 to {count - 1})" in message

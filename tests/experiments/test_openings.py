@@ -84,11 +84,14 @@ def test_playout_win_probability_is_the_table_at_the_replayed_end_state(compiled
     assert checked == HAND_SIZE * playouts
 
 
-def test_state_playouts_reproduce_the_engine_kernel_at_scores_zero(compiled_engine):
+@pytest.mark.parametrize("secret", [None, "0123456789abcdef0123456789abcdef"])
+def test_state_playouts_reproduce_the_engine_kernel_at_scores_zero(compiled_engine, secret):
+    """With or without a run secret (it keys the decision streams of both the same way)."""
     players, hands, playouts = 2, 6, 4
-    reference = opening_counterfactual(players, "greedy", hands=hands, playouts=playouts,
-                                       seed=SEED)
-    run = CompiledRun(RunSpec.build(2, ["greedy", "greedy"], 1, SEED, max_rounds=1), own_set=True)
+    reference = opening_counterfactual(players, "random", hands=hands, playouts=playouts,
+                                       seed=SEED, baseline="random", secret=secret)
+    run = CompiledRun(RunSpec.build(2, ["random", "random"], 1, SEED, max_rounds=1, secret=secret),
+                      own_set=True)
     slots = np.full(players, run.strategy_ids[0], dtype=np.int64)
     params = np.zeros((players, run.spec.params.shape[1]))
     masks = sample_hands(SEED, hands)
@@ -100,11 +103,21 @@ def test_state_playouts_reproduce_the_engine_kernel_at_scores_zero(compiled_engi
     state_playouts(run.engine.replay_dealt_round, np.int64(SEED), np.int64(players), masks,
                    np.arange(hands, dtype=np.int64), slots, params, slots, params,
                    np.int64(playouts), np.zeros(K.MAX_ENTITIES, dtype=np.int64), np.int64(0),
-                   np.int64(hands), baseline, gains, winners, ends, errors)
+                   np.int64(hands), baseline, gains, winners, ends, errors, run.spec.secret_words)
     assert np.array_equal(baseline, reference.baseline_tile)
     assert np.array_equal((gains[..., 0] - gains[..., 1]) / 5.0, reference.diff)
     assert np.array_equal(winners == 0, reference.leader_won)
     assert np.array_equal(ends, reference.ends)
+
+
+def test_a_secret_changes_the_decisions_of_the_counterfactual_not_its_deals(compiled_engine):
+    """``random`` draws from its decision stream: keyed by a secret it plays other rounds from
+    the same hands and re-deals."""
+    plain = opening_counterfactual(2, "random", hands=4, playouts=8, seed=SEED, baseline="random")
+    keyed = opening_counterfactual(2, "random", hands=4, playouts=8, seed=SEED, baseline="random",
+                                   secret="0123456789abcdef0123456789abcdef")
+    assert np.array_equal(plain.hands, keyed.hands)
+    assert not np.array_equal(plain.diff, keyed.diff)
 
 
 def test_start_scores_are_checked():

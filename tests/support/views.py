@@ -32,11 +32,11 @@ from __future__ import annotations
 import numpy as np
 
 import strategies
+from strategies import toolkit as tk
 from tests.support.paths import EXAMPLES
 from sim.core import state as K
 from sim.core import rules
 from sim.core import rng as R
-from sim.core.jit import kernel
 from sim.tiles import HAND_SIZE, N_TILES, TILES, tile_index
 
 
@@ -278,13 +278,13 @@ DOUBLES = strategies.resolve(f"{EXAMPLES / 'doubles.py'}:doubles")
 """The worked user strategy of ``examples/doubles.py``."""
 
 
-@kernel
+@tk.helper
 def _fold(state, word):
     """One step of the spy's hash (uint64)."""
     return R.mix64(state ^ np.uint64(word)) + R.GOLDEN_GAMMA
 
 
-@kernel
+@tk.helper
 def _fold_array_1d(state, array):
     state = _fold(state, array.shape[0])
     for i in range(array.shape[0]):
@@ -292,7 +292,7 @@ def _fold_array_1d(state, array):
     return state
 
 
-@kernel
+@tk.helper
 def _fold_array_2d(state, array):
     state = _fold(state, array.shape[0])
     state = _fold(state, array.shape[1])
