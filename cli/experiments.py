@@ -22,11 +22,13 @@ from cli.arguments import (
     usage_error,
 )
 from cli.failures import run_on_backend
+from cli.sealing import add_seal_arguments, seal_options
 from experiments import lengths, openings, overshoot, seats, settlement
 from experiments.settings import study_settings
 from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
 from sim.engine.spec import check_threads
-from sim.files import claim_directory
+from sim.files import MANIFEST_NAME, claim_directory
+from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 from strategies.catalogue import resolve_field
 
 DEFAULT_STRATEGIES = "greedy,random"
@@ -128,6 +130,7 @@ def add_study_arguments(study: Study, parser) -> None:
                                  "shipped table: 2 and 4 players")
     add_backend_arguments(parser, summary_only=False, shard_size=DEFAULT_SHARD_SIZE,
                           shard_unit="matches (of one configuration)")
+    add_seal_arguments(parser)
     parser.set_defaults(study=study)
 
 
@@ -167,23 +170,30 @@ def study_run(study: Study, args) -> tuple[dict, Callable]:
     """The study's checked settings and a runner ``runner(**run_options)`` (ValueError, one line)."""
     resolved = resolve_field(args.strategies)  # once: the runner gets the objects
     threads = check_threads(args.threads)
+    # Checked once, a sealed run's secret drawn here for every source and shard; a sealed run
+    # resumed without --secret keeps the secret its run.json or shard manifests recorded.
+    out = Path(args.out)
+    seal = seal_options(args, out / MANIFEST_NAME,
+                        *sorted((out / SHARDS_DIR).glob(f"*/{SHARD_MANIFEST}")))
     if study.name == "openings":
         playout = openings.one_strategy(args.playout_strategy, "playout_strategy")
         base = openings.one_strategy(args.baseline, "baseline")
         settings = openings.settings_for(args.players, resolved, args.matches, args.seed,
                                          args.hands, args.playouts, playout, base,
-                                         args.score_states, args.table, args.table_matches)
+                                         args.score_states, args.table, args.table_matches,
+                                         **seal)
         extra = {"hands": settings["hands"], "playouts": settings["playouts"],
                  "playout_strategy": playout, "baseline": base,
                  "score_states": settings["score_states"], "tables": args.table,
-                 "table_matches": settings.get("table_matches")}
+                 "table_matches": settings.get("table_matches"), **seal}
     elif study.name in TABLE_STUDIES:
         settings = study_settings(study.name, args.players, resolved, args.matches, args.seed,
-                                  args.table, args.table_matches)
-        extra = {"tables": args.table, "table_matches": settings.get("table_matches")}
+                                  args.table, args.table_matches, **seal)
+        extra = {"tables": args.table, "table_matches": settings.get("table_matches"), **seal}
     else:
-        settings = study_settings(study.name, args.players, resolved, args.matches, args.seed)
-        extra = {}
+        settings = study_settings(study.name, args.players, resolved, args.matches, args.seed,
+                                  **seal)
+        extra = dict(seal)
 
     def runner(**run_options):
         return study.run(settings["players"], resolved, settings["matches"], settings["seed"],
@@ -209,7 +219,8 @@ def run_study_command(args) -> int:
         shards=shards, out=args.out)
     if status != EXIT_OK:
         return status
-    print(f"{result.name}: {elapsed:.1f} s; wrote {len(result.files)} files to {args.out}")
+    sealed = f" (sealed, secret {settings['secret']})" if settings.get("sealed") else ""
+    print(f"{result.name}{sealed}: {elapsed:.1f} s; wrote {len(result.files)} files to {args.out}")
     for key, value in result.key_numbers.items():
         print(f"  {key}: {value}")
     return EXIT_OK

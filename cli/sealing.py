@@ -7,7 +7,7 @@ never import the engine.
 
 from __future__ import annotations
 
-from sim.engine.spec import check_seal, seal_run_options
+from sim.engine.spec import checked_seal_options
 from sim.files import recorded_secret
 
 
@@ -47,9 +47,8 @@ def seal_options(args, *manifests) -> dict:
     if secret is None and args.sealed:
         secret = recorded_secret(*manifests)
     try:
-        sealed, secret, timeout = check_seal(bool(args.sealed), secret, args.decision_timeout)
+        return checked_seal_options(bool(args.sealed), secret, args.decision_timeout)
     except ValueError as exc:
         raise ValueError(str(exc).replace("decision_timeout", "--decision-timeout")
                          .replace("sealed=True (--sealed)", "--sealed")
                          .replace("secret must", "--secret must")) from None
-    return seal_run_options(sealed, secret, timeout)

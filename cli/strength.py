@@ -22,11 +22,13 @@ from cli.arguments import (
     usage_error,
 )
 from cli.failures import run_on_backend
+from cli.sealing import add_seal_arguments, seal_options
 from experiments import strength
 from experiments.reports import md_table
 from experiments.sources import SHARDS_DIR, DataRun
 from sim.engine.spec import check_threads
-from sim.files import claim_directory
+from sim.files import MANIFEST_NAME, claim_directory
+from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 from strategies.catalogue import resolve_field
 
 
@@ -76,6 +78,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_backend_arguments(parser, summary_only=False, shard_size=strength.SHARD_SIZE,
                           shard_unit="matches (of one seating)")
+    add_seal_arguments(parser)
 
 
 def run_strength_command(args) -> int:
@@ -87,7 +90,11 @@ def run_strength_command(args) -> int:
         options = {"challenger": args.challenger, "reference": args.reference,
                    "ceiling": args.ceiling, "timing_matches": args.timing_matches,
                    "max_rounds": args.max_rounds, "allow_hidden": args.allow_hidden,
-                   "resamples": args.resamples, "versus": args.versus}
+                   "resamples": args.resamples, "versus": args.versus,
+                   # checked once (a sealed run's secret drawn here, for every pairing); a
+                   # sealed run resumed without --secret keeps the secret it recorded
+                   **seal_options(args, Path(args.out) / MANIFEST_NAME,
+                                  shards / strength.SOURCE / SHARD_MANIFEST)}
         settings = strength.strength_settings(ladder, args.players, args.deals, args.seed,
                                               **options)
         threads = check_threads(args.threads)
@@ -107,9 +114,11 @@ def run_strength_command(args) -> int:
         shards=shards, out=args.out)
     if status != EXIT_OK:
         return status
+    sealed = f", sealed, secret {settings['secret']}" if settings.get("sealed") else ""
     print(f"strength: {len(settings['pairings'])} pairings x players "
           f"{','.join(map(str, settings['players']))} x {settings['matches']:,} matches "
-          f"({settings['deals']:,} deals, both seatings), seed {settings['seed']}: {elapsed:.1f} s")
+          f"({settings['deals']:,} deals, both seatings), seed {settings['seed']}{sealed}: "
+          f"{elapsed:.1f} s")
     for key, value in result.key_numbers.items():
         print(f"  {key}: {value}")
     if not result.frames["timing"].empty:

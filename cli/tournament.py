@@ -15,6 +15,7 @@ from cli.arguments import (
     usage_error,
 )
 from cli.failures import run_on_backend
+from cli.sealing import add_seal_arguments, seal_options
 from experiments.reports import md_table
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.run import tournament
@@ -22,7 +23,8 @@ from experiments.tournament.seatings import pairings
 from experiments.tournament.sequential import TARGET_DEALS, until_separated
 from experiments.tournament.shards import SHARDS_DIR, shard_store
 from sim.engine.spec import check_threads
-from sim.files import claim_directory
+from sim.files import MANIFEST_NAME, claim_directory
+from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 
 
 def add_arguments(parser) -> None:
@@ -59,6 +61,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_backend_arguments(parser)
+    add_seal_arguments(parser)
 
 
 def run_tournament_command(args) -> int:
@@ -70,10 +73,13 @@ def run_tournament_command(args) -> int:
         if args.alpha is not None and not args.until_separated:
             raise ValueError("--alpha is the error level of --until-separated's test: "
                              "add --until-separated")
+        # A sealed run resumed without --secret keeps the secret its manifests recorded.
+        seal = seal_options(args, Path(args.out) / MANIFEST_NAME,
+                            Path(args.out) / SHARDS_DIR / SHARD_MANIFEST)
         config = TournamentConfig.build(args.players, args.strategies, args.matches, args.seed,
                                         duplicate=args.duplicate, max_rounds=args.max_rounds,
                                         until_separated=args.until_separated,
-                                        alpha=0.05 if args.alpha is None else args.alpha)
+                                        alpha=0.05 if args.alpha is None else args.alpha, **seal)
         threads = check_threads(args.threads)
         claim_directory(args.out, config.as_dict())
         shard_store(args.out, config, scale["shard_size"], scale["summary_only"]).check()
@@ -86,13 +92,13 @@ def run_tournament_command(args) -> int:
                                    max_rounds=config.max_rounds, out=args.out,
                                    progress=not args.quiet, backend=backend,
                                    shard_size=scale["shard_size"],
-                                   keep_shards=scale["keep_shards"])
+                                   keep_shards=scale["keep_shards"], **config.seal_options)
         return tournament(config.players, config.resolved, config.matches, config.seed,
                           duplicate=config.duplicate, threads=threads,
                           max_rounds=config.max_rounds, out=args.out,
                           progress=not args.quiet, backend=backend,
                           shard_size=scale["shard_size"], summary_only=scale["summary_only"],
-                          keep_shards=scale["keep_shards"])
+                          keep_shards=scale["keep_shards"], **config.seal_options)
 
     status, result, elapsed = run_on_backend(scale, work, shards=Path(args.out) / SHARDS_DIR,
                                              out=args.out)
@@ -102,8 +108,10 @@ def run_tournament_command(args) -> int:
     per_seating = result.per_seating
     total = per_seating * seatings
     played = total if result.sequential is None else result.sequential.played * seatings
+    kind = (", duplicate" if config.duplicate else "") + (
+        f", sealed, secret {config.secret}" if config.sealed else "")
     print(f"{total} matches ({seatings} seatings x {per_seating}), {config.players} players, "
-          f"seed {config.seed}{', duplicate' if config.duplicate else ''}: {elapsed:.1f} s, "
+          f"seed {config.seed}{kind}: {elapsed:.1f} s, "
           f"{played / max(elapsed, 1e-9):,.0f} matches/s"
           + (f" ({played} played; the last batch's deals after the stop are not reported)"
              if played != total else ""), file=sys.stdout)

@@ -76,7 +76,8 @@ QUANTILE_METHOD = "inverted_cdf"
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
         traces: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, tables=None, table_matches: int | None = None
+        keep_shards: bool = False, tables=None, table_matches: int | None = None,
+        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None
         ) -> ExperimentResult:
     """Run the match-length study (arguments as :func:`experiments.overshoot.run`).
 
@@ -92,7 +93,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         column.
     """
     return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
-                      tables=tables, table_matches=table_matches,
+                      tables=tables, table_matches=table_matches, sealed=sealed,
+                      secret=secret, decision_timeout=decision_timeout,
                       threads=threads, progress=progress, out=out, backend=backend,
                       shard_size=shard_size, keep_shards=keep_shards)
 

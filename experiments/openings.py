@@ -95,7 +95,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         baseline="greedy", threads: int | None = None, progress: bool = False,
         out=None, backend="local", shard_size: int | None = None,
         keep_shards: bool = False, score_states=DEFAULT_SCORE_STATES, tables=None,
-        table_matches: int | None = None) -> ExperimentResult:
+        table_matches: int | None = None, sealed: bool = False, secret: str | None = None,
+        decision_timeout: float | None = None) -> ExperimentResult:
     """Run the openings study.
 
     Parameters
@@ -120,6 +121,9 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         Mixed tables besides self-play for the observed view, as
         :func:`experiments.overshoot.run`: a table's ``tiles`` rows are per strategy, from the
         rounds its entity led (every rotation, the same deals).
+    sealed, secret, decision_timeout
+        The run's sealing, as :func:`experiments.overshoot.run`; the secret also keys the
+        counterfactual playouts' decision streams (every score state's).
 
     Returns
     -------
@@ -130,7 +134,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         ``cf_gain`` (every state and value).
     """
     settings = settings_for(players, strategies, matches, seed, hands, playouts,
-                            playout_strategy, baseline, score_states, tables, table_matches)
+                            playout_strategy, baseline, score_states, tables, table_matches,
+                            sealed=sealed, secret=secret, decision_timeout=decision_timeout)
 
     def compute(data):
         # the observed tables are built one configuration at a time (memory)
@@ -149,15 +154,18 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
 
 def settings_for(players, strategies, matches, seed, hands, playouts, playout_strategy,
                  baseline, score_states=DEFAULT_SCORE_STATES, tables=None,
-                 table_matches=None) -> dict:
+                 table_matches=None, *, sealed: bool = False, secret: str | None = None,
+                 decision_timeout=None) -> dict:
     """Checked settings (raises ValueError, one line).
 
     Every strategy argument may be a spec (built-in name, ``MODULE:NAME``,
     ``FILE.py:NAME``, ``name[k=v]``) or a :class:`strategies.Strategy`; the
     settings hold names (the tables' labels), specs (what the shard jobs
-    resolve) and code digests.
+    resolve) and code digests. ``sealed``, ``secret``, ``decision_timeout``: the
+    run's sealing (:func:`experiments.settings.study_settings`).
     """
-    settings = study_settings(NAME, players, strategies, matches, seed, tables, table_matches)
+    settings = study_settings(NAME, players, strategies, matches, seed, tables, table_matches,
+                              sealed=sealed, secret=secret, decision_timeout=decision_timeout)
     settings["hands"] = check_int(hands, "hands", 0)
     settings["playouts"] = check_int(playouts, "playouts", 2)
     playout = one_strategy(playout_strategy, "playout_strategy")
@@ -232,7 +240,7 @@ def state_tables(settings: dict, threads=None, progress: bool = False) -> list[d
     """:func:`value_tables` for every (state other than 0-0, player count) of ``settings``.
 
     Each state's counterfactual is run in this process (local threads, not
-    sharded) with the settings' hands, playouts and seed, one at a time and
+    sharded) with the settings' hands, playouts, seed and secret, one at a time and
     reduced at once (a state's playouts are not kept).
     """
     s = settings
@@ -246,7 +254,8 @@ def state_tables(settings: dict, threads=None, progress: bool = False) -> list[d
                     count, s.get("playout_strategy_spec", s["playout_strategy"]),
                     hands=s["hands"], playouts=s["playouts"], seed=s["seed"],
                     baseline=s.get("baseline_spec", s["baseline"]), threads=threads,
-                    scores=state_raw_scores(count, state), on_chunk=bar.update)
+                    scores=state_raw_scores(count, state), on_chunk=bar.update,
+                    secret=s.get("secret"))
                 out.append(value_tables(result, state))
     return out
 

@@ -58,7 +58,8 @@ SAFE_BELOW_DISPLAYED = (305 - MAX_EVENT_RAW) // 5 + 1
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
         traces: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, tables=None, table_matches: int | None = None
+        keep_shards: bool = False, tables=None, table_matches: int | None = None,
+        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None
         ) -> ExperimentResult:
     """Run the overshoot study.
 
@@ -97,6 +98,18 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         each is played in every rotation on the same deals.
     table_matches : int, optional
         Matches per rotation of each table (default ``matches``).
+    sealed : bool
+        Run every Python strategy (``compiled=False``) in a process of its own
+        and key the decision streams with a run secret (``secret``; a random
+        one when not given), as :meth:`sim.engine.spec.RunSpec.build`. The
+        secret is drawn once for the whole study (every configuration, table
+        and shard) and recorded in the settings (``run.json``); to resume an
+        interrupted sealed run, pass it again.
+    secret : str, optional
+        The run secret, 32 hexadecimal digits, keying the decision streams
+        (sealed or not): the same secret gives the same frames.
+    decision_timeout : float, optional
+        With ``sealed``: seconds a Python strategy may take for one decision.
 
     Returns
     -------
@@ -105,7 +118,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         strategy, ``table`` naming it; ``"self-play"`` otherwise).
     """
     return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
-                      tables=tables, table_matches=table_matches,
+                      tables=tables, table_matches=table_matches, sealed=sealed,
+                      secret=secret, decision_timeout=decision_timeout,
                       threads=threads, progress=progress, out=out, backend=backend,
                       shard_size=shard_size, keep_shards=keep_shards)
 

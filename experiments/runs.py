@@ -45,13 +45,17 @@ def run_experiment(settings: dict, compute: Callable, *, out=None, backend="loca
 
 
 def run_traced(name: str, analyse: Callable, players, strategies, matches, seed, *,
-               traces=None, tables=None, table_matches=None, **run_options) -> ExperimentResult:
+               traces=None, tables=None, table_matches=None, sealed: bool = False,
+               secret: str | None = None, decision_timeout=None,
+               **run_options) -> ExperimentResult:
     """Run a study over the trace source (or given ``traces``); ``run_options`` as
     :func:`run_experiment`. ``analyse(traces, settings)`` turns the traces into the result;
     with mixed ``tables`` (:mod:`experiments.mixed_tables`) it is called as
-    ``analyse(traces, settings, tables=data.table_traces())``.
+    ``analyse(traces, settings, tables=data.table_traces())``. ``sealed``, ``secret`` and
+    ``decision_timeout``: the run's sealing (:func:`experiments.settings.study_settings`).
     """
-    settings = study_settings(name, players, strategies, matches, seed, tables, table_matches)
+    settings = study_settings(name, players, strategies, matches, seed, tables, table_matches,
+                              sealed=sealed, secret=secret, decision_timeout=decision_timeout)
 
     def compute(data):
         source = data.traces() if traces is None else traces

@@ -53,7 +53,8 @@ NAME = "seats"
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_000, seed: int = 0,
         threads: int | None = None, progress: bool = False, out=None,
         rounds: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, tables=None, table_matches: int | None = None
+        keep_shards: bool = False, tables=None, table_matches: int | None = None,
+        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None
         ) -> ExperimentResult:
     """Run the seats study (arguments as :func:`experiments.overshoot.run`).
 
@@ -61,8 +62,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
     output for the same settings; ``backend``, ``shard_size`` and
     ``keep_shards`` as :func:`experiments.overshoot.run`.
 
-    ``tables`` and ``table_matches``: mixed tables besides self-play, as
-    :func:`experiments.overshoot.run`.
+    ``tables`` and ``table_matches``: mixed tables besides self-play, and ``sealed``,
+    ``secret`` and ``decision_timeout``: the run's sealing, as :func:`experiments.overshoot.run`.
 
     Returns
     -------
@@ -72,7 +73,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         mixed tables, ``head_to_head``; every frame then also holds a
         row per (table, players, strategy).
     """
-    settings = study_settings(NAME, players, strategies, matches, seed, tables, table_matches)
+    settings = study_settings(NAME, players, strategies, matches, seed, tables, table_matches,
+                              sealed=sealed, secret=secret, decision_timeout=decision_timeout)
 
     def compute(data):
         source = data.rounds() if rounds is None else rounds

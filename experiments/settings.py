@@ -4,13 +4,16 @@ Every study's settings hold the player counts, the strategies (their names,
 the specs a worker resolves and their code digests, so that a changed
 strategy is another run), the matches per configuration and the seed. They
 are written as the output directory's ``run.json`` and into every shard
-manifest, and compared on resume.
+manifest, and compared on resume. A sealed run's settings (or a run keyed by
+a secret) also hold its sealing (:func:`sim.engine.spec.checked_seal_options`), so that
+its secret is recorded once and every shard job plays with it (:func:`seal_of`).
 """
 
 from __future__ import annotations
 
 from experiments.mixed_tables import check_tables
 from sim.checks import check_int, check_player_counts, check_seed
+from sim.engine.spec import check_sealable, checked_seal_options, seal_run_options
 from strategies.catalogue import check_distinct_names, resolve_field, spec_of
 
 
@@ -25,8 +28,17 @@ def strategy_settings(resolved) -> dict:
     }
 
 
+def seal_of(settings: dict) -> dict:
+    """The engine's run options of a run's sealing, from its settings (what
+    :func:`sim.engine.spec.checked_seal_options` put there; nothing for an ordinary run): what
+    every shard job passes to :func:`sim.simulate` and the other engine entry points."""
+    return seal_run_options(settings.get("sealed", False), settings.get("secret"),
+                            settings.get("decision_timeout"))
+
+
 def study_settings(name: str, players, strategies, matches, seed, tables=None,
-                   table_matches=None) -> dict:
+                   table_matches=None, *, sealed: bool = False, secret: str | None = None,
+                   decision_timeout=None) -> dict:
     """Checked settings of study ``name`` (raises ValueError, one line); JSON-ready.
 
     ``strategies`` may mix spec strings and :class:`strategies.Strategy`
@@ -39,6 +51,11 @@ def study_settings(name: str, players, strategies, matches, seed, tables=None,
     strategies the tables name that are not self-played; their code digests
     join ``strategy_code``). Without tables none of these keys is written: a
     self-play study's settings are what they were before tables existed.
+
+    ``sealed``, ``secret`` and ``decision_timeout``
+    (:func:`sim.engine.spec.checked_seal_options`) as
+    :meth:`sim.engine.spec.RunSpec.build`: every configuration and table of the
+    study plays with them.
     """
     counts = check_player_counts(players)
     resolved = resolve_field(strategies)
@@ -48,8 +65,12 @@ def study_settings(name: str, players, strategies, matches, seed, tables=None,
         "matches": check_int(matches, "matches", 1),
         "seed": check_seed(seed),
         **strategy_settings(resolved),
+        **checked_seal_options(sealed, secret, decision_timeout),
     }
     checked, named = check_tables(tables, counts)
+    if settings.get("sealed"):
+        # before anything plays: a strategy defined in a notebook cannot be sealed
+        check_sealable(list(resolved) + list(named))
     if not checked:
         if table_matches is not None:
             raise ValueError("table_matches is given without any table")

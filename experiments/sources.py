@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.mixed_tables import tables_of
-from experiments.settings import study_settings
+from experiments.settings import seal_of, study_settings
 from sim.engine.runs import simulate_rounds
 from sim.engine.spec import check_threads
 from sim.progress import progress_bar
@@ -73,11 +73,12 @@ TRACE_TABLES = ("matches", "events", "paths")
 # Shard jobs (module level: importable on dask workers)
 # ---------------------------------------------------------------------------
 def trace_job(first_match: int, count: int, *, players: int, strategies, seed: int,
-              field=None, threads: int | None = None) -> dict[str, pd.DataFrame]:
+              field=None, threads: int | None = None, **run_options) -> dict[str, pd.DataFrame]:
     """Matches ``first_match ..`` of :func:`sim.studies.traces.trace_events` as three tables
-    (``field``: every strategy of the experiment, compiled into one kernel)."""
+    (``field``: every strategy of the experiment, compiled into one kernel; ``run_options``:
+    the run's sealing, :func:`experiments.settings.seal_of`)."""
     trace = trace_events(players, list(strategies), count, seed, threads=threads,
-                         first_match=first_match, field=field)
+                         first_match=first_match, field=field, **run_options)
     return {"matches": trace.matches, "events": trace.events, "paths": trace.paths}
 
 
@@ -85,12 +86,13 @@ ROUND_COLUMNS = ("match", "round", "leader", "opening", "opening_points", "end",
 
 
 def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: int,
-               field=None, threads: int | None = None) -> pd.DataFrame:
+               field=None, threads: int | None = None, **run_options) -> pd.DataFrame:
     """Round rows of matches ``first_match ..``: the studies' columns of
     :func:`sim.simulate_rounds` (``match``, ``round``, ``leader``,
     ``opening``, ``opening_points``, ``end``, ``winner`` (the round's), ``raw_*``,
     ``score_*``) plus ``match_winner`` (the entity that reached 61, -1 if the
-    match stopped unfinished) and ``leader_entity``.
+    match stopped unfinished) and ``leader_entity``. ``run_options``: the run's sealing
+    (:func:`experiments.settings.seal_of`).
 
     Every column is a function of the match's own rows, so shards concatenate.
     """
@@ -98,7 +100,8 @@ def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: 
     keep = (list(ROUND_COLUMNS) + [f"raw_{e}" for e in range(n_entities)]
             + [f"score_{e}" for e in range(n_entities)])
     rounds = simulate_rounds(players, list(strategies), count, seed, threads=threads,
-                             first_match=first_match, field=field)[keep].reset_index(drop=True)
+                             first_match=first_match, field=field,
+                             **run_options)[keep].reset_index(drop=True)
     last = rounds.groupby("match", sort=False).tail(1)
     scores = last[[f"score_{e}" for e in range(n_entities)]].to_numpy()
     hit = scores == TARGET_RAW
@@ -112,11 +115,12 @@ def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: 
 
 def counterfactual_job(first_hand: int, count: int, *, players: int, strategy: str,
                        baseline: str, playouts: int, seed: int,
-                       threads: int | None = None) -> pd.DataFrame:
-    """Hands ``first_hand ..`` of :func:`sim.studies.openings.opening_counterfactual`, one row per playout."""
+                       threads: int | None = None, secret: str | None = None) -> pd.DataFrame:
+    """Hands ``first_hand ..`` of :func:`sim.studies.openings.opening_counterfactual`, one row per
+    playout (``secret``: the run's, keying the playouts' decision streams)."""
     return opening_counterfactual(players, strategy, hands=count, playouts=playouts, seed=seed,
                                   baseline=baseline, first_hand=first_hand,
-                                  threads=threads).to_frame()
+                                  threads=threads, secret=secret).to_frame()
 
 
 # ---------------------------------------------------------------------------
@@ -252,9 +256,10 @@ class DataRun:
 
     def _seat_tasks(self, part: int, seat_specs: list[str], count: int,
                     matches: int) -> list[Task]:
-        # Every configuration compiles the experiment's whole field once (one kernel).
+        # Every configuration compiles the experiment's whole field once (one kernel); the
+        # run's sealing (its one secret) travels in the JSON-ready config, to dask workers too.
         config = {"players": count, "strategies": list(seat_specs), "seed": self.settings["seed"],
-                  "field": self._field()}
+                  "field": self._field(), **seal_of(self.settings)}
         return [Task(shard, config) for shard in plan(matches, self.shard_size,
                                                        self.settings["seed"], part=part)]
 
@@ -359,10 +364,13 @@ class DataRun:
         out = {}
         try:
             for part, count in enumerate(s["players"]):
+                # The playouts are compiled (nothing to seal): only the run's secret keys them,
+                # and an ordinary run's shard manifests stay what they were.
                 config = {"players": count,
                           "strategy": s.get("playout_strategy_spec", s["playout_strategy"]),
                           "baseline": s.get("baseline_spec", s["baseline"]),
-                          "playouts": s["playouts"], "seed": s["seed"]}
+                          "playouts": s["playouts"], "seed": s["seed"],
+                          **({"secret": s["secret"]} if s.get("secret") else {})}
                 tasks = [Task(shard, config)
                          for shard in plan(s["hands"], CF_HANDS_PER_SHARD, s["seed"], part=part)]
                 frame = self._run("counterfactual", counterfactual_job, tasks, bar)

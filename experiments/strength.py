@@ -52,11 +52,11 @@ import pandas as pd
 from experiments.figures import new_figure, run_footer, save_png, stamp
 from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
 from experiments.runs import run_experiment
-from experiments.settings import strategy_settings
+from experiments.settings import seal_of, strategy_settings
 from experiments.stats import paired_share_interval, proportion
 from sim.checks import check_int, check_player_counts, check_seed
 from sim.engine.runs import simulate
-from sim.engine.spec import RunSpec, hidden_run_options
+from sim.engine.spec import RunSpec, checked_seal_options, hidden_run_options
 from sim.progress import progress_bar
 from sim.scale.runner import run_shards
 from sim.scale.shards import Task, plan
@@ -154,11 +154,15 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
                       seed=0, *, challenger=DEFAULT_CHALLENGER, reference=DEFAULT_REFERENCE,
                       ceiling=DEFAULT_CEILING, timing_matches=DEFAULT_TIMING_MATCHES,
                       max_rounds=DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
-                      resamples=DEFAULT_RESAMPLES, versus=None) -> dict:
+                      resamples=DEFAULT_RESAMPLES, versus=None, sealed: bool = False,
+                      secret: str | None = None, decision_timeout=None) -> dict:
     """The checked settings of a ladder run (JSON-ready; raises ValueError, one line).
 
     ``versus`` (optional): yardstick strategies; instead of :func:`ladder_pairings` every
     ladder strategy plays every yardstick (:func:`versus_pairings`, kind ``"versus"``).
+    ``sealed``, ``secret``, ``decision_timeout``: the run's sealing
+    (:func:`sim.engine.spec.checked_seal_options`; a sealed run's secret is drawn here, once
+    for every pairing, seating and the timing pass).
 
     Every pairing is also checked by the engine (:meth:`sim.engine.spec.RunSpec.build`,
     nothing compiled): a hidden-information strategy without ``allow_hidden`` is
@@ -196,10 +200,12 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
         else versus_pairings(names, yardsticks),
         "timing_matches": check_int(timing_matches, "timing_matches", 0),
         "resamples": check_int(resamples, "resamples", 1),
+        **checked_seal_options(sealed, secret, decision_timeout),
     }
-    options = hidden_run_options(allow_hidden)
-    if options:
+    if hidden_run_options(allow_hidden):
         settings["allow_hidden"] = True
+    # The engine's check also refuses a sealed run of a strategy defined in a notebook.
+    options = _run_options(settings)
     spec = dict(zip(names, settings["strategy_specs"]))
     for count in counts:
         for _, upper, lower in settings["pairings"]:
@@ -213,7 +219,7 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
 
 
 def _run_options(settings: dict) -> dict:
-    return hidden_run_options(settings.get("allow_hidden", False))
+    return hidden_run_options(settings.get("allow_hidden", False)) | seal_of(settings)
 
 
 # ---------------------------------------------------------------------------
@@ -226,7 +232,7 @@ def strength_job(first_match: int, count: int, *, players: int, seat_strategies,
 
     ``seat_strategies`` are the two specs, entity 0's first (with 4 players the
     partnerships); the upper strategy is entity ``seating``. ``run_options``
-    go to :func:`sim.simulate` (``allow_hidden``).
+    go to :func:`sim.simulate` (``allow_hidden``, the run's sealing).
 
     Returns
     -------
@@ -515,7 +521,8 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
         max_rounds: int = DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
         resamples: int = DEFAULT_RESAMPLES, versus=None, threads: int | None = None,
         progress: bool = False, out=None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False) -> ExperimentResult:
+        keep_shards: bool = False, sealed: bool = False, secret: str | None = None,
+        decision_timeout: float | None = None) -> ExperimentResult:
     """Play the strength ladder, time its strategies, and summarise.
 
     Parameters
@@ -548,6 +555,9 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
         As :func:`experiments.overshoot.run` (``shard_size``: matches per
         shard of one seating, default :data:`SHARD_SIZE`); the timing pass
         always runs in this process on one thread.
+    sealed, secret, decision_timeout
+        The run's sealing, as :func:`experiments.overshoot.run`: every pairing and the
+        timing pass play with it (a sealed Python strategy is timed in its own process).
 
     Returns
     -------
@@ -558,7 +568,8 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
                                  reference=reference, ceiling=ceiling,
                                  timing_matches=timing_matches, max_rounds=max_rounds,
                                  allow_hidden=allow_hidden, resamples=resamples,
-                                 versus=versus)
+                                 versus=versus, sealed=sealed, secret=secret,
+                                 decision_timeout=decision_timeout)
 
     def compute(data):
         matches, wall = play_ladder(data, settings)

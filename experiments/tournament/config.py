@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sim.checks import check_int, check_players, check_seed
+from sim.engine.spec import check_seal, check_sealable, seal_run_options
 from strategies.catalogue import resolve_field, spec_of
 
 
@@ -41,6 +42,15 @@ class TournamentConfig:
     alpha : float
         That test's error level (the confidence sequence covers with
         probability at least ``1 - alpha`` at every deal at once).
+    sealed : bool
+        Every Python strategy (``compiled=False``) plays in a process of its
+        own (:meth:`sim.engine.spec.RunSpec.build`).
+    secret : str or None
+        The run secret (32 hexadecimal digits) keying every seating's decision
+        streams; drawn once, here, for a sealed run given none, so that every
+        shard and seating plays with the same one.
+    decision_timeout : float or None
+        Seconds a sealed Python strategy may take for one decision.
     """
 
     players: int
@@ -54,11 +64,15 @@ class TournamentConfig:
     resolved: tuple = field(default=(), repr=False, compare=False)
     until_separated: bool = False
     alpha: float = 0.05
+    sealed: bool = False
+    secret: str | None = field(default=None, repr=False)
+    decision_timeout: float | None = None
 
     @classmethod
     def build(cls, players, strategies, matches, seed, duplicate: bool = False,
               max_rounds=1000, until_separated: bool = False,
-              alpha=0.05) -> TournamentConfig:
+              alpha=0.05, sealed: bool = False, secret: str | None = None,
+              decision_timeout=None) -> TournamentConfig:
         """Check the arguments and resolve the field once; a ValueError's one line names the
         argument and what was found.
 
@@ -66,6 +80,8 @@ class TournamentConfig:
         ``name[k=v,...]``; a comma-separated string too) and Strategy objects,
         with distinct names. ``until_separated`` needs exactly two strategies and
         ``duplicate``; ``alpha`` (its error level) must lie strictly between 0 and 1.
+        ``sealed``, ``secret`` and ``decision_timeout`` as :meth:`sim.engine.spec.RunSpec.build`
+        (a sealed run given no secret gets a fresh one here: pass the recorded one to resume).
         """
         players = check_players(players)
         resolved = tuple(resolve_field(strategies))
@@ -80,28 +96,42 @@ class TournamentConfig:
             if not duplicate:
                 raise ValueError("--until-separated needs --duplicate (the test's unit is a "
                                  "deal played in both seatings)")
+        sealed, secret, decision_timeout = check_seal(sealed, secret, decision_timeout)
+        if sealed:
+            check_sealable(resolved)  # before any seating plays: a notebook's strategy is refused
         return cls(players=players, strategies=tuple(s.name for s in resolved),
                    matches=check_int(matches, "matches", 1), seed=check_seed(seed),
                    duplicate=bool(duplicate), max_rounds=check_int(max_rounds, "max_rounds", 1),
                    specs=tuple(spec_of(s) for s in resolved),
                    strategy_code={s.name: s.code_key for s in resolved}, resolved=resolved,
-                   until_separated=bool(until_separated), alpha=check_alpha(alpha))
+                   until_separated=bool(until_separated), alpha=check_alpha(alpha),
+                   sealed=sealed, secret=secret, decision_timeout=decision_timeout)
 
     def spec_of(self, name: str) -> str:
         """The spec a shard job gets for the strategy named ``name``."""
         return self.specs[self.strategies.index(name)]
 
+    @property
+    def seal_options(self) -> dict:
+        """The run options of the tournament's sealing (``sealed``, ``secret``,
+        ``decision_timeout`` where set; :func:`sim.engine.spec.seal_run_options`): every
+        seating's shard job passes them to the engine."""
+        return seal_run_options(self.sealed, self.secret, self.decision_timeout)
+
     def as_dict(self) -> dict:
         """The JSON-ready settings (the output directory's ``run.json``, the shard manifest).
 
-        A sequential run adds ``until_separated`` and ``alpha`` (a fixed-size run's
-        settings are unchanged, so its existing directories still resume)."""
+        A sequential run adds ``until_separated`` and ``alpha``, a sealed run (or one keyed
+        by a secret) :attr:`seal_options` (an ordinary fixed-size run's settings are
+        unchanged, so its existing directories still resume; a sealed run's record its
+        secret, which a resumed run reads back)."""
         settings = {"kind": "tournament", "players": self.players,
                     "strategies": list(self.strategies), "matches": self.matches,
                     "seed": self.seed, "duplicate": self.duplicate, "max_rounds": self.max_rounds,
                     "specs": list(self.specs), "strategy_code": dict(self.strategy_code)}
         if self.until_separated:
             settings.update(until_separated=True, alpha=self.alpha)
+        settings.update(self.seal_options)
         return settings
 
 

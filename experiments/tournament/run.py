@@ -32,7 +32,8 @@ def tournament(players: int, strategies: list, matches: int, seed: int,
                duplicate: bool = False, threads: int | None = None, max_rounds: int = 1000,
                out: str | os.PathLike | None = None, progress: bool = False,
                backend="local", shard_size: int | None = None, summary_only: bool = False,
-               keep_shards: bool = False) -> TournamentResult:
+               keep_shards: bool = False, sealed: bool = False, secret: str | None = None,
+               decision_timeout: float | None = None) -> TournamentResult:
     """Run every seating for ``matches`` matches each and aggregate.
 
     Parameters
@@ -67,12 +68,25 @@ def tournament(players: int, strategies: list, matches: int, seed: int,
         ``entities`` None, and no matches.parquet is written.
     keep_shards : bool
         Keep ``out/shards/`` after the output files are written.
+    sealed : bool
+        Run every Python strategy (``compiled=False``) in a process of its own
+        and key the decision streams with a run secret (``secret``; a random
+        one when not given), as :meth:`sim.engine.spec.RunSpec.build`. The
+        secret is drawn once for the whole tournament and recorded in
+        ``run.json``; to resume an interrupted sealed run, pass it again.
+    secret : str, optional
+        The run secret, 32 hexadecimal digits, keying every seating's decision
+        streams (sealed or not): the same secret gives the same tables.
+    decision_timeout : float, optional
+        With ``sealed``: seconds a Python strategy may take for one decision.
 
     Returns
     -------
     TournamentResult
     """
-    config = TournamentConfig.build(players, strategies, matches, seed, duplicate, max_rounds)
+    config = TournamentConfig.build(players, strategies, matches, seed, duplicate, max_rounds,
+                                    sealed=sealed, secret=secret,
+                                    decision_timeout=decision_timeout)
     if out is not None:
         claim_directory(out, config.as_dict())
     run = run_seatings(config, out=out, backend=backend, threads=check_threads(threads),

@@ -250,7 +250,8 @@ def until_separated(players: int, strategies: list, matches: int, seed: int, alp
                     threads: int | None = None, max_rounds: int = 1000,
                     out: str | os.PathLike | None = None, progress: bool = False,
                     backend="local", shard_size: int | None = None,
-                    keep_shards: bool = False) -> TournamentResult:
+                    keep_shards: bool = False, sealed: bool = False, secret: str | None = None,
+                    decision_timeout: float | None = None) -> TournamentResult:
     """Play a two-strategy duplicate match deal by deal until the sequential test separates
     the two (module docstring), or ``matches`` deals.
 
@@ -269,6 +270,9 @@ def until_separated(players: int, strategies: list, matches: int, seed: int, alp
     threads, max_rounds, out, progress, backend, shard_size, keep_shards
         As :func:`experiments.tournament.run.tournament` (with ``out``, an
         interrupted run resumes from its shards).
+    sealed, secret, decision_timeout
+        As :func:`experiments.tournament.run.tournament`: the run's sealing,
+        one secret for every batch of deals.
 
     Returns
     -------
@@ -276,7 +280,9 @@ def until_separated(players: int, strategies: list, matches: int, seed: int, alp
         Truncated at the stopping deal (or ``matches``), with ``sequential`` set.
     """
     config = TournamentConfig.build(players, strategies, matches, seed, duplicate=True,
-                                    max_rounds=max_rounds, until_separated=True, alpha=alpha)
+                                    max_rounds=max_rounds, until_separated=True, alpha=alpha,
+                                    sealed=sealed, secret=secret,
+                                    decision_timeout=decision_timeout)
     threads = check_threads(threads)
     shard_size = check_int(DEFAULT_SHARD_SIZE if shard_size is None else shard_size,
                            "shard_size", 1)

@@ -33,17 +33,19 @@ SHARDS_DIR = "shards"
 
 def seating_job(first_match: int, count: int, *, players: int, seat_strategies, seed: int,
                 max_rounds: int, pairing: int, group: int, entity_strategies,
-                field=None, threads: int | None = None) -> pd.DataFrame:
+                field=None, threads: int | None = None, **run_options) -> pd.DataFrame:
     """Matches ``first_match ..`` of one seating: the engine frame plus pairing columns.
 
     ``seat_strategies`` are specs (:func:`strategies.catalogue.spec_of`), resolved here
     (on a dask worker: by importing the strategy's module); ``entity_strategies`` are the
     names the tables show. ``field`` (the specs of the whole field) compiles every
     seating's strategies into one kernel; the results do not depend on it.
+    ``run_options`` go to :func:`sim.simulate`: the tournament's sealing
+    (:attr:`TournamentConfig.seal_options`), the same in every shard.
     """
     frame = simulate(players, list(seat_strategies), count, seed, threads=threads,
                      max_rounds=max_rounds, first_match=first_match, progress=False,
-                     field=None if field is None else list(field))
+                     field=None if field is None else list(field), **run_options)
     frame.insert(0, "pairing", pairing)
     frame.insert(1, "group", group)
     for e, name in enumerate(entity_strategies):
@@ -72,6 +74,8 @@ def seating_tasks(config: TournamentConfig, shard_size: int, first_match: int = 
             "group": pairing.group,
             "entity_strategies": list(pairing.entity_strategies),
             "field": list(config.specs),
+            # the run's one secret (and sealing) in every shard: JSON-ready, so it reaches dask
+            **config.seal_options,
         }
         tasks += [Task(shard, job_config)
                   for shard in plan(count, shard_size, seed, first_match=first_match,

@@ -175,6 +175,13 @@ def seal_run_options(sealed: bool, secret: str | None, decision_timeout: float |
     return options
 
 
+def checked_seal_options(sealed=False, secret=None, decision_timeout=None) -> dict:
+    """:func:`check_seal`, then :func:`seal_run_options`: the checked sealing of a run as the
+    options to store in its settings and hand to every shard (a sealed run given no secret gets
+    one here, once). ValueError (one line) on bad input."""
+    return seal_run_options(*check_seal(sealed, secret, decision_timeout))
+
+
 def secret_words(secret: str | None) -> np.ndarray:
     """uint64[2]: a run secret (32 hexadecimal digits) as the kernels take it; zeros for none."""
     if secret is None:
@@ -211,7 +218,7 @@ class RunSpec:
     allow_hidden : bool
         The run may seat a ``sees_hidden`` audit strategy (``cheater``).
     sealed : bool
-        Python strategies run in processes of their own (:mod:`sim.engine.seat_processes`).
+        Python strategies run in processes of their own (:mod:`sim.engine.sealed_seats`).
     secret : str or None
         The run secret (32 hexadecimal digits) keying every decision stream;
         None: the seed alone decides.

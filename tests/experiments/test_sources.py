@@ -17,6 +17,7 @@ from sim.scale.shards import Shard
 from sim.scale.store import ShardError, ShardStore
 from sim.studies.openings import opening_counterfactual
 from sim.studies.traces import trace_events
+from tests.support.backends import WireBackend
 
 SEED = 23
 
@@ -86,6 +87,36 @@ def test_counterfactual_long_frame_round_trips(compiled_engine):
     with pytest.raises(ValueError, match="5 x playouts rows per hand"):
         type(result).from_frame(frame.iloc[:-1], players=3, strategy="greedy",
                                 baseline="greedy", seed=SEED)
+
+
+def test_a_sealed_run_plays_every_source_with_its_one_secret(compiled_engine):
+    """Each shard job gets the run's sealing in its config, over JSON as a dask worker would, and
+    plays what the engine plays with that secret (``random``'s decisions are keyed by it)."""
+    secret = "0123456789abcdef0123456789abcdef"
+    settings = study_settings("test", [2], ["random"], 12, SEED, tables="random,greedy",
+                              table_matches=6, sealed=True, secret=secret)
+    settings.update(hands=3, playouts=2, playout_strategy="random", baseline="greedy")
+    wire = WireBackend()
+    with sources.DataRun(settings, backend=wire, shard_size=5) as data:
+        (_, trace), = data.traces()
+        (_, rounds), = data.rounds()
+        tables = list(data.table_traces())
+        counterfactual = data.counterfactuals()[2]
+    assert len(tables) == 1 and len(wire.configs) == 3 + 3 + 2 * 2 + 1  # the table: 2 rotations
+    playing = [c for c in wire.configs if "strategies" in c]
+    assert all((c["sealed"], c["secret"]) == (True, secret) for c in playing)
+    assert [c["secret"] for c in wire.configs if "strategy" in c] == [secret]  # the playouts
+    whole = trace_events(2, ["random"] * 2, 12, SEED, secret=secret)
+    for table in sources.TRACE_TABLES:
+        pd.testing.assert_frame_equal(getattr(trace, table), getattr(whole, table),
+                                      check_exact=True)
+    assert not trace.matches.equals(trace_events(2, ["random"] * 2, 12, SEED).matches)
+    pd.testing.assert_frame_equal(rounds, sources.rounds_job(0, 12, players=2,
+                                                             strategies=["random"] * 2, seed=SEED,
+                                                             secret=secret), check_exact=True)
+    alone = opening_counterfactual(2, "random", hands=3, playouts=2, seed=SEED, baseline="greedy",
+                                   secret=secret)
+    assert np.array_equal(counterfactual.diff, alone.diff)
 
 
 # ---------------------------------------------------------------------------

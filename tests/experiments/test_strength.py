@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 
 import numpy as np
 import pandas as pd
@@ -216,6 +217,25 @@ def test_allow_hidden_is_passed_only_when_asked():
     else:  # the engine does not have the option yet
         with pytest.raises(ValueError, match="allow_hidden"):
             strength.strength_settings("random,greedy", (2,), 3, allow_hidden=True)
+
+
+def test_a_sealed_ladder_draws_one_secret_for_every_shard_and_the_timing_pass():
+    sealed = strength.strength_settings("random,greedy", (2, 4), 3, sealed=True,
+                                        decision_timeout="2.5")
+    secret = sealed["secret"]
+    assert len(secret) == 32 and sealed["sealed"] is True and sealed["decision_timeout"] == 2.5
+    configs = [task.config for _, tasks in strength.pairing_tasks(sealed, 2) for task in tasks]
+    assert len(configs) > 2
+    for config in configs:  # JSON-ready: a dask worker gets the same options
+        assert json.loads(json.dumps(config)) == config
+        seal = (config["sealed"], config["secret"], config["decision_timeout"])
+        assert seal == (True, secret, 2.5)
+    plain = strength.strength_settings("random,greedy", (2, 4), 3)
+    assert plain == {key: value for key, value in sealed.items()
+                     if key not in ("sealed", "secret", "decision_timeout")}
+    assert not {"sealed", "secret"} & strength.pairing_tasks(plain, 2)[0][1][0].config.keys()
+    with pytest.raises(ValueError, match="decision_timeout needs sealed=True"):
+        strength.strength_settings("random,greedy", (2,), 3, decision_timeout=1)
 
 
 def test_ladder_plot_carries_the_runs_footer(tiny, monkeypatch, tmp_path):

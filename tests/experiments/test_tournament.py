@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -22,7 +23,7 @@ from experiments.tournament.sequential import (
     separation,
     until_separated,
 )
-from experiments.tournament.shards import frame_aggregate
+from experiments.tournament.shards import frame_aggregate, seating_tasks
 from experiments.tournament.tables import (
     entity_frame,
     interval_widths,
@@ -31,6 +32,8 @@ from experiments.tournament.tables import (
     tournament_tables,
 )
 from strategies import resolve, variant
+from tests.support.backends import WireBackend
+from tests.support.paths import EXAMPLES
 
 
 def test_pairings_cover_every_seating():
@@ -215,6 +218,40 @@ def test_cli_refuses_a_directory_holding_another_run(tmp_path, compiled_engine):
     (foreign / "notes.txt").write_text("mine")
     refused = cli("--strategies", "random,greedy", "--matches", "20", "--out", str(foreign))
     assert refused.returncode == 2 and "holds no run.json" in refused.stderr
+
+
+SECRET = "0123456789abcdef0123456789abcdef"
+
+
+def test_a_sealed_config_draws_one_secret_for_every_seating():
+    sealed = TournamentConfig.build(3, "random,greedy,exact", 5, 1, sealed=True)
+    plain = TournamentConfig.build(3, "random,greedy,exact", 5, 1)
+    assert len(sealed.secret) == 32 and sealed.secret not in repr(sealed)
+    assert sealed.as_dict() == {**plain.as_dict(), "sealed": True, "secret": sealed.secret}
+    assert plain.seal_options == {} and "secret" not in plain.as_dict()
+    configs = [task.config for task in seating_tasks(sealed, 2)]
+    assert len(configs) == 6 * 3  # seatings x shards of 2 matches
+    for config in configs:  # JSON-ready: a dask worker gets the same options
+        assert json.loads(json.dumps(config)) == config
+        assert (config["sealed"], config["secret"]) == (True, sealed.secret)
+    assert not {"sealed", "secret"} & seating_tasks(plain, 2)[0].config.keys()
+    keyed = TournamentConfig.build(2, "random,greedy", 5, 1, secret=SECRET)
+    assert keyed.seal_options == {"secret": SECRET}
+
+
+def test_a_sealed_tournament_of_a_python_strategy_equals_the_unsealed_one_with_its_secret(
+        compiled_engine):
+    """Through a backend whose jobs get their configs over JSON, as dask workers do."""
+    field = [f"{EXAMPLES / 'table_strategy.py'}:tile_table", "greedy", "random"]
+    wire = WireBackend()
+    sealed = tournament(2, field, 4, seed=1, duplicate=True, sealed=True, secret=SECRET,
+                        backend=wire)
+    assert {(c["sealed"], c["secret"]) for c in wire.configs} == {(True, SECRET)}
+    keyed = tournament(2, field, 4, seed=1, duplicate=True, secret=SECRET)
+    plain = tournament(2, field, 4, seed=1, duplicate=True)
+    pd.testing.assert_frame_equal(sealed.matches, keyed.matches)
+    pd.testing.assert_frame_equal(sealed.summary, keyed.summary)
+    assert not keyed.matches.equals(plain.matches)  # random's decisions are keyed by the secret
 
 
 def test_entity_frame_rows(small_duplicate):
