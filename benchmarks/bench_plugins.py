@@ -13,7 +13,11 @@ Measures, each in fresh subprocesses so that nothing is shared between them:
    two are run alternately, ``--repeats`` times each, and the medians, the
    best runs and their ratios are printed: this VM's speed drifts by 15% (at
    times 40%) between minutes, so only ratios of interleaved runs mean
-   anything, and the best runs are the least disturbed.
+   anything, and the best runs are the least disturbed. A third row plays a
+   user's compiled strategy (a file outside the package, ``edge`` vs
+   ``edge``): since strategy sealing, such a strategy is compiled apart with
+   bounds checking and called, not inlined, so this row measures what sealing
+   costs a user's strategy (the built-in rows what it costs the built-ins).
 2. **Cold compile to the first result**: a fresh interpreter with an empty
    Numba cache and an empty engine-kernel directory runs one match of
    ``random,greedy``; then one of a user's compiled strategy (a file outside
@@ -95,23 +99,43 @@ def run_python(code: str, args, env=None, pythonpath: str | None = None, cwd=Non
     return float(output.strip().splitlines()[-1])
 
 
-def throughput_ab(baseline: str | None, matches: int, repeats: int) -> list[dict]:
+def throughput_ab(baseline: str | None, matches: int, repeats: int, only: str | None = None) -> list[dict]:
     rows = []
-    for name in ("greedy", "random"):
-        this, other = [], []
-        for _ in range(repeats):
-            this.append(run_python(THROUGHPUT, [name, matches], pythonpath=str(ROOT)))
-            if baseline:
-                other.append(run_python(THROUGHPUT, [name, matches], pythonpath=baseline, cwd=baseline))
-        row = {"strategy": name, "this": statistics.median(this), "runs_this": this,
-               "best_this": max(this)}
-        if other:
-            row["baseline"] = statistics.median(other)
-            row["runs_baseline"] = other
-            row["ratio"] = row["this"] / row["baseline"]
-            row["best_ratio"] = max(this) / max(other)
-        rows.append(row)
+    with tempfile.TemporaryDirectory(prefix="bench-user-") as scratch:
+        user = Path(scratch) / "user_edge.py"
+        user.write_text(USER_STRATEGY)
+        names = {"greedy": "greedy", "random": "random", "user": f"{user}:edge"}
+        for key, name in names.items():
+            if only is None or only == key:
+                rows.append(_throughput_row(name, baseline, matches, repeats))
     return rows
+
+
+def _throughput_row(name: str, baseline: str | None, matches: int, repeats: int) -> dict:
+    """Matches/s of ``name`` against itself, this tree and the baseline run alternately (which of
+    the two runs first alternates too, so that neither always follows the other)."""
+    this, other = [], []
+    for repeat in range(repeats):
+        first_this = repeat % 2 == 0 or not baseline
+        if first_this:
+            this.append(run_python(THROUGHPUT, [name, matches], pythonpath=str(ROOT)))
+        if baseline:
+            other.append(run_python(THROUGHPUT, [name, matches], pythonpath=baseline, cwd=baseline))
+        if not first_this:
+            this.append(run_python(THROUGHPUT, [name, matches], pythonpath=str(ROOT)))
+    label = "user edge (file)" if name.endswith(":edge") else name
+    row = {"strategy": label, "this": statistics.median(this), "runs_this": this,
+           "best_this": max(this)}
+    if other:
+        row["baseline"] = statistics.median(other)
+        row["runs_baseline"] = other
+        row["ratio"] = row["this"] / row["baseline"]
+        row["best_ratio"] = max(this) / max(other)
+        # Each pair ran back to back: its ratio cancels most of the VM's drift between minutes.
+        pairs = sorted(a / b for a, b in zip(this, other))
+        row["pair_ratio"] = statistics.median(pairs)
+        row["pair_range"] = (pairs[len(pairs) // 4], pairs[(3 * len(pairs)) // 4])
+    return row
 
 
 def cold_compile() -> dict:
@@ -134,30 +158,38 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", help="another checkout to compare built-in speed with (A/B)")
     parser.add_argument("--matches", type=int, default=50_000, help="matches per throughput run")
     parser.add_argument("--repeats", type=int, default=5, help="alternating runs per side (median)")
+    parser.add_argument("--only", default=None, metavar="NAME",
+                        help="only this row of the speed table (greedy, random or user), and no "
+                             "compile or Python-seat measures")
     args = parser.parse_args(argv)
     import numba
 
     print(f"Machine: {machine()}; Python {platform.python_version()}, Numba {numba.__version__}; "
           f"load average before: {load_average()}")
-    rows = throughput_ab(args.baseline, args.matches, args.repeats)
+    rows = throughput_ab(args.baseline, args.matches, args.repeats, args.only)
     print()
-    print(f"Built-in speed, 2 players, 1 thread, {args.matches:,} matches per run, "
-          f"median of {args.repeats} alternating runs per side:")
+    print(f"Speed (built-ins, then a user's compiled strategy), 2 players, 1 thread, "
+          f"{args.matches:,} matches per run, median of {args.repeats} alternating runs per side:")
     print()
     print("Medians, and best runs (the fastest of each side: on a shared VM load only ever slows "
           "a run down, so the best is the least disturbed).")
     print()
     print("| strategy | this tree, matches/s (median; best) | baseline (median; best) "
-          "| this / baseline (median; best) | runs (this; baseline) |")
-    print("|---|---:|---:|---:|---|")
+          "| this / baseline (median; best) | median of paired ratios [quartiles] | runs (this; baseline) |")
+    print("|---|---:|---:|---:|---:|---|")
     for row in rows:
         base = f"{row['baseline']:,.0f}; {max(row['runs_baseline']):,.0f}" if "baseline" in row else "n/a"
         ratio = f"{row['ratio']:.3f}; {row['best_ratio']:.3f}" if "ratio" in row else "n/a"
+        paired = (f"{row['pair_ratio']:.3f} [{row['pair_range'][0]:.3f}, {row['pair_range'][1]:.3f}]"
+                  if "pair_ratio" in row else "n/a")
         runs = ", ".join(f"{x:,.0f}" for x in row["runs_this"])
         if "runs_baseline" in row:
             runs += "; " + ", ".join(f"{x:,.0f}" for x in row["runs_baseline"])
-        print(f"| {row['strategy']} | {row['this']:,.0f}; {row['best_this']:,.0f} | {base} | {ratio} | {runs} |")
+        print(f"| {row['strategy']} | {row['this']:,.0f}; {row['best_this']:,.0f} | {base} | {ratio} | {paired} "
+              f"| {runs} |")
     print()
+    if args.only:
+        return finish()
     compile_times = cold_compile()
     python_rate = run_python(PYTHON_SEAT, [], pythonpath=str(ROOT))
     print("| measure (fresh process, seconds inside Python to the first result) | value | target |")

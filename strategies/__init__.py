@@ -39,8 +39,10 @@ Support modules (no strategy of their own): :mod:`strategies.lookahead`
 :mod:`strategies.linear` (move features, the turns-to-finish table, the
 linear chooser), :mod:`strategies.parameters` (:class:`Parameter`),
 :mod:`strategies.catalogue` (names, ``MODULE:NAME`` and ``FILE.py:NAME``
-references, variants ``name[k=v]``), :mod:`strategies.toolkit` (helpers for
-strategy authors).
+references, variants ``name[k=v]``), :mod:`strategies.identity` (a
+strategy's key: the digest of everything that decides its play),
+:mod:`strategies.sealed_seat` (the process of a sealed Python seat),
+:mod:`strategies.toolkit` (helpers for strategy authors).
 
 What a strategy sees
 --------------------
@@ -49,9 +51,12 @@ its open connections (with the scoring total), the entity scores, the tiles
 already played, every seat's hand size, the boneyard size, the values each
 seat is known to lack, the candidate placements with the points each would
 score, its own parameter vector and its own decision random stream. Every
-array is cut to the rows in play, and the stream is derived one-way from the
-match key: reading every word it is handed reveals no other hand, no
-boneyard order and no other seat's draws (``tests/strategies/test_sealed.py``).
+array is cut to the rows in play and read-only (but the stream), and the
+stream is derived one-way from the match key: reading every word it is
+handed reveals no other hand, no boneyard order and no other seat's draws
+(``tests/strategies/test_sealed.py``). A strategy that is not built in is
+compiled with bounds checking, so no index reaches past the view
+(:mod:`sim.engine.checked_strategies`).
 
 Write your own
 --------------

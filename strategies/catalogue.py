@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import re
 import sys
@@ -102,6 +103,24 @@ def _file_digest(path: Path) -> str | None:
         return None
 
 
+class _SourceLoader(importlib.machinery.SourceFileLoader):
+    """Compiles a strategy file from its text every time, never from ``__pycache__``: a ``.pyc``
+    is trusted while the source's size and mtime in whole seconds match, so an edit of the same
+    size within a second (a script writing the file, then resolving it) would load the old code."""
+
+    def get_code(self, fullname):
+        return self.source_to_code(self.get_data(self.path), self.path)
+
+
+def _forget_bytecode(source: str) -> None:
+    """Remove the ``.pyc`` of ``source`` (see :class:`_SourceLoader`), so that reloading the module
+    compiles its current text."""
+    try:
+        Path(importlib.util.cache_from_source(source)).unlink(missing_ok=True)
+    except (OSError, ValueError, NotImplementedError):
+        pass
+
+
 def _load_file(path_text: str, spec: str):
     """The module of a strategy file, loaded once per process and loaded again when the file
     changed since (a strategy is never resolved from code the file no longer holds)."""
@@ -118,7 +137,8 @@ def _load_file(path_text: str, spec: str):
     loaded = sys.modules.get(module_name)
     if loaded is not None and getattr(loaded, "__five_up_digest__", None) == digest:
         return loaded
-    loader_spec = importlib.util.spec_from_file_location(module_name, resolved)
+    loader_spec = importlib.util.spec_from_file_location(module_name, resolved,
+                                                         loader=_SourceLoader(module_name, str(resolved)))
     module = importlib.util.module_from_spec(loader_spec)
     module.__five_up_file__ = str(resolved)
     sys.modules[module_name] = module
@@ -154,6 +174,7 @@ def _load_module(module_name: str, spec: str):
     digest = _file_digest(Path(source))
     known = _MODULE_DIGESTS.setdefault(module_name, digest)
     if known != digest:
+        _forget_bytecode(source)
         try:
             module = importlib.reload(module)
         except Exception as error:

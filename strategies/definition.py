@@ -272,7 +272,7 @@ def strategy_key(strategy: Strategy) -> str:
     ------
     StrategyError
         A compiled strategy reads a global its key cannot capture (an arbitrary
-        object), or raw memory (one line naming it).
+        object), or a way past its view (raw memory, unchecked indexing; one line naming it).
     """
     try:
         digest = function_digest(strategy.function, strict=strategy.compiled)

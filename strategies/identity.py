@@ -23,8 +23,8 @@ digests all of it:
 
 A *strict* walk (compiled strategies) refuses, in one line naming it, what the
 digest cannot capture (an arbitrary object read as a global) and what would
-reach past the view (raw memory: ``.ctypes``, ``carray``, ``as_strided``, a
-Numba intrinsic), and it lists the non-inlined dispatchers met so that the
+reach past the view (raw memory, unchecked indexing or writable aliases:
+:data:`VIEW_ESCAPES`, a Numba intrinsic), and it lists the non-inlined dispatchers met so that the
 engine can check they were compiled with bounds checking. A lenient walk
 (Python strategies, cache stamps) digests such objects by their type only.
 """
@@ -49,13 +49,20 @@ LIBRARY_ROOTS = frozenset({"numpy", "numba", "llvmlite", "math", "cmath", "opera
 PROJECT_ROOTS = frozenset({"sim", "strategies"})
 """The project's own packages (compiled code reviewed with the project; never refused as a helper)."""
 
-RAW_MEMORY_NAMES = frozenset({"ctypes", "carray", "farray", "as_strided", "ctypeslib",
-                              "address_as_void_pointer"})
-"""Names whose use reads or writes memory past an array's bounds (refused in compiled strategies)."""
+VIEW_ESCAPES = frozenset({"ctypes", "carray", "farray", "as_strided", "ctypeslib",
+                          "address_as_void_pointer", "flat", "nditer", "ascontiguousarray",
+                          "asfortranarray"})
+"""Names whose use reaches past the view's bounds or its read-only protection (refused in a
+compiled strategy that is not the project's): raw memory (``.ctypes``, ``carray``, ``farray``,
+``as_strided``, ``ctypeslib``, ``address_as_void_pointer``); Numba's ``.flat`` (not
+bounds-checked, and its assignment ignores a read-only type); ``np.nditer`` (writable elements
+of a read-only array); ``np.ascontiguousarray`` / ``np.asfortranarray`` (Numba returns an
+array already in that layout as itself, typed writable)."""
 
 
 class IdentityError(ValueError):
-    """Something a compiled strategy reads that its key cannot capture, or raw memory (one line)."""
+    """Something a compiled strategy reads that its key cannot capture, or a way past its view
+    (one line)."""
 
 
 @dataclass
@@ -230,10 +237,11 @@ class _Walk:
             self.reach.files.add(source)
         here = f"{func.__qualname__} ({source.name}:{code.co_firstlineno})"
         if self.strict and not is_project_module(func.__module__):
-            raw = attribute_names(code) & RAW_MEMORY_NAMES
-            if raw:
-                raise IdentityError(f"{here} reads raw memory (.{sorted(raw)[0]}): a compiled "
-                                    "strategy may read its view only through indexing")
+            escapes = attribute_names(code) & VIEW_ESCAPES
+            if escapes:
+                raise IdentityError(f"{here} uses .{sorted(escapes)[0]}, which reaches past the view's "
+                                    "bounds or its read-only protection: a compiled strategy may "
+                                    "read its view only by indexing")
         digest = hashlib.sha256()
         digest.update(f"function {func.__qualname__}\0{code_digest(code)}\0".encode())
         cells = dict(zip(code.co_freevars, func.__closure__ or ()))
@@ -263,16 +271,33 @@ class _Walk:
                 except (KeyError, ValueError):
                     value = _MISSING
             dotted = name
+            place = f"{func.__qualname__} ({source.name}:{line})"
             for attribute in chain:
                 if not isinstance(value, (types.ModuleType, type)) or value is _MISSING:
                     break
+                self.check_generator(value, f"{place} reads {dotted}")
                 value = getattr(value, attribute, _MISSING)
                 dotted += "." + attribute
-            place = f"{func.__qualname__} ({source.name}:{line})"
+            self.check_generator(value, f"{place} reads {dotted}")
             digest.update(f"{kind} {dotted}={self.value(value, f'{place} reads {dotted}')}\0".encode())
         return digest.hexdigest()
 
     # -- values ------------------------------------------------------------
+    def check_generator(self, value, where: str) -> None:
+        """Refuse (strict walk) a random generator shared by the process (``np.random``,
+        ``random``): a match must depend on its seed alone, so a strategy draws from its own
+        stream ``view.rng``."""
+        if not self.strict:
+            return
+        owner = getattr(value, "__self__", None)
+        names = (value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None),
+                 type(owner).__module__ if owner is not None else None)
+        if any(isinstance(name, str) and (name == "random" or name.startswith("numpy.random"))
+               for name in names):
+            raise IdentityError(f"{where}, a random generator shared by the process: draw from "
+                                "view.rng instead (toolkit.next_below, toolkit.next_unit), so that a "
+                                "match depends on its seed alone")
+
     def intrinsic(self, value, where: str) -> str:
         """A Numba intrinsic: the project's own (reviewed) by its code; any other is raw machine
         code, refused in a strict walk."""
@@ -284,10 +309,11 @@ class _Walk:
         return "intrinsic:" + _qualified(definition if definition is not None else value)
 
     def library(self, value, where: str) -> str:
-        """A library object by its qualified name (refused when it reaches raw memory)."""
+        """A library object by its qualified name (refused when it escapes the view: :data:`VIEW_ESCAPES`)."""
         name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
-        if self.strict and name in RAW_MEMORY_NAMES:
-            raise IdentityError(f"{where}: {name} reads raw memory, which a compiled strategy may not")
+        if self.strict and name in VIEW_ESCAPES:
+            raise IdentityError(f"{where}: {name} reaches past the view's bounds or its read-only "
+                                "protection, which a compiled strategy may not")
         if not isinstance(name, str):
             name = repr(value)
             if " at 0x" in name:
@@ -355,7 +381,8 @@ def function_digest(func, *, strict: bool = True, reach: Reach | None = None) ->
     Raises
     ------
     IdentityError
-        ``strict`` and an uncapturable global, closure value or default, or raw memory.
+        ``strict`` and an uncapturable global, closure value or default, or a way past the
+        view (:data:`VIEW_ESCAPES`, a Numba intrinsic).
     """
     walk = _Walk(strict, reach if reach is not None else Reach())
     return hashlib.sha256(walk.function(func, _qualified(func)).encode()).hexdigest()

@@ -1,7 +1,7 @@
 """Move features and the linear chooser shared by ``exact``, ``defensive`` and ``weighted``.
 
 Not a strategy. The engine's cache check follows the compiled functions a strategy
-calls into this module (:func:`strategies.definition.code_closure`).
+calls into this module (:func:`strategies.identity.function_digest`).
 
 Features of a candidate placement
 ---------------------------------

@@ -1,7 +1,7 @@
 """Lookahead support for strategies: a private layout copy, determinized worlds, quiet playouts.
 
 Not a strategy. The engine's cache check follows the compiled functions a strategy
-calls into this module (:func:`strategies.definition.code_closure`); the public
+calls into this module (:func:`strategies.identity.function_digest`); the public
 face of these helpers for strategy authors is :mod:`strategies.toolkit`.
 
 Everything here works on a *scratch* :class:`sim.core.state.Workspace` that the

@@ -43,11 +43,15 @@ with reference counting, which it needs to allocate."""
 
 
 def strategy_kernel(py_func):
-    """Compile a strategy function as ``hot_kernel`` does, without the on-disk cache.
+    """Compile a strategy function as ``hot_kernel`` does, without the on-disk cache, with bounds
+    checking.
 
-    A strategy is only ever inlined into the engine kernel of its set (which is
-    cached, :mod:`sim.engine.kernel_sets`), and a function defined in a notebook cell
-    has no source file for a cache to live beside.
+    A built-in strategy is inlined into the engine kernel of its set (which is
+    cached, :mod:`sim.engine.kernel_sets`) and takes that kernel's flags there
+    (no bounds checking); a function defined in a notebook cell has no source
+    file for a cache to live beside. Called directly from Python (a bridge
+    seat, a test, a Python strategy asking ``greedy``), it is compiled on its
+    own, bounds-checked: no index of the view it is handed reaches past it.
     """
     options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
-    return njit(inline="always", **options)(py_func)
+    return njit(inline="always", boundscheck=True, **options)(py_func)

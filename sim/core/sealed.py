@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from numba import types
 from numba.core.extending import intrinsic
+from numba.core.imputils import impl_ret_borrowed
 
 
 @intrinsic
@@ -33,8 +34,8 @@ def read_only(typingctx, array):
     typed = array.copy(readonly=True)
 
     def codegen(context, builder, signature, args):
-        # Read-only and writable arrays share one data model: the value passes through. The
-        # engine's kernels run without reference counting, so no incref is owed.
-        return args[0]
+        # Read-only and writable arrays share one data model: the value passes through, as a
+        # new reference where reference counting is on (a no-op in the engine's kernels).
+        return impl_ret_borrowed(context, builder, signature.return_type, args[0])
 
     return typed(array), codegen

@@ -197,8 +197,8 @@ def replay_board(run: CompiledRun, match: int) -> tuple[np.ndarray, BaseExceptio
     return ws.board.copy(), None
 
 
-def _who(run: CompiledRun, seat: int) -> str:
-    return f"strategy {run.spec.strategies[seat].name!r} (seat {seat})"
+def _who(run: CompiledRun, seat: int, match: int) -> str:
+    return f"strategy {run.spec.strategies[seat].name!r} (seat {seat}) in match {match}"
 
 
 def raised_text(run: CompiledRun, match: int, error: BaseException) -> str:
@@ -211,8 +211,8 @@ def raised_text(run: CompiledRun, match: int, error: BaseException) -> str:
     else:
         what = f"raised {type(cause).__name__}" + (f": {message}" if message else "")
     if again is not None and board[BOARD_DECIDING]:
-        return f"{_who(run, int(board[BOARD_DECISION_SEAT]))} {what} in match {match}"
-    return f"a strategy {what} in match {match}"
+        return f"{_who(run, int(board[BOARD_DECISION_SEAT]), match)} {what}"
+    return f"a strategy in match {match} {what}"
 
 
 def error_text(run: CompiledRun, code: int, match: int) -> str:
@@ -222,8 +222,8 @@ def error_text(run: CompiledRun, code: int, match: int) -> str:
     board, _ = replay_board(run, match)
     if board[BOARD_ERROR] == code:
         count = int(board[BOARD_ERROR_COUNT])
-        return (f"{_who(run, int(board[BOARD_ERROR_SEAT]))} returned row {int(board[BOARD_ERROR_ROW])} "
-                f"in match {match}, not one of its {count} candidates (rows 0 to {count - 1})")
+        return (f"{_who(run, int(board[BOARD_ERROR_SEAT]), match)} returned row "
+                f"{int(board[BOARD_ERROR_ROW])}, not one of its {count} candidates (rows 0 to {count - 1})")
     slot = code - 1
     seats = [seat for seat in range(run.spec.players) if run.strategy_ids[seat] == slot]
     return (f"strategy {run.slot_name(slot)!r} (seat {','.join(map(str, seats))}) returned a row that "

@@ -26,6 +26,7 @@ these strategies only; built-in sets compile exactly as before.
 from __future__ import annotations
 
 import re
+import traceback
 from pathlib import Path
 
 import numba
@@ -38,7 +39,9 @@ from strategies.definition import Strategy, StrategyError
 from strategies.identity import (Reach, function_digest, is_inlined, is_library, is_project_module,
     references)
 
-_DISPATCHERS: dict[int, tuple[object, object]] = {}  # id(py_func) -> (py_func, checked dispatcher)
+_DISPATCHERS: dict[tuple[int, str], tuple[object, object]] = {}
+"""``(id(py_func), digest) -> (py_func, checked dispatcher)``: one dispatcher per function and
+identity, so a global rebound since the last compile gets a fresh compile, never the old code."""
 _COMPILED_DIGESTS: dict[int, tuple[object, str]] = {}  # id(dispatcher) -> (dispatcher, digest when compiled)
 
 
@@ -51,13 +54,14 @@ class StrategyCompileError(StrategyError):
         self.details = details
 
 
-def checked_dispatcher(strategy: Strategy):
-    """The bounds-checked, non-inlined dispatcher of a compiled ``strategy`` (one per function
-    and process, so that it compiles once)."""
+def checked_dispatcher(strategy: Strategy, digest: str):
+    """The bounds-checked, non-inlined dispatcher of a compiled ``strategy`` whose function has the
+    identity ``digest`` (:func:`strategies.identity.function_digest`): one per function and
+    identity in a process, so that it compiles once for what the function reads now."""
     function = strategy.function
-    known = _DISPATCHERS.get(id(function))
+    known = _DISPATCHERS.get((id(function), digest))
     if known is None or known[0] is not function:
-        known = _DISPATCHERS[id(function)] = (function, numba.njit(**CHECKED_OPTIONS)(function))
+        known = _DISPATCHERS[(id(function), digest)] = (function, numba.njit(**CHECKED_OPTIONS)(function))
     return known[1]
 
 
@@ -90,6 +94,11 @@ def explain(error: BaseException, strategy: Strategy) -> str:
     if "Cannot modify readonly array" in text:
         cause = ("writes to its view (every view array but rng is read-only: copy what you need "
                  "into an array of your own, allocated in a function decorated with toolkit.allocating)")
+    elif isinstance(error, AttributeError) and "'NoneType' object has no attribute 'args'" in text:
+        # Numba fails so, without a message of its own, on an in-place operator (+=) applied to a
+        # read-only array; the statement is not named.
+        cause = ("Numba failed inside (AttributeError), most likely at an in-place operator such as "
+                 "+= on a view array, which is read-only: copy it first")
     elif "Only accept returning of array passed into the function" in text or "NRT required" in text:
         cause = ("allocates an array (a compiled strategy cannot: allocate in a function decorated "
                  "with toolkit.allocating and call it)")
@@ -148,14 +157,16 @@ def compile_checked(strategy: Strategy):
         raise StrategyError("NUMBA_BOUNDSCHECK=0 turns off the bounds checks that keep a strategy "
                             f"({strategy.name!r}) inside its view: unset it to run strategies that are not built in")
     reach = Reach()
-    function_digest(strategy.function, strict=True, reach=reach)
+    digest = function_digest(strategy.function, strict=True, reach=reach)
     _check_helpers(strategy, reach)
-    dispatcher = checked_dispatcher(strategy)
+    dispatcher = checked_dispatcher(strategy, digest)
     signature = (player_view_type(),)
     try:
         dispatcher.compile(signature)
-    except NumbaError as error:
-        raise StrategyCompileError(explain(error, strategy), str(error)) from None
+    except Exception as error:  # a NumbaError, or an internal error Numba raises on some user code
+        details = str(error) if isinstance(error, NumbaError) else "".join(
+            traceback.format_exception(type(error), error, error.__traceback__))
+        raise StrategyCompileError(explain(error, strategy), details) from None
     returned = dispatcher.overloads[signature].signature.return_type
     if not isinstance(returned, types.Integer):
         code = strategy.function.__code__

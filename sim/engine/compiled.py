@@ -69,7 +69,7 @@ class CompiledRun:
         of a traced chunk ask each Python strategy once.
     seats : dict
         Under ``spec.sealed``, the process of each Python seat
-        (:class:`sim.engine.seat_processes.SeatProcess`), started at its first
+        (:class:`sim.engine.sealed_seats.SealedSeat`), started at its first
         decision and stopped by :meth:`close` (use the run as a context manager).
     """
 

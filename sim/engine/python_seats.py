@@ -104,7 +104,8 @@ def _checked_choice(run, view: PythonView, match: int) -> tuple[int, int]:
     if isinstance(choice, (bool, np.bool_)) or not isinstance(choice, (int, np.integer)):
         raise StrategyFailure(f"{where} returned {choice!r}, not a row index of view.cands")
     if not 0 <= int(choice) < view.n_candidates:
-        raise StrategyFailure(f"{where} returned row {int(choice)}, not one of its {view.n_candidates} candidates")
+        raise StrategyFailure(f"{where} returned row {int(choice)}, not one of its {view.n_candidates} "
+                              f"candidates (rows 0 to {view.n_candidates - 1})")
     return int(choice), counter
 
 

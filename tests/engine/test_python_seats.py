@@ -228,6 +228,6 @@ def test_a_compiled_strategy_out_of_range_is_named_with_its_seat_and_row(compile
     with pytest.raises(StrategyFailure) as caught:
         compiled_engine.simulate(3, ["greedy", out_of_range, "greedy"], 5, seed=2)
     message = str(caught.value)
-    assert "'out_of_range' (seat 1)" in message and "in match 0" in message
+    assert "'out_of_range' (seat 1) in match 0 returned row " in message
     count = int(message.split("not one of its ")[1].split()[0])
-    assert f"returned row {count} " in message and f"(rows 0 to {count - 1})" in message
+    assert f"returned row {count}, " in message and f"(rows 0 to {count - 1})" in message
