@@ -338,39 +338,26 @@ def test_closures_of_one_factory_are_two_strategies(references):
 # ---------------------------------------------------------------------------
 # A constant from the environment; a constant imported from an edited module
 # ---------------------------------------------------------------------------
-def test_an_environment_constant_is_part_of_the_key(two_processes, references):
+@pytest.mark.parametrize("case,before,after", [
+    # a module constant computed from the environment at import
+    ("envbonus", "envbonus_0", "envbonus_40"),
+    # a constant imported from another module, edited between the two processes
+    ("constbonus", "constbonus_5", "constbonus_40"),
+    # a helper compiled apart and cached in ``__pycache__`` beside its file, shared by the two
+    # processes: the second one must not load the first one's machine code (BONUS frozen)
+    ("helperbonus", "helperbonus_0", "helperbonus_40"),
+])
+def test_a_constant_that_changed_between_processes_is_played_new(two_processes, references, case,
+                                                                 before, after):
+    """Each process plays its own value, with the key of the constant written literally."""
     first, second = two_processes
     frames = references["frames"]
-    assert plays_differently(frames["envbonus_0"], frames["envbonus_40"])
-    assert first["envbonus"]["keys"][0] != second["envbonus"]["keys"][0]
-    assert_same_play(first["envbonus"]["frame"], frames["envbonus_0"])
-    assert_same_play(second["envbonus"]["frame"], frames["envbonus_40"])
-    # the key is the one of the constant written literally
-    assert first["envbonus"]["keys"][0] == references["strategies"]["envbonus_0"].code_key
-    assert second["envbonus"]["keys"][0] == references["strategies"]["envbonus_40"].code_key
-
-
-def test_an_imported_constant_edited_between_processes_is_played_new(two_processes, references):
-    first, second = two_processes
-    frames = references["frames"]
-    assert plays_differently(frames["constbonus_5"], frames["constbonus_40"])
-    assert first["constbonus"]["keys"][0] != second["constbonus"]["keys"][0]
-    assert_same_play(first["constbonus"]["frame"], frames["constbonus_5"])
-    assert_same_play(second["constbonus"]["frame"], frames["constbonus_40"])
-
-
-def test_an_allocating_helper_cached_on_disk_plays_each_process_its_own_constant(two_processes,
-                                                                                 references):
-    """The helper is compiled apart and cached in ``__pycache__`` beside its file, shared by the
-    two processes: the second one must not load the first one's machine code (BONUS frozen)."""
-    first, second = two_processes
-    frames = references["frames"]
-    assert plays_differently(frames["helperbonus_0"], frames["helperbonus_40"])
-    assert first["helperbonus"]["keys"][0] != second["helperbonus"]["keys"][0]
-    assert_same_play(first["helperbonus"]["frame"], frames["helperbonus_0"])
-    assert_same_play(second["helperbonus"]["frame"], frames["helperbonus_40"])
-    assert first["helperbonus"]["keys"][0] == references["strategies"]["helperbonus_0"].code_key
-    assert second["helperbonus"]["keys"][0] == references["strategies"]["helperbonus_40"].code_key
+    assert plays_differently(frames[before], frames[after])  # the check can tell them apart
+    assert first[case]["keys"][0] != second[case]["keys"][0]
+    assert_same_play(first[case]["frame"], frames[before])
+    assert_same_play(second[case]["frame"], frames[after])
+    assert first[case]["keys"][0] == references["strategies"][before].code_key
+    assert second[case]["keys"][0] == references["strategies"][after].code_key
 
 
 # ---------------------------------------------------------------------------
