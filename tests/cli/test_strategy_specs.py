@@ -8,6 +8,7 @@ status 2, a strategy failing while the matches run one line and status 1.
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -239,8 +240,9 @@ def test_compiled_strategy_returning_a_bad_row_is_one_line_status_1(compiled_eng
                   env=env_with_path(plugin_dir))
     line = run.stderr.strip().splitlines()[-1]
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
-    assert line.startswith("five-up: error: ") and "badrow" in line
-    assert "not one of its candidates" in line
+    assert line.startswith("five-up: error: ") and "'badrow' (seat 0) in match 0" in line
+    found = re.search(r"returned row (\d+), not one of its (\d+) candidates \(rows 0 to (\d+)\)", line)
+    assert found and found.group(1) == found.group(2), line  # it returned n_candidates
 
 
 # ---------------------------------------------------------------------------
