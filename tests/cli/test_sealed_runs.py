@@ -79,7 +79,8 @@ def test_bad_seal_options_are_one_line_and_status_2(tmp_path, command, extra, wo
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("command", list(RUNS))
+@pytest.mark.parametrize("command", [command if command == "tournament" else
+                                     pytest.param(command, marks=pytest.mark.slow) for command in RUNS])
 def test_a_sealed_run_plays_what_the_unsealed_run_with_its_secret_plays(compiled_engine, tmp_path,
                                                                          command):
     sealed = tmp_path / "sealed"

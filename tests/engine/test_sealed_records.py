@@ -74,7 +74,13 @@ def verify_sealed(players: int, total: int, seed: int, python: str) -> list[list
     return runs
 
 
-@pytest.mark.parametrize("players,total", [(2, 200), (3, 150), (4, 150)])
+SLOW = pytest.mark.slow
+"""The default run plays one table size; the others join the slow run (a sealed Python seat is a
+process of its own: hundreds of decisions per second)."""
+
+
+@pytest.mark.parametrize("players,total", [pytest.param(2, 200, marks=SLOW),
+                                           pytest.param(3, 150, marks=SLOW), (4, 150)])
 def test_sealed_records_verify(pymixed, players, total):
     runs = verify_sealed(players, total, 700 + 10 * players, pymixed)
     assert sum(len(records) for records in runs) >= total
@@ -91,7 +97,7 @@ def test_sealed_records_verify_many(pymixed, players):
     assert sum(len(records) for records in runs) >= 1000
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("players", [2, pytest.param(3, marks=SLOW), pytest.param(4, marks=SLOW)])
 def test_sealed_records_replay_with_their_secret(pymixed, players):
     seats = seats_of(MIXES[players][-1], pymixed)
     first = sim.record(players, seats, 40, seed=800 + players, sealed=True)
