@@ -232,4 +232,3 @@ def open_chosen_backend(scale: dict) -> Backend:
     """
     return open_backend(scale["backend"], scale["scheduler"], scale["workers"],
                         scale["connect_timeout"])
-

@@ -37,7 +37,7 @@ from sim.records import write_records
 from sim.scale.aggregates import match_aggregate
 from sim.scale.runner import run_shards
 from sim.scale.simulate import simulate_job, simulate_manifest
-from sim.scale.store import ShardError, ShardStore
+from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST, ShardError, ShardStore
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,7 +109,7 @@ def run_simulate(args) -> int:
         scale = backend_options(args)
         summary_only = scale["summary_only"]
         out = check_output_file(args.out, (".json", ".csv") if summary_only else (".parquet", ".pq"))
-        spec = run_spec(args, parts_directory(out) / "manifest.json")
+        spec = run_spec(args, parts_directory(out) / SHARD_MANIFEST)
         manifest, tasks = simulate_manifest(spec.players, spec.strategies, spec.matches, spec.seed,
                                             spec.max_rounds, spec.first_match, scale["shard_size"],
                                             **hidden_run_options(args.allow_hidden), **spec.seal_options)

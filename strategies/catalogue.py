@@ -326,21 +326,31 @@ def spec_of(strategy) -> str:
 # ---------------------------------------------------------------------------
 # Lists of strategies
 # ---------------------------------------------------------------------------
+def bracket_depths(text: str):
+    """Yield ``(index, char, depth)`` for each character of a spec or a list of specs, ``depth``
+    the bracket depth after it.
+
+    Raises
+    ------
+    StrategyError
+        Brackets that do not pair up one level deep (raised once the text is read).
+    """
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if depth < 0 or depth > 1:
+            raise StrategyError(f"unbalanced brackets in {text!r}")
+        yield index, char, depth
+    if depth != 0:
+        raise StrategyError(f"unbalanced brackets in {text!r}")
+
+
 def check_brackets(text: str) -> None:
     """Raise :class:`StrategyError` unless ``text``'s ``[`` and ``]`` pair up, one level deep,
     with nothing after the closing one (a variant is ``name[k=v,...]``)."""
-    depth = 0
-    for index, char in enumerate(text):
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-        if depth < 0 or depth > 1:
-            raise StrategyError(f"unbalanced brackets in {text!r}")
+    for index, char, depth in bracket_depths(text):
         if depth == 0 and char == "]" and text[index + 1:].strip():
             raise StrategyError(f"{text!r}: nothing may follow a variant's closing bracket")
-    if depth != 0:
-        raise StrategyError(f"unbalanced brackets in {text!r}")
 
 
 def split_specs(text: str) -> list[str]:
@@ -351,13 +361,8 @@ def split_specs(text: str) -> list[str]:
     StrategyError
         Unbalanced brackets (one line).
     """
-    check_brackets_list(text)
-    parts, depth, current = [], 0, []
-    for char in text:
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
+    parts, current = [], []
+    for _, char, depth in bracket_depths(text):
         if char == "," and depth == 0:
             parts.append("".join(current).strip())
             current = []
@@ -365,17 +370,6 @@ def split_specs(text: str) -> list[str]:
             current.append(char)
     parts.append("".join(current).strip())
     return parts
-
-
-def check_brackets_list(text: str) -> None:
-    """Raise :class:`StrategyError` when the brackets of a comma-separated list of specs do not pair up."""
-    depth = 0
-    for char in text:
-        depth += {"[": 1, "]": -1}.get(char, 0)
-        if depth < 0 or depth > 1:
-            raise StrategyError(f"unbalanced brackets in {text!r}")
-    if depth != 0:
-        raise StrategyError(f"unbalanced brackets in {text!r}")
 
 
 def strategy_entries(value, what: str = "strategies") -> list:

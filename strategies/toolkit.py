@@ -118,7 +118,7 @@ import numpy as np
 from numba import njit
 
 from sim.core import bits
-from sim.core.jit import ALLOCATING_OPTIONS, KERNEL_OPTIONS, hot_kernel, kernel
+from sim.core.jit import ALLOCATING_OPTIONS, hot_kernel, kernel, strategy_kernel
 from sim.core.state import (CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE,
     CAND_TILE, END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, NODE_ARMS_OPEN, NODE_FIELDS,
     NODE_LINE_OPEN, NODE_TILE, NODE_VALUE_A, NODE_VALUE_B, NO_PARENT, N_ENTITIES, SIDE_ARM,
@@ -139,8 +139,7 @@ from strategies.lookahead import (ALL_TILES, best_row, greedy_prefers, holdable_
 # ---------------------------------------------------------------------------
 # Decorators
 # ---------------------------------------------------------------------------
-helper = njit(inline="always", boundscheck=True,
-              **{k: v for k, v in KERNEL_OPTIONS.items() if k != "cache"})
+helper = strategy_kernel
 """Decorator for your own functions that a compiled strategy calls (*Python*).
 
 The same compilation as a compiled strategy's body (Numba nopython,
