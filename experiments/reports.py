@@ -71,6 +71,24 @@ def fmt_ci(mean, low, high, digits: int = 3, pct: bool = False) -> str:
     return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def figure_caption(name: str, what: str, sample: str, bars: str, finding: str) -> str:
+    """A figure's entry in a ``summary.md``: the image, then one caption paragraph saying what is
+    plotted, on what sample (n, seed), what the bars are and the finding in one sentence.
+
+    Parameters
+    ----------
+    name : str
+        The plot's name (``NAME.png`` beside the summary).
+    what, sample, bars, finding : str
+        Sentences (without the final full stop): ``"P(discard) against the displayed score"``,
+        ``"100,000 matches per configuration, seed 1"``, ``"bars: 95% Wilson intervals, matches
+        as clusters"``, ``"exact discards less than greedy at every player count"``.
+    """
+    parts = [f"**`{name}.png`**: {what}", sample, bars, finding]
+    return (f"![{name}]({name}.png)\n\n"
+            + ". ".join(p.strip().rstrip(".") for p in parts if p.strip()) + ".")
+
+
 @dataclass
 class ExperimentResult:
     """What an experiment produced.

@@ -2,7 +2,7 @@
 
 Pure NumPy and pandas functions: the tournament and the studies turn their
 frames into these arrays and back. Every interval is 95% unless a ``z`` says
-otherwise: Wilson for proportions, normal for means, a ratio-of-sums (delta
+otherwise: Wilson for proportions, Student t for means, a ratio-of-sums (delta
 method, rows as clusters) for shares of totals; event-level rates and means,
 whose events cluster within matches, by :func:`clustered_proportion` (Wilson at
 the match-clustered effective sample size) and :func:`clustered_ratio`
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -47,8 +48,55 @@ def wilson_interval(successes, trials, z: float = Z95) -> tuple[np.ndarray, np.n
     return low, high
 
 
+def _t_within(t: float, df: int) -> float:
+    """``P(|T| < t)`` for Student's t with integer ``df`` (the finite series of Abramowitz and
+    Stegun 26.7.3 and 26.7.4)."""
+    theta = math.atan(t / math.sqrt(df))
+    c2 = math.cos(theta) ** 2
+    if df % 2 == 1:
+        total, term = 0.0, math.cos(theta)
+        for k in range(1, (df - 1) // 2 + 1):
+            total += term
+            term *= c2 * (2 * k) / (2 * k + 1)
+        return 2 / math.pi * (theta + math.sin(theta) * total) if df > 1 else 2 * theta / math.pi
+    total, term = 0.0, 1.0
+    for k in range(1, df // 2 + 1):
+        total += term
+        term *= c2 * (2 * k - 1) / (2 * k)
+    return math.sin(theta) * total
+
+
+def t_quantile(df, z: float = Z95) -> float:
+    """The two-sided Student-t quantile with ``df`` degrees of freedom at the level of the normal
+    quantile ``z`` (1.96 -> 95%: 12.706 at ``df = 1``, 2.228 at 10, 1.984 at 100).
+
+    Exact (bisection on the closed-form distribution function) up to 200 degrees of freedom;
+    above, the Cornish-Fisher expansion in ``1/df`` (Abramowitz and Stegun 26.7.5), within 1e-7.
+    No SciPy needed.
+    """
+    df = int(df)
+    if df <= 0:
+        return float("nan")
+    level = math.erf(z / math.sqrt(2.0))  # P(|Z| < z)
+    if df <= 200:
+        low, high = 0.0, 1e4
+        for _ in range(200):
+            mid = 0.5 * (low + high)
+            if _t_within(mid, df) < level:
+                low = mid
+            else:
+                high = mid
+        return 0.5 * (low + high)
+    g1 = (z ** 3 + z) / 4
+    g2 = (5 * z ** 5 + 16 * z ** 3 + 3 * z) / 96
+    g3 = (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / 384
+    g4 = (79 * z ** 9 + 776 * z ** 7 + 1482 * z ** 5 - 1920 * z ** 3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df ** 2 + g3 / df ** 3 + g4 / df ** 4
+
+
 def mean_interval(values, z: float = Z95) -> tuple[float, float, float]:
-    """Mean of a sample and its normal-approximation interval ``(mean, low, high)``."""
+    """Mean of a sample and its Student-t interval ``(mean, low, high)`` (``n - 1`` degrees of
+    freedom: at small n the normal interval is too narrow; at large n the two agree)."""
     x = np.asarray(values, dtype=np.float64)
     if x.size == 0:
         return float("nan"), float("nan"), float("nan")
@@ -56,7 +104,144 @@ def mean_interval(values, z: float = Z95) -> tuple[float, float, float]:
     if x.size < 2:
         return mean, float("nan"), float("nan")
     se = float(x.std(ddof=1) / np.sqrt(x.size))
-    return mean, mean - z * se, mean + z * se
+    q = t_quantile(x.size - 1, z)
+    return mean, mean - q * se, mean + q * se
+
+
+def clustered_mean(values, clusters, z: float = Z95) -> tuple[float, float, float]:
+    """Mean over rows with its interval taking ``clusters`` (the deal, the round) as the unit:
+    rows of one cluster (a strategy in two seats of one table, the rotations of one deal) are
+    averaged into one value first, and the interval is :func:`mean_interval` over the clusters'
+    means weighted as the rows are (:func:`clustered_ratio`, t quantile on ``clusters - 1``).
+
+    Returns ``(mean, low, high)``; nan interval with fewer than 2 clusters.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return float("nan"), float("nan"), float("nan")
+    row = clustered_ratio(values, 1.0, clusters).iloc[0]
+    q = t_quantile(int(row.clusters) - 1, z) if row.clusters >= 2 else float("nan")
+    return float(row.ratio), float(row.ratio - q * row.se), float(row.ratio + q * row.se)
+
+
+class Contrast(NamedTuple):
+    """A paired contrast ``A - B`` over units (deals) that saw both.
+
+    Attributes
+    ----------
+    difference, low, high : float
+        The mean of ``A - B`` over units and its 95% Student-t interval.
+    units : int
+        The number of units (deals, rounds) paired.
+    effect : float
+        Standardised effect: the difference over the standard deviation of the units' ``A`` and
+        ``B`` values pooled (Cohen's d; 0.2 small, 0.5 medium, 0.8 large); nan without spread.
+    """
+
+    difference: float
+    low: float
+    high: float
+    units: int
+    effect: float
+
+    @property
+    def detected(self) -> bool:
+        """Whether the interval excludes 0 (a finding); otherwise "no detectable difference"."""
+        return bool(np.isfinite(self.low) and (self.low > 0 or self.high < 0))
+
+
+def paired_contrast(a, b, clusters=None, z: float = Z95) -> Contrast:
+    """``A - B`` paired by unit, with its interval and effect size.
+
+    Parameters
+    ----------
+    a, b : array_like of float, shape (rows,)
+        The two sides' values on the same rows (a row: one deal played by both, or one
+        cluster's measure for each side). nan rows (a side absent) are dropped.
+    clusters : array_like, shape (rows,), optional
+        The unit of each row when a unit holds several rows (the rotations of a deal, the
+        rounds of a match): rows are averaged within their unit first. Default: each row is a
+        unit.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    keep = np.isfinite(a) & np.isfinite(b)
+    a, b = a[keep], b[keep]
+    if clusters is not None:
+        frame = pd.DataFrame({"c": np.asarray(clusters)[keep], "a": a, "b": b})
+        units = frame.groupby("c", sort=True)[["a", "b"]].mean()
+        a, b = units["a"].to_numpy(), units["b"].to_numpy()
+    diff, low, high = mean_interval(a - b, z)
+    pooled = math.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) if a.size >= 2 else float("nan")
+    effect = diff / pooled if pooled > 0 else float("nan")
+    return Contrast(diff, low, high, int(a.size), effect)
+
+
+def contrast_words(contrast: Contrast, a: str, b: str, quantity: str, digits: int = 3,
+                   pct: bool = False) -> str:
+    """A contrast as a sentence: a finding only where its interval excludes 0.
+
+    ``"exact - greedy, discards per match: -0.041 [-0.060, -0.022], d = -0.12: exact lower"``
+    or ``"...: +0.004 [-0.010, 0.018]: no detectable difference"``. ``pct`` prints a
+    difference of proportions in percentage points.
+    """
+    scale, unit = (100.0, " pp") if pct else (1.0, "")
+    d, lo, hi = (scale * contrast.difference, scale * contrast.low, scale * contrast.high)
+    places = max(digits - 2, 1) if pct else digits
+    text = (f"{a} - {b}, {quantity}: {d:+.{places}f}{unit} [{lo:+.{places}f}, {hi:+.{places}f}], "
+            f"n = {contrast.units:,}")
+    if np.isfinite(contrast.effect):
+        text += f", d = {contrast.effect:+.2f}"
+    if not contrast.detected:
+        return text + ": no detectable difference"
+    return text + (f": {a} higher" if contrast.difference > 0 else f": {a} lower")
+
+
+def bootstrap_ranks(values, resamples: int = 1000, seed: int = 0, z: float = Z95) -> pd.DataFrame:
+    """Ranks of items by mean value with bootstrap intervals over units.
+
+    Parameters
+    ----------
+    values : array_like of float, shape (units, items)
+        One row per unit (a hand, a deal), one column per item (an opening tile, a strategy);
+        nan where the unit has no value for the item (the tile was not in the hand).
+    resamples : int
+        Bootstrap resamples of the units (rows, with replacement).
+    seed : int
+        Seed of the resampling (the intervals are reproducible).
+
+    Returns
+    -------
+    DataFrame, one row per item (column order)
+        ``mean``, ``rank`` (1 = highest mean), ``rank_low``, ``rank_high`` (the 2.5% and 97.5%
+        quantiles of the item's rank over resamples), ``best_share`` and ``worst_share`` (the
+        share of resamples in which the item ranks first or last): a "best" or "worst" item is
+        one whose rank interval is ``[1, 1]`` or ``[k, k]``, not the observed extreme.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    units, items = x.shape
+    rng = np.random.default_rng(seed)
+    present = np.isfinite(x)
+    filled = np.where(present, x, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = filled.sum(axis=0) / present.sum(axis=0)
+    ranks = np.empty((resamples, items))
+    for k in range(resamples):
+        pick = rng.integers(0, units, size=units)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            m = filled[pick].sum(axis=0) / present[pick].sum(axis=0)
+        m = np.where(np.isfinite(m), m, -np.inf)
+        ranks[k] = (-m).argsort(kind="stable").argsort(kind="stable") + 1
+    alpha = math.erfc(z / math.sqrt(2.0)) / 2
+    observed = np.where(np.isfinite(mean), mean, -np.inf)
+    return pd.DataFrame({
+        "mean": mean,
+        "rank": (-observed).argsort(kind="stable").argsort(kind="stable") + 1,
+        "rank_low": np.quantile(ranks, alpha, axis=0, method="lower").astype(np.int64),
+        "rank_high": np.quantile(ranks, 1 - alpha, axis=0, method="higher").astype(np.int64),
+        "best_share": (ranks == 1).mean(axis=0),
+        "worst_share": (ranks == items).mean(axis=0),
+    })
 
 
 def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,

@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from experiments.stats import (
+    bootstrap_ranks,
+    clustered_mean,
     clustered_proportion,
+    contrast_words,
+    paired_contrast,
+    t_quantile,
     clustered_ratio,
     luce_ranking,
     mean_interval,
@@ -26,10 +31,17 @@ def test_wilson_interval_known_values():
 
 def test_mean_interval():
     mean, low, high = mean_interval([1.0, 2.0, 3.0, 4.0])
-    # sd = 1.29099, se = 0.645497, 1.959964 * se = 1.2651513
+    # sd = 1.29099, se = 0.645497, t(3, 97.5%) = 3.182446, t * se = 2.0542603
     assert mean == 2.5
-    assert low == pytest.approx(2.5 - 1.2651513, abs=1e-6)
-    assert high == pytest.approx(2.5 + 1.2651513, abs=1e-6)
+    assert low == pytest.approx(2.5 - 2.0542603, abs=1e-6)
+    assert high == pytest.approx(2.5 + 2.0542603, abs=1e-6)
+
+
+@pytest.mark.parametrize("df, quantile", [(1, 12.706205), (2, 4.302653), (3, 3.182446),
+                                          (4, 2.776445), (9, 2.262157), (30, 2.042272),
+                                          (199, 1.971957), (201, 1.971837), (1000, 1.962339)])
+def test_t_quantile_matches_published_values(df, quantile):
+    assert t_quantile(df) == pytest.approx(quantile, abs=2e-6)
 
 
 def test_luce_ranking_recovers_bradley_terry_strengths():
@@ -145,3 +157,42 @@ def test_paired_share_interval_is_the_mean_interval_clipped_to_the_unit_range():
     assert high > 1.0  # the normal interval passes 1 here
     assert paired_share_interval(shares) == (mean, low, 1.0)
     assert paired_share_interval([0.0, 0.0, 0.5])[1] == 0.0
+
+
+def test_paired_contrast_by_hand():
+    # differences 1, 2, 3, 2: mean 2, sd 0.816497, se 0.408248, t(3) = 3.182446
+    c = paired_contrast([3.0, 4.0, 5.0, 4.0], [2.0, 2.0, 2.0, 2.0])
+    assert c.difference == 2.0 and c.units == 4
+    assert c.low == pytest.approx(2.0 - 3.182446 * 0.408248, abs=1e-5)
+    assert c.high == pytest.approx(2.0 + 3.182446 * 0.408248, abs=1e-5)
+    # pooled sd: sqrt((0.666667 + 0) / 2) = 0.577350
+    assert c.effect == pytest.approx(2.0 / 0.577350, abs=1e-5)
+    assert c.detected
+    assert contrast_words(c, "A", "B", "points").endswith(": A higher")
+
+
+def test_paired_contrast_averages_rows_within_a_unit_and_words_a_null():
+    # unit 0 rows average to (2, 1), unit 1 to (1, 2), unit 2 to (1.5, 1.5): differences 1, -1, 0
+    c = paired_contrast([1, 3, 1, 1.5], [1, 1, 2, 1.5], clusters=[0, 0, 1, 2])
+    assert c.units == 3 and c.difference == 0.0
+    assert not c.detected
+    assert contrast_words(c, "A", "B", "x").endswith("no detectable difference")
+
+
+def test_clustered_mean_counts_a_cluster_once():
+    one = clustered_mean([1.0, 2.0, 4.0], [0, 1, 2])
+    twice = clustered_mean([1.0, 1.0, 2.0, 2.0, 4.0, 4.0], [0, 0, 1, 1, 2, 2])
+    assert one == pytest.approx(twice)
+    assert one == pytest.approx(mean_interval([1.0, 2.0, 4.0]))
+
+
+def test_bootstrap_ranks_separate_clear_items_and_not_close_ones():
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=(400, 4)) + np.array([0.0, 0.02, 1.0, -1.0])
+    values[rng.random(values.shape) < 0.2] = np.nan
+    ranks = bootstrap_ranks(values, resamples=300, seed=1)
+    assert list(ranks["rank"]) == [3, 2, 1, 4] or list(ranks["rank"]) == [2, 3, 1, 4]
+    assert (ranks.loc[2, "rank_low"], ranks.loc[2, "rank_high"]) == (1, 1)
+    assert (ranks.loc[3, "rank_low"], ranks.loc[3, "rank_high"]) == (4, 4)
+    assert ranks.loc[0, "rank_low"] == 2 and ranks.loc[0, "rank_high"] == 3
+    assert ranks["best_share"].sum() == pytest.approx(1.0)
