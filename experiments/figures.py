@@ -72,18 +72,27 @@ def text_overlaps(figure: Figure) -> list[tuple[str, str]]:
             continue
         if box.width > 0 and box.height > 0:
             boxes.append((t, box.padded(-0.5)))
+    # an x and a y tick label of one axes may touch at its corner: matplotlib's own layout
+    corner = {}
+    for ax in figure.axes:
+        corner.update({id(t): (id(ax), "x") for t in ax.get_xticklabels()})
+        corner.update({id(t): (id(ax), "y") for t in ax.get_yticklabels()})
     found = []
     for i, (a, box_a) in enumerate(boxes):
         for b, box_b in boxes[i + 1:]:
+            ka, kb = corner.get(id(a)), corner.get(id(b))
+            if ka and kb and ka[0] == kb[0] and ka[1] != kb[1]:
+                continue
             if box_a.overlaps(box_b):
                 found.append((a.get_text(), b.get_text()))
-    for ax in figure.axes:
+    for number, ax in enumerate(figure.axes):
         area = ax.get_window_extent(renderer).padded(-1.0)
         for t, box in boxes:
             if t.axes is ax:  # its own labels, ticks, legend and annotations
                 continue
             if box.overlaps(area):
-                found.append((t.get_text(), f"axes {ax.get_title() or ax.get_label()}"))
+                found.append((t.get_text(), f"the plotting area of axes {number} "
+                                            f"{ax.get_title()!r}"))
     return found
 
 
