@@ -1,0 +1,103 @@
+"""The committed results (docs/results) read by rule: every interval holds its estimate, no
+proportion's interval leaves [0, 1], no interval is zero-width on data that vary, and every
+contrast a summary words is a finding only where its interval excludes 0.
+
+These read the committed files only (no simulation): they fail when a regeneration commits a
+table or a sentence a statistician would not sign.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from experiments.stats import Contrast, contrast_words
+from tests.support.paths import REPO
+
+RESULTS = REPO / "docs" / "results"
+TABLES = sorted(RESULTS.glob("*/*.csv"))
+SUMMARIES = sorted(RESULTS.glob("*/summary.md")) + [REPO / "README.md"]
+
+PROPORTION = re.compile(r"(rate|share|p_discard|is_best|direct|backward|fitness|wins?)(_|$)")
+"""Estimate columns that are proportions (win rates, shares, P(discard), P(win) tables)."""
+
+NOT_PROPORTIONS = {("gap.csv", "share")}
+"""Named like proportions but ratios that may leave [0, 1]: the share of the gap to the ceiling
+closed (negative when the challenger is weaker than the reference)."""
+
+
+def intervals(frame: pd.DataFrame):
+    """Yield ``(estimate, low, high)`` column names: each ``*low`` column with its ``*high``
+    partner, and the nearest column on its left that is not a bound as the estimate."""
+    columns = list(frame.columns)
+    for i, name in enumerate(columns):
+        if not name.endswith("low"):
+            continue
+        high = name[:-3] + "high"
+        if high not in frame.columns:
+            continue
+        left = [c for c in columns[:i] if not c.endswith(("low", "high"))]
+        if left:
+            yield left[-1], name, high
+
+
+def test_the_committed_tables_hold_intervals():
+    assert TABLES and any(list(intervals(pd.read_csv(path))) for path in TABLES)
+
+
+@pytest.mark.parametrize("path", TABLES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_interval_holds_its_estimate_and_its_range(path):
+    frame = pd.read_csv(path)
+    for estimate, low, high in intervals(frame):
+        if not all(pd.api.types.is_numeric_dtype(frame[c]) for c in (estimate, low, high)):
+            continue
+        e, lo, hi = (frame[c].to_numpy(dtype=np.float64) for c in (estimate, low, high))
+        finite = np.isfinite(e) & np.isfinite(lo) & np.isfinite(hi)
+        where = f"{path.parent.name}/{path.name}: {estimate} [{low}, {high}]"
+        bad = finite & ((lo > e + 1e-9) | (hi < e - 1e-9))
+        assert not bad.any(), (where, frame.loc[bad, [estimate, low, high]].head())
+        varying = finite & (e > 0) & (e < 1) if PROPORTION.search(estimate) else finite
+        flat = varying & (hi - lo <= 1e-12)
+        assert not flat.any(), (where, "zero-width", frame.loc[flat, [estimate, low, high]].head())
+        if (path.name, estimate) in NOT_PROPORTIONS:
+            continue
+        if PROPORTION.search(estimate) and np.all((e[finite] >= 0) & (e[finite] <= 1)):
+            out = finite & ((lo < -1e-12) | (hi > 1 + 1e-12))
+            assert not out.any(), (where, "outside [0, 1]", frame.loc[out, [low, high]].head())
+
+
+CONTRAST = re.compile(r"([+-]\d+(?:\.\d+)?)(?: pp)? \[([+-]\d+(?:\.\d+)?), ([+-]\d+(?:\.\d+)?)\], "
+                      r"n = [\d,]+(?:, d = [+-]\d+\.\d+)?: (no detectable difference|\S+ "
+                      r"(?:higher|lower))")
+"""A contrast as :func:`experiments.stats.contrast_words` writes it."""
+
+
+def worded_contrasts(text: str):
+    for match in CONTRAST.finditer(text):
+        yield float(match[2]), float(match[3]), match[4]
+
+
+def test_the_contrast_reader_reads_what_contrast_words_writes():
+    found = Contrast(0.04, 0.02, 0.06, 1200, 0.3)
+    null = Contrast(-0.004, -0.02, 0.012, 1200, -0.02)
+    text = contrast_words(found, "exact", "greedy", "discards") + "; " + contrast_words(
+        null, "exact", "greedy", "share", pct=True)
+    assert list(worded_contrasts(text)) == [(0.02, 0.06, "exact higher"),
+                                            (-2.0, 1.2, "no detectable difference")]
+
+
+@pytest.mark.parametrize("path", SUMMARIES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_contrast_is_a_finding_only_where_its_interval_excludes_zero(path):
+    texts = [path.read_text()]
+    key = path.parent / "key_numbers.json"
+    if key.exists():
+        texts += [f"{label}: {value}" for label, value in json.loads(key.read_text()).items()]
+    for low, high, words in worded_contrasts("\n".join(texts)):
+        excludes = low > 0 or high < 0
+        assert excludes == (words != "no detectable difference"), (path, low, high, words)
+        if excludes:
+            assert words.endswith("higher" if low > 0 else "lower"), (path, low, high, words)
