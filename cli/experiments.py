@@ -52,14 +52,18 @@ STUDIES = (
           "displayed score before it (0..60), the turns and rounds the winner spent within 10\n"
           "points of 61, how often the entity first within 5 points of 61 lost, and raw points\n"
           "discarded per match. Writes by_score, paths and zone_turns (parquet and CSV),\n"
-          "discard_probability.png, zone_turns.png and summary.md into --out."),
+          "discard_probability.png, zone_turns.png and summary.md into --out; with --table\n"
+          "also contrasts (paired A - B per table, the deal as the unit) and head_to_head.png.\n"
+          "--strong adds slow strong strategies (rollout, matchplay) at --strong-matches."),
     Study("settlement", settlement.run, 10_000,
           "Settlement value, per strategy (self-play) and player count: distributions of the\n"
           "domino event's parts (final placement, credit, debit, net) and of blocked credits,\n"
           "the share of accepted points that comes from settlement, how often rounds end\n"
-          "blocked, and what the partner debit does in 4-player play. Writes domino_parts,\n"
-          "parts_hist, blocked, points, partner_debit (parquet and CSV), domino_parts.png,\n"
-          "point_sources.png and summary.md into --out."),
+          "blocked, and what the partner debit does in 4-player play (shares net of the\n"
+          "partner debit and gross). Writes domino_parts, parts_hist, blocked, points,\n"
+          "partner_debit (parquet and CSV), domino_parts.png, point_sources.png and summary.md\n"
+          "into --out; with --table also contrasts (paired A - B per table, the deal as the\n"
+          "unit) and head_to_head.png. --strong adds slow strong strategies at --strong-matches."),
     Study("openings", openings.run, 20_000,
           "Openings: for each of the 28 tiles as the match's first opening (and as any round's\n"
           "opening), the leader's mean round point differential and match win rate with 95%\n"
@@ -75,17 +79,20 @@ STUDIES = (
           "against the fair share), match win rates by seat clockwise from the first leader\n"
           "(seat effects with 3 and 4 players), by absolute seat (a check), and who wins each\n"
           "round relative to its leader, per strategy (self-play) and player count, with 95%\n"
-          "intervals. Writes first_lot, positions, absolute_seats, round_positions (parquet\n"
-          "and CSV), seats.png and summary.md into --out."),
+          "intervals, and the first-lot edge of each strategy against greedy's on the same\n"
+          "deals (paired contrasts). Writes first_lot, positions, absolute_seats,\n"
+          "round_positions, contrasts (parquet and CSV), seats.png and summary.md into --out\n"
+          "(with --table also head_to_head and head_to_head.png)."),
     Study("lengths", lengths.run, 10_000,
           "Match length and score paths, per strategy (self-play) and player count: rounds per\n"
           "match (mean with a 95% interval, p10, median, p90, the share lasting 10+ rounds),\n"
           "placements and turns per match, the displayed score of the eventual winner and of\n"
           "the losers after each of the first 20 rounds (mean and 10-90% band; a match that\n"
           "ended is carried at its final score; finished matches only), and the winner's lead\n"
-          "over the best loser per round. Writes lengths, rounds_hist, trajectories, gaps\n"
-          "(parquet and CSV), rounds_per_match.png, score_paths.png, score_gap.png and\n"
-          "summary.md into --out."),
+          "over the best loser per round, and each strategy's rounds per match against\n"
+          "greedy's on the same deals (paired contrasts). Writes lengths, rounds_hist,\n"
+          "trajectories, gaps, contrasts (parquet and CSV), rounds_per_match.png,\n"
+          "score_paths.png, score_gap.png and summary.md into --out."),
 )
 
 
@@ -109,6 +116,8 @@ def add_study_arguments(study: Study, parser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     if study.name in TABLE_STUDIES:
         add_table_arguments(parser)
+    if study.name in STRONG_STUDIES:
+        add_strong_arguments(parser)
     if study.name == "openings":
         parser.add_argument("--hands", default="300", metavar="H",
                             help="sampled leader hands per player count for the counterfactual "
@@ -155,6 +164,22 @@ def add_table_arguments(parser) -> None:
                         help="matches per rotation of each --table (default --matches)")
 
 
+STRONG_STUDIES = ("overshoot", "settlement", "seats", "lengths")
+"""The studies that self-play slow strong strategies at their own match count (``--strong``)."""
+
+
+def add_strong_arguments(parser) -> None:
+    """``--strong`` and ``--strong-matches``: slow strong strategies in self-play, fewer matches."""
+    parser.add_argument("--strong", default=None, metavar="A[,B..]",
+                        help=strategies_help("strong (slow) strategies, each studied in "
+                                             "self-play at every seat like --strategies but at "
+                                             "--strong-matches matches per configuration (e.g. "
+                                             "rollout,matchplay)."))
+    parser.add_argument("--strong-matches", default=None, metavar="M",
+                        help="matches per (strong strategy, players) configuration "
+                             "(default --matches)")
+
+
 def study_command(study: Study) -> Command:
     """The ``five-up`` subcommand of ``study``."""
     return Command(study.description,
@@ -187,9 +212,13 @@ def study_run(study: Study, args) -> tuple[dict, Callable]:
                  "score_states": settings["score_states"], "tables": args.table,
                  "table_matches": settings.get("table_matches"), **seal}
     elif study.name in TABLE_STUDIES:
+        strong = ({"strong": args.strong, "strong_matches": args.strong_matches}
+                  if study.name in STRONG_STUDIES else {})
         settings = study_settings(study.name, args.players, resolved, args.matches, args.seed,
-                                  args.table, args.table_matches, **seal)
+                                  args.table, args.table_matches, **strong, **seal)
         extra = {"tables": args.table, "table_matches": settings.get("table_matches"), **seal}
+        if settings.get("strong"):
+            extra.update(strong=args.strong, strong_matches=settings["strong_matches"])
     else:
         settings = study_settings(study.name, args.players, resolved, args.matches, args.seed,
                                   **seal)

@@ -4,6 +4,8 @@ that depend on the data only.
 
 from __future__ import annotations
 
+import hashlib
+
 import matplotlib
 from matplotlib.figure import Figure
 
@@ -62,8 +64,16 @@ def text_overlaps(figure: Figure) -> list[tuple[str, str]]:
     from matplotlib.text import Text
 
     renderer = renderer_of(figure)
+    undrawn = set()  # tick labels of ticks outside the view: laid out, never drawn
+    for ax in figure.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            span = (high - low) * 1e-9
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not low - span <= tick.get_loc() <= high + span:
+                    undrawn.update({id(tick.label1), id(tick.label2)})
     texts = [t for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()
-             and t.get_alpha() != 0]
+             and t.get_alpha() != 0 and id(t) not in undrawn]
     boxes = []
     for t in texts:
         try:
@@ -118,8 +128,6 @@ def strategy_colour(name: str) -> str:
     (a variant ``weighted[...]`` or ``weighted_tuned`` takes its base's); any other name (a
     user's strategy, an OpenSpiel bot) a colour of its own chosen by a stable digest of the
     name, so it is the same in every figure and every run."""
-    import hashlib
-
     base = name.split("[", 1)[0].strip()
     if base in STRATEGY_COLOURS:
         return STRATEGY_COLOURS[base]

@@ -19,7 +19,19 @@ For every strategy (in self-play) and player count:
   (the highest loser score after that round; with 2 entities, the only
   loser), mean with a 95% interval over finished matches (carried, as
   above), and the share of matches whose eventual winner leads strictly after
-  that round (Wilson).
+  that round (Wilson);
+- ``contrasts``: every comparison the summary states, as a paired contrast
+  ``A - B`` of rounds per match with its 95% t interval and effect size
+  (:func:`experiments.stats.paired_contrast`), worded as a finding only where
+  the interval excludes 0: each self-played strategy minus ``greedy`` (match
+  ``i`` of every self-play configuration of a player count starts from the
+  same deal and lot, so the pairs are the deals both played), and each mixed
+  table (per deal, the mean over its rotations) minus ``greedy`` self-play on
+  the same deals.
+
+Strong strategies (``strong``, e.g. ``rollout,matchplay``) are self-played
+like the others at ``strong_matches`` matches each
+(:func:`experiments.settings.study_settings`).
 
 Scores are displayed points (1 displayed = 5 raw; 61 displayed = 305 raw
 is the target). Matches cut off unfinished by the engine's round limit have
@@ -37,7 +49,9 @@ Mixed tables (``--table A,B``, :mod:`experiments.mixed_tables`): every frame has
 ``winner`` is the path of that strategy's entity in the finished matches it won,
 ``loser`` the pooled paths of its entities that lost; its ``gaps`` rows are the
 matches that strategy won (its lead over the best loser). Intervals of a table's
-means take the deal as the unit (the rotations of a deal are not independent).
+means and shares take the deal as the unit (the rotations of a deal are not independent: a
+deal's rotations are averaged into one value first,
+:func:`experiments.mixed_tables.per_deal_means`).
 
 Run ``five-up lengths --help``; from Python, :func:`run`.
 """
@@ -50,14 +64,30 @@ import numpy as np
 import pandas as pd
 
 from experiments import length_plots
-from experiments.mixed_tables import SELF_PLAY, tables_of
-from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
+from experiments.mixed_tables import (
+    CONTRAST_COLUMNS,
+    SELF_PLAY,
+    contrast_row,
+    contrast_value,
+    deal_share,
+    per_deal_means,
+    tables_of,
+)
+from experiments.reports import (
+    ExperimentResult,
+    figure_caption,
+    fmt_ci,
+    md_table,
+    summary_head,
+)
 from experiments.runs import run_traced
+from experiments.settings import matches_clause
 from experiments.sources import pairs
 from experiments.stats import (
+    clustered_mean,
     clustered_proportion,
-    clustered_ratio,
     mean_interval,
+    paired_contrast,
     proportion,
 )
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
@@ -77,24 +107,26 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         threads: int | None = None, progress: bool = False, out=None,
         traces: dict | None = None, backend="local", shard_size: int | None = None,
         keep_shards: bool = False, tables=None, table_matches: int | None = None,
-        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None
-        ) -> ExperimentResult:
+        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None,
+        strong=None, strong_matches: int | None = None) -> ExperimentResult:
     """Run the match-length study (arguments as :func:`experiments.overshoot.run`).
 
     ``traces`` may hold precomputed :func:`experiments.sources.collect_traces`
     output for the same settings; ``tables`` and ``table_matches``: mixed tables besides
     self-play, as :func:`experiments.overshoot.run` (the module docstring says what their rows
-    hold).
+    hold); ``strong`` and ``strong_matches``: slow strong strategies self-played at their own
+    match count.
 
     Returns
     -------
     ExperimentResult
-        Frames ``lengths``, ``rounds_hist``, ``trajectories``, ``gaps``, each with a ``table``
-        column.
+        Frames ``lengths``, ``rounds_hist``, ``trajectories``, ``gaps``, ``contrasts``, each
+        with a ``table`` column.
     """
     return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
                       tables=tables, table_matches=table_matches, sealed=sealed,
-                      secret=secret, decision_timeout=decision_timeout,
+                      secret=secret, decision_timeout=decision_timeout, strong=strong,
+                      strong_matches=strong_matches,
                       threads=threads, progress=progress, out=out, backend=backend,
                       shard_size=shard_size, keep_shards=keep_shards)
 
@@ -104,7 +136,11 @@ def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
     and the mixed tables' ``(table, players) -> experiments.sources.TableData`` pairs
     (:meth:`experiments.sources.DataRun.table_traces`)."""
     parts = {name: [] for name in FRAMES}
+    by_deal = {}
     for (strategy, players), trace in pairs(traces):
+        by_deal[(strategy, players)] = pd.Series(
+            trace.matches["rounds"].to_numpy(dtype=np.float64),
+            index=trace.matches["match"].to_numpy())
         parts["lengths"].append(_lengths(trace.matches, strategy, players))
         parts["rounds_hist"].append(_rounds_hist(trace.matches, strategy, players))
         sides = _sides(trace.matches, score_paths(trace.matches, trace.events, players)).of()
@@ -113,10 +149,15 @@ def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
     for name in FRAMES:
         for frame in parts[name]:
             frame["table"] = SELF_PLAY
+    reference = reference_of(settings)
+    contrasts = _self_play_contrasts(by_deal, reference)
     for (label, players), table in pairs(tables):
         for name, frame in _mixed(table, label, players).items():
             parts[name].append(frame)
+        contrasts += _table_contrast(table, label, players, by_deal.get((reference, players)),
+                                     reference)
     frames = {name: pd.concat(parts[name], ignore_index=True) for name in FRAMES}
+    frames["contrasts"] = pd.DataFrame(contrasts, columns=CONTRAST_COLUMNS)
     # the self-play figures and key numbers come from the self-play rows only
     selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
     plots = {
@@ -133,12 +174,52 @@ def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
         key.update(_table_key_numbers(mixed, settings))
         plots["head_to_head"] = lambda p: length_plots.plot_table_paths(
             mixed["trajectories"], p, settings)
-        markdown += _table_markdown(mixed)
+        markdown += _table_markdown(mixed, settings)
     return ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
 FRAMES = ("lengths", "rounds_hist", "trajectories", "gaps")
-"""The study's frames, in order."""
+"""The study's frames computed per configuration, in order (then ``contrasts``)."""
+REFERENCE = "greedy"
+"""The self-play strategy the others' rounds per match are compared with (when studied;
+otherwise the first strategy)."""
+ROUNDS = "rounds per match (paired by deal)"
+"""The ``quantity`` of the ``contrasts`` rows."""
+
+
+def reference_of(settings: dict) -> str:
+    """The self-play strategy the others are compared with: :data:`REFERENCE` if studied, else
+    the first strategy."""
+    names = list(settings["strategies"])
+    return REFERENCE if REFERENCE in names else names[0]
+
+
+def _self_play_contrasts(by_deal: dict, reference: str) -> list[dict]:
+    """Per player count, every self-play strategy's rounds per match minus the reference's,
+    paired by deal (match ``i`` of every self-play configuration of a player count is the same
+    first deal and lot)."""
+    rows = []
+    for (strategy, players), rounds in by_deal.items():
+        base = by_deal.get((reference, players))
+        if strategy == reference or base is None:
+            continue
+        a, b = rounds.align(base, join="inner")
+        rows.append(contrast_row(SELF_PLAY, players, strategy, reference, ROUNDS, "rounds_mean",
+                                 paired_contrast(a.to_numpy(), b.to_numpy()), pct=False))
+    return rows
+
+
+def _table_contrast(table, label: str, players: int, base, reference: str) -> list[dict]:
+    """A mixed table's rounds per match (per deal, the mean over its rotations) minus the
+    reference strategy's self-play on the same deals (none without that self-play)."""
+    if base is None:
+        return []
+    matches = table.data.matches
+    per_deal = per_deal_means(matches["rounds"].to_numpy(dtype=np.float64),
+                              matches["match"].to_numpy(), np.full(len(matches), label))[label]
+    a, b = per_deal.align(base, join="inner")
+    return [contrast_row(label, players, label, f"{reference} self-play", ROUNDS, "rounds_mean",
+                         paired_contrast(a.to_numpy(), b.to_numpy()), pct=False)]
 
 
 def _mixed(table, label: str, players: int) -> dict:
@@ -223,10 +304,12 @@ def _lengths(matches: pd.DataFrame, strategy: str, players: int, clusters=None) 
     is_long = rounds >= LONG_MATCH_ROUNDS
     if clusters is None:
         p = proportion(int(is_long.sum()), len(rounds))
+        p = (float(p["rate"]), float(p["low"]), float(p["high"]))
     else:
-        p = clustered_proportion(is_long, clusters).iloc[0]
-    row.update(long_matches=int(is_long.sum()), share_long=float(p["rate"]),
-               share_long_low=float(p["low"]), share_long_high=float(p["high"]))
+        # a table's rotations replay each deal: the deal's share of long matches, once per deal
+        p = deal_share(per_deal_means(is_long, clusters, np.full(len(rounds), "all"))["all"])
+    row.update(long_matches=int(is_long.sum()), share_long=p[0], share_long_low=p[1],
+               share_long_high=p[2])
     for name, values in (("placements", placements), ("turns", turns)):
         mean, low, high = _mean(values, clusters)
         row.update({f"{name}_mean": mean, f"{name}_low": low, f"{name}_high": high,
@@ -236,11 +319,11 @@ def _lengths(matches: pd.DataFrame, strategy: str, players: int, clusters=None) 
 
 
 def _mean(values, clusters=None) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the match as the unit, or the given clusters (deals)."""
+    """``(mean, low, high)`` with a Student-t interval: the match as the unit, or the given
+    clusters (deals: a deal's rotations averaged into one value first)."""
     if clusters is None:
         return mean_interval(values)
-    row = clustered_ratio(np.asarray(values, dtype=np.float64), 1.0, clusters).iloc[0]
-    return float(row["ratio"]), float(row["low"]), float(row["high"])
+    return clustered_mean(values, clusters)
 
 
 def _rounds_hist(matches: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame:
@@ -362,6 +445,8 @@ def _key_numbers(frames: dict) -> dict:
             key[f"{tag}: winner's lead over the best loser after rounds "
                 f"{', '.join(map(str, shown))} (displayed)"] = ", ".join(
                 f"{gaps.loc[(row.strategy, row.players, k), 'gap_mean']:.1f}" for k in shown)
+    for row in frames["contrasts"].itertuples(index=False):
+        key[f"{row.a} - {row.b}, {row.players}p: rounds per match"] = contrast_value(row)
     return key
 
 
@@ -376,6 +461,9 @@ def _table_key_numbers(mixed: dict, settings: dict) -> dict:
         tag = f"{row.table}, {row.players}p"
         key[f"{tag}: rounds per match"] = fmt_ci(row.rounds_mean, row.rounds_low,
                                                   row.rounds_high, 2)
+        for c in mixed["contrasts"][(mixed["contrasts"]["table"] == row.table)
+                                    & (mixed["contrasts"]["players"] == row.players)].itertuples():
+            key[f"{tag}: {c.a} - {c.b}: rounds per match"] = contrast_value(c)
         finished = row.matches - row.unfinished
         sel = wins[(wins["table"] == row.table) & (wins["players"] == row.players)]
         seats = tables[row.table].entity_strategies(row.players)
@@ -387,7 +475,7 @@ def _table_key_numbers(mixed: dict, settings: dict) -> dict:
     return key
 
 
-def _table_markdown(mixed: dict) -> str:
+def _table_markdown(mixed: dict, settings: dict) -> str:
     lengths, gaps = mixed["lengths"], mixed["gaps"]
     horizon = int(gaps["round"].max())
     shown = [k for k in (1, 2, 3, 5, 7, 10) if k <= horizon]
@@ -404,7 +492,52 @@ def _table_markdown(mixed: dict) -> str:
                   "round of those matches (displayed points):"), "",
              md_table(_pivot(gaps, ["table", "players", "strategy", "matches"], "gap_mean",
                              shown), 1), ""]
+    contrasts = mixed["contrasts"]
+    if len(contrasts):
+        lines += [("Each table's rounds per match (per deal, the mean over its rotations) minus "
+                   "the same deals' in self-play, paired by deal (95% t interval, Cohen's d):"),
+                  ""]
+        lines += [f"- {row.players}p: {row.words}" for row in contrasts.itertuples(index=False)]
+        lines.append("")
+    found = int(contrasts["detected"].sum()) if len(contrasts) else 0
+    lines += ["### Figure", "", figure_caption(
+        "head_to_head",
+        "each strategy's displayed score after each round in the mixed tables: its entity in "
+        "the finished matches it won (eventual winner) and its entities that lost (losers); "
+        "mean, 10-90% band and the mean of matches still in play; one row per (strategy, "
+        "table), one column per player count",
+        _table_sample(settings),
+        "Bands: the 10% and 90% quantiles of the paths (no interval: a description of the "
+        "matches, not an estimate)",
+        f"A table's matches last detectably longer or shorter than the same deals in self-play "
+        f"in {found} of {len(contrasts)} (table, players) contrasts"), ""]
     return "\n".join(lines)
+
+
+def _sample(settings: dict) -> str:
+    """The self-play sample of a caption: matches per configuration and the seed."""
+    return f"{matches_clause(settings)}, seed {settings['seed']}"
+
+
+def _table_sample(settings: dict) -> str:
+    """The mixed tables' sample of a caption."""
+    return (f"{settings.get('table_matches', settings['matches']):,} matches per table "
+            f"rotation (duplicate deals), seed {settings['seed']}")
+
+
+def _longer(contrasts: pd.DataFrame) -> str:
+    """One sentence from the self-play contrasts: which strategies' matches last detectably
+    longer or shorter than the reference's."""
+    if not len(contrasts):
+        return "One strategy only: nothing to compare"
+    found = contrasts[contrasts["detected"]]
+    text = (f"{len(found)} of {len(contrasts)} paired contrasts of rounds per match against "
+            f"{contrasts['b'].iloc[0]} exclude 0")
+    if len(found):
+        text += " (" + "; ".join(
+            f"{r.a} {r.players}p {'longer' if r.difference > 0 else 'shorter'}"
+            for r in found.itertuples(index=False)) + ")"
+    return text
 
 
 def _pivot(frame: pd.DataFrame, index: list[str], value: str, rounds) -> pd.DataFrame:
@@ -420,7 +553,10 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     shown = [k for k in (1, 2, 3, 5, 7, 10, 15, 20) if k <= horizon]
     lines = summary_head(
         "Match length and score paths", settings,
-        "Intervals are 95% with the match as the unit (normal for means, Wilson for shares). "
+        "Intervals are 95% with the match as the unit (Student t for means, Wilson for "
+        "shares); comparisons are paired contrasts A - B over the deals both played (match i of "
+        "every self-play configuration of a player count starts from the same deal and lot), "
+        "with their t interval and Cohen's d, a finding only where the interval excludes 0. "
         f"Scores are displayed points (1 displayed = 5 raw; {TARGET_RAW // RAW_PER_DISPLAYED} "
         f"displayed = {TARGET_RAW} raw is the target). Quantiles are observed values (the "
         "smallest value whose cumulative share reaches the level). A turn ends with a play or "
@@ -447,5 +583,40 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                "eventual winner already leads strictly."), "",
               md_table(_pivot(frames["gaps"], ["strategy", "players"], "gap_mean", shown), 1), "",
               md_table(_pivot(frames["gaps"], ["strategy", "players"], "leads_rate", shown), 3)]
-    lines += ["", "Plots: `rounds_per_match.png`, `score_paths.png`, `score_gap.png`.", ""]
+    contrasts = frames["contrasts"]
+    if len(contrasts):
+        lines += ["", f"## Rounds per match: each strategy - {contrasts['b'].iloc[0]}", "",
+                  "Paired by deal (the same first deal and lot), 95% t interval, Cohen's d:", ""]
+        lines += [f"- {row.players}p: {row.words}" for row in contrasts.itertuples(index=False)]
+    sample = _sample(settings)
+    lines += ["", "## Figures", "",
+              figure_caption(
+                  "rounds_per_match",
+                  "the cumulative share of matches that ended within a number of rounds, per "
+                  "strategy (self-play), one panel per player count", sample,
+                  "No bars: every configuration's whole distribution (its mean with a t "
+                  "interval is in the table above)", _longer(contrasts)), "",
+              figure_caption(
+                  "score_paths",
+                  "the eventual winner's and the losers' displayed score after each round: "
+                  "mean, 10-90% band and the mean of the matches still in play; one row per "
+                  "strategy, one column per player count", sample,
+                  "Bands: the 10% and 90% quantiles of the paths (a description, not an "
+                  "estimate)", _leads(frames["gaps"], 1)), "",
+              figure_caption(
+                  "score_gap",
+                  "top: the eventual winner's mean lead over the best loser after each round "
+                  "(displayed points); bottom: the share of matches whose eventual winner "
+                  "already leads", sample,
+                  "Bars: 95% intervals, the match as the unit (Student t for the lead, Wilson "
+                  "for the share)", _leads(frames["gaps"], 1)), ""]
     return "\n".join(lines)
+
+
+def _leads(gaps: pd.DataFrame, after: int) -> str:
+    """One sentence from the numbers: where the eventual winner already leads after round
+    ``after`` in more than half of the matches (its interval above one half)."""
+    sel = gaps[gaps["round"] == after]
+    above = sel[sel["leads_low"] > 0.5]
+    return (f"After round {after} the eventual winner already leads in more than half of the "
+            f"matches (interval above 1/2) in {len(above)} of {len(sel)} configurations")

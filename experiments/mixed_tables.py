@@ -36,6 +36,15 @@ table's figures therefore take the **deal** (the match index) as the
 cluster: the outcomes of one deal's rotations are not independent (the
 paired interval of a duplicate tournament,
 :func:`experiments.tournament.tables.paired_win_rates`).
+
+A strategy counts once per deal
+-------------------------------
+A strategy may fill several seats of one deal: two of the three entities of
+``A,B`` at 3 players, and every rotation of a deal seats each strategy again.
+Those rows are the same deal seen several times, not independent
+observations: :func:`per_deal_means` averages them into one value per deal
+and strategy, and every interval and paired contrast of a table is taken over
+those per-deal values (``n`` = deals, whatever the seats).
 """
 
 from __future__ import annotations
@@ -43,7 +52,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
+from experiments.stats import contrast_words, paired_contrast, paired_proportion
 from experiments.tournament.seatings import Pairing
 from sim.tiles import entity_count
 from strategies.catalogue import StrategyError, resolve, strategy_entries
@@ -175,3 +186,130 @@ def entity_names(rotations: list[Pairing], rotation, entity) -> np.ndarray:
 def strategies_in(rotations: list[Pairing]) -> list[str]:
     """The table's strategies, each once, in the order of rotation 0's entities."""
     return list(dict.fromkeys(rotations[0].entity_strategies))
+
+
+def per_deal_means(values, deals, strategies) -> pd.DataFrame:
+    """Per deal and strategy, the mean of ``values`` over that strategy's rows of that deal:
+    the counted-once rule of a mixed table (the module docstring).
+
+    Parameters
+    ----------
+    values : array_like of float, shape (rows,)
+        One value per row (an entity of one rotation's match, a seat, a round); nan rows are
+        left out.
+    deals : array_like of int, shape (rows,)
+        The deal of each row (the match index, shared by the rotations).
+    strategies : array_like of str, shape (rows,)
+        The strategy the row's entity played (:func:`entity_names`).
+
+    Returns
+    -------
+    DataFrame of float64, shape (deals, strategies)
+        Index: the deals (sorted); one column per strategy, in order of first appearance; nan
+        where a deal has no row of that strategy. A column is the strategy's per-deal values:
+        :func:`experiments.stats.mean_interval` of it, or ``proportion(column.sum(), deals)``
+        for a share, counts each deal once, and :func:`experiments.stats.paired_contrast` of
+        two columns is ``A - B`` paired by deal.
+    """
+    names = np.asarray(strategies, dtype=object)
+    frame = pd.DataFrame({"deal": np.asarray(deals), "strategy": names,
+                          "value": np.asarray(values, dtype=np.float64)})
+    frame = frame[np.isfinite(frame["value"].to_numpy())]
+    wide = frame.groupby(["deal", "strategy"], sort=True)["value"].mean().unstack("strategy")
+    wide = wide.reindex(columns=list(dict.fromkeys(names)))
+    wide.columns.name = None
+    return wide.astype(np.float64)
+
+
+def table_contrasts(per_deal: dict, quantities, table: str, players: int) -> pd.DataFrame:
+    """Paired contrasts ``A - B`` of a table's strategies, the deal as the unit.
+
+    Parameters
+    ----------
+    per_deal : dict of str -> DataFrame
+        Per quantity (column name), :func:`per_deal_means` of it (deals x strategies).
+    quantities : sequence of (str, str, bool)
+        ``(column, words, pct)``: the key of ``per_deal``, its name in a sentence and whether
+        it is a share (printed in percentage points by
+        :func:`experiments.stats.contrast_words`).
+    table : str
+        The table's label (the ``table`` column).
+    players : int
+
+    Returns
+    -------
+    DataFrame
+        One row per strategy pair ``(a, b)`` (column order of ``per_deal``; every pair once)
+        and quantity: ``table``, ``players``, ``a``, ``b``, ``quantity`` (the words),
+        ``column``, ``difference``, ``low``, ``high`` (95% t interval over deals), ``deals``
+        (the deals paired), ``effect`` (Cohen's d), ``detected`` (the interval excludes 0) and
+        ``words`` (:func:`experiments.stats.contrast_words`: a finding only when detected).
+    """
+
+    rows = []
+    for column, words, pct in quantities:
+        wide = per_deal[column]
+        strategies = list(wide.columns)
+        for i, a in enumerate(strategies):
+            for b in strategies[i + 1:]:
+                c = paired_contrast(wide[a].to_numpy(), wide[b].to_numpy())
+                rows.append({"table": table, "players": players, "a": a, "b": b,
+                             "quantity": words, "column": column, "difference": c.difference,
+                             "low": c.low, "high": c.high, "deals": c.units, "effect": c.effect,
+                             "detected": c.detected,
+                             "words": contrast_words(c, a, b, words, pct=pct)})
+    return pd.DataFrame(rows)
+
+
+def contrast_finding(contrasts: pd.DataFrame, quantity: str, name: str | None = None) -> str:
+    """One sentence (a figure caption's finding) from :func:`table_contrasts` rows of
+    ``quantity``: how many of their intervals exclude 0, and which (``name``: the quantity's
+    short name in the sentence, default ``quantity``)."""
+    sel = contrasts[contrasts["quantity"] == quantity]
+    found = sel[sel["detected"]]
+    text = f"{len(found)} of {len(sel)} contrasts of {name or quantity} exclude 0"
+    if len(found):
+        text += " (" + "; ".join(
+            f"{r.players}p, {r.table}: {r.a} {'lower' if r.difference < 0 else 'higher'} "
+            f"than {r.b}" for r in found.itertuples(index=False)) + ")"
+    return text
+
+
+def deal_share(per_deal: pd.Series) -> tuple[float, float, float, int]:
+    """``(rate, low, high, deals)`` of a share from one strategy's per-deal values (a column of
+    :func:`per_deal_means`, nan where the deal has no such seat): the
+    mean over deals, each counted once, with its paired 95% Wilson interval
+    (:func:`experiments.stats.paired_proportion`, the deals as the units); ``(nan, 0, 1, 0)``
+    without a deal."""
+    values = per_deal.dropna().to_numpy(dtype=np.float64)
+    if values.size == 0:
+        return np.nan, 0.0, 1.0, 0
+    r = paired_proportion(values, np.arange(values.size)).iloc[0]
+    return float(r["rate"]), float(r["low"]), float(r["high"]), int(values.size)
+
+
+CONTRAST_COLUMNS = ["table", "players", "a", "b", "quantity", "column", "difference", "low",
+                    "high", "deals", "effect", "detected", "words"]
+"""The columns of a study's ``contrasts`` frame (as :func:`table_contrasts`'s rows)."""
+
+
+def contrast_row(table: str, players: int, a: str, b: str, quantity: str, column: str,
+                 contrast, pct: bool) -> dict:
+    """One ``contrasts`` row (:data:`CONTRAST_COLUMNS`) from a
+    :class:`experiments.stats.Contrast` ``a - b`` of ``quantity`` (the frame ``column`` it
+    compares; ``pct``: a share, worded in percentage points by
+    :func:`experiments.stats.contrast_words`)."""
+
+    return {"table": table, "players": players, "a": a, "b": b, "quantity": quantity,
+            "column": column, "difference": contrast.difference, "low": contrast.low,
+            "high": contrast.high, "deals": contrast.units, "effect": contrast.effect,
+            "detected": contrast.detected,
+            "words": contrast_words(contrast, a, b, quantity, pct=pct)}
+
+
+def contrast_value(row) -> str:
+    """A ``contrasts`` row's sentence without its ``"a - b, quantity: "`` head: the value of a
+    key number whose label already names the contrast
+    (``"+2.5 pp [+1.9, +3.1], n = 800, d = +0.05: rollout higher"``)."""
+    head = f"{row.a} - {row.b}, {row.quantity}: "
+    return row.words[len(head):] if row.words.startswith(head) else row.words

@@ -14,6 +14,13 @@ For every strategy (in self-play) and player count:
 - ``zone_turns``: the distribution of the winner's own turns begun within 10
   points (for the plot).
 
+With mixed tables (:mod:`experiments.mixed_tables`) the same figures are given per strategy
+of each table, a strategy that fills several seats of a deal counted once per deal, and
+``contrasts`` holds the paired contrasts ``A - B`` of each table's strategies (discards and raw
+points discarded per entity per match, P(discard) at displayed 51..60, match win share), the deal
+as the unit (:func:`experiments.mixed_tables.table_contrasts`); the summary words a difference as
+a finding only where its interval excludes 0.
+
 What is provable, and checked by the tests: an event is discarded exactly
 when ``score_before + raw > 305``; no single event can be worth more than 170
 raw (a placement scores at most the pips on the layout, a settlement at most
@@ -29,20 +36,28 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import study_plots, table_plots
-from experiments.mixed_tables import SELF_PLAY, entity_names, strategies_in
+from experiments import study_plots
+from experiments.mixed_tables import (
+    SELF_PLAY,
+    contrast_finding,
+    entity_names,
+    per_deal_means,
+    strategies_in,
+    table_contrasts,
+)
 from experiments.reports import (
     ExperimentResult,
     configurations,
+    figure_caption,
     fmt_ci,
     md_table,
     summary_head,
 )
 from experiments.runs import run_traced
 from experiments.sources import pairs
+from experiments.settings import matches_clause, strong_sentence
 from experiments.stats import (
     clustered_proportion,
-    clustered_ratio,
     mean_interval,
     proportion,
 )
@@ -59,8 +74,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         threads: int | None = None, progress: bool = False, out=None,
         traces: dict | None = None, backend="local", shard_size: int | None = None,
         keep_shards: bool = False, tables=None, table_matches: int | None = None,
-        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None
-        ) -> ExperimentResult:
+        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None,
+        strong=None, strong_matches: int | None = None) -> ExperimentResult:
     """Run the overshoot study.
 
     Parameters
@@ -110,16 +125,24 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         (sealed or not): the same secret gives the same frames.
     decision_timeout : float, optional
         With ``sealed``: seconds a Python strategy may take for one decision.
+    strong : str or sequence of str and Strategy, optional
+        Slow strong strategies (``rollout``, ``matchplay``), each studied in self-play like
+        ``strategies`` but at ``strong_matches`` matches per configuration.
+    strong_matches : int, optional
+        Matches per (strong strategy, players) configuration (default ``matches``).
 
     Returns
     -------
     ExperimentResult
         Frames ``by_score``, ``paths``, ``zone_turns`` (the rows of a mixed table per
-        strategy, ``table`` naming it; ``"self-play"`` otherwise).
+        strategy, ``table`` naming it; ``"self-play"`` otherwise) and, with tables,
+        ``contrasts`` (the paired contrasts ``A - B`` of each table's strategies, deals as
+        units: :func:`experiments.mixed_tables.table_contrasts`).
     """
     return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
                       tables=tables, table_matches=table_matches, sealed=sealed,
-                      secret=secret, decision_timeout=decision_timeout,
+                      secret=secret, decision_timeout=decision_timeout, strong=strong,
+                      strong_matches=strong_matches,
                       threads=threads, progress=progress, out=out, backend=backend,
                       shard_size=shard_size, keep_shards=keep_shards)
 
@@ -131,7 +154,7 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     ``tables``: ``(table, players) -> experiments.sources.TableData`` pairs of the mixed tables
     (:meth:`experiments.sources.DataRun.table_traces`), whose rows are added per strategy.
     """
-    by_score, paths, zone = [], [], []
+    by_score, paths, zone, contrasts = [], [], [], []
     for (strategy, players), trace in pairs(traces):
         by_score.append(_by_score(trace.events, strategy, players))
         paths.append(_paths(trace, strategy, players))
@@ -145,11 +168,14 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
             by_score.append(_by_score(trace.events[own_events], strategy, players, label))
             paths.append(_paths(trace, strategy, players, label, own, own_events))
             zone.append(_zone_turns(trace.paths[own], strategy, players, label))
+        contrasts.append(table_contrasts(_per_deal(table), CONTRASTS, label, players))
     frames = {
         "by_score": pd.concat(by_score, ignore_index=True),
         "paths": pd.concat(paths, ignore_index=True),
         "zone_turns": pd.concat(zone, ignore_index=True),
     }
+    if contrasts:
+        frames["contrasts"] = pd.concat(contrasts, ignore_index=True)
     # the self-play figures, key numbers and sections are computed from the self-play rows only
     selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
     plots = {
@@ -160,13 +186,13 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     key = _key_numbers(selfplay)
     mixed = frames["paths"][frames["paths"]["table"] != SELF_PLAY]
     if len(mixed):
-        key.update(_table_key_numbers(mixed, frames["by_score"]))
-        plots["head_to_head"] = lambda p: table_plots.plot_head_to_head(
-            frames["paths"], HEAD_TO_HEAD_PANELS, p, settings,
-            "Overshoot head to head: per strategy, from the same matches")
+        key.update(_table_key_numbers(mixed, frames["contrasts"]))
+        plots["head_to_head"] = lambda p: study_plots.plot_contrasts(
+            frames["contrasts"], p, settings,
+            "Overshoot head to head: paired contrasts A - B on the same deals")
     markdown = _markdown(settings, selfplay, key)
     if len(mixed):
-        markdown += _table_markdown(frames)
+        markdown += _table_markdown(frames, settings)
     return ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
@@ -278,10 +304,11 @@ def _paths(trace, strategy: str, players: int, label: str = SELF_PLAY, own=None,
     entities = grid.sum(axis=1)
     row["entities_per_match"] = float(entities.mean())
     for column in ("events_discarded", "raw_discarded"):
-        scale = row["entities_per_match"]
-        row[f"{column}_per_entity"] = row[f"{column}_per_match"] / scale
-        row[f"{column}_per_entity_low"] = row[f"{column}_low"] / scale
-        row[f"{column}_per_entity_high"] = row[f"{column}_high"] / scale
+        # per entity: the mean over the strategy's seats of each match, then (a table) over the
+        # deal's rotations: a strategy in two seats of a deal counts once
+        mean, low, high = _mean(per_match[column] / entities, deal)
+        row[f"{column}_per_entity"], row[f"{column}_per_entity_low"], \
+            row[f"{column}_per_entity_high"] = mean, low, high
     row["fair_share"] = 1.0 / n_entities
     winner = matches["winner"].to_numpy()
     wins = grid[np.arange(len(winner)), np.maximum(winner, 0)] & finished
@@ -289,22 +316,25 @@ def _paths(trace, strategy: str, players: int, label: str = SELF_PLAY, own=None,
     if own is None:  # self-play: every win is the strategy's; a win rate says nothing
         row["win_rate"] = row["win_low"] = row["win_high"] = np.nan
     else:
-        r = clustered_ratio(wins[finished].astype(np.float64), entities[finished], deal[finished])
-        r = r.iloc[0] if len(r) else {"ratio": np.nan, "low": np.nan, "high": np.nan}
+        # each of the strategy's seats of a finished match won or not; Wilson at the effective
+        # size of those seats clustered by deal (two seats of one deal are not two deals)
+        seat_won = won[mine & np.repeat(finished, n_entities)]
+        seat_deal = paths["match"].to_numpy()[mine & np.repeat(finished, n_entities)]
+        p = _share(seat_won, seat_deal)
         row["win_rate"], row["win_low"], row["win_high"] = (
-            float(r["ratio"]), float(r["low"]), float(r["high"]))
+            float(p["rate"]), float(p["low"]), float(p["high"]))
     return pd.DataFrame([row])
 
 
 def _mean(values, clusters=None) -> tuple[float, float, float]:
-    """Mean and 95% interval: independent values (``clusters`` None) or clustered (by deal)."""
-    if clusters is None:
-        return mean_interval(values)
+    """Mean and 95% Student-t interval: of independent values (``clusters`` None), or over
+    clusters (deals), each cluster's values averaged into one first (counted once per deal)."""
     x = np.asarray(values, dtype=np.float64)
+    if clusters is None:
+        return mean_interval(x)
     if x.size == 0:
         return np.nan, np.nan, np.nan
-    r = clustered_ratio(x, 1.0, clusters).iloc[0]
-    return float(r["ratio"]), float(r["low"]), float(r["high"])
+    return mean_interval(pd.Series(x).groupby(np.asarray(clusters), sort=True).mean())
 
 
 def _share(mask, clusters=None) -> dict:
@@ -353,17 +383,37 @@ def _key_numbers(frames: dict) -> dict:
     return key
 
 
-HEAD_TO_HEAD_PANELS = (
-    table_plots.Panel("events_discarded_per_entity", "events_discarded_per_entity_low",
-                      "events_discarded_per_entity_high",
-                      "overshoot discards per entity\nper match (events, 95%)"),
-    table_plots.Panel("zone10_p_discard", "zone10_p_discard_low", "zone10_p_discard_high",
-                      "P(event discarded) at\ndisplayed 51..60 (95%, clustered)", rate=True),
-    table_plots.Panel("win_rate", "win_low", "win_high",
-                      "match win rate per entity\n(paired 95%, deals as clusters)", rate=True,
-                      fair="fair_share", full=True),
+CONTRASTS = (
+    ("discarded", "overshoot discards per entity per match (events)", False),
+    ("raw_discarded", "raw points discarded per entity per match", False),
+    ("zone10_discarded", "P(event discarded) at displayed 51..60 (per deal)", True),
+    ("won", "match win share per entity", True),
 )
-"""The head-to-head figure's rows: column, interval columns, y label."""
+"""The head-to-head contrasts: per-deal column, words, whether a share."""
+
+
+def _per_deal(table) -> dict:
+    """Per quantity of :data:`CONTRASTS`, :func:`experiments.mixed_tables.per_deal_means` of one
+    mixed table (deals x strategies): every strategy's value per entity, averaged over its seats
+    and the deal's rotations (counted once per deal)."""
+    trace = table.data
+    paths, matches, events = trace.paths, trace.matches, trace.events
+    n_entities = entity_count(table.players)
+    names = entity_names(table.rotations, paths["rotation"], paths["entity"])
+    deals = paths["match"].to_numpy()
+    finished = np.repeat(matches["winner"].to_numpy() >= 0, n_entities)
+    out = {column: per_deal_means(paths[column].to_numpy(dtype=np.float64), deals, names)
+           for column in ("discarded", "raw_discarded")}
+    out["won"] = per_deal_means(np.where(finished, paths["won"].to_numpy(dtype=np.float64),
+                                         np.nan), deals, names)
+    zone = (events["displayed_before"] >= 51).to_numpy()
+    ev_names = entity_names(table.rotations, events["rotation"], events["entity"])
+    # the share of the strategy's events begun at 51..60 that were discarded, per deal
+    out["zone10_discarded"] = per_deal_means(
+        (~events["accepted"].to_numpy()[zone]).astype(np.float64),
+        events["match"].to_numpy()[zone], ev_names[zone]).reindex(columns=strategies_in(
+            table.rotations))
+    return out
 
 
 def _self_play_row(paths: pd.DataFrame, strategy: str, players: int):
@@ -373,7 +423,7 @@ def _self_play_row(paths: pd.DataFrame, strategy: str, players: int):
     return sel.iloc[0] if len(sel) else None
 
 
-def _table_key_numbers(mixed: pd.DataFrame, by_score: pd.DataFrame) -> dict:
+def _table_key_numbers(mixed: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
     key = {}
     for row in mixed.itertuples(index=False):
         tag = f"{row.table}, {row.players}p: {row.strategy}"
@@ -385,34 +435,46 @@ def _table_key_numbers(mixed: pd.DataFrame, by_score: pd.DataFrame) -> dict:
         if np.isfinite(row.zone10_p_discard):
             key[f"{tag}: P(discard) at 51..60"] = fmt_ci(
                 row.zone10_p_discard, row.zone10_p_discard_low, row.zone10_p_discard_high)
+    for row in contrasts.itertuples(index=False):
+        key[f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}"] = (
+            row.words.split(": ", 1)[1])
     return key
 
 
-def _table_markdown(frames: dict) -> str:
-    """The head-to-head section: one table per mixed table, per strategy, beside its self-play."""
+def _table_markdown(frames: dict, settings: dict) -> str:
+    """The head-to-head section: the paired contrasts of every table, then one table per mixed
+    table, per strategy, beside its self-play."""
     paths = frames["paths"]
     mixed = paths[paths["table"] != SELF_PLAY]
+    contrasts = frames["contrasts"]
     lines = ["", "## Head to head (mixed tables)", "",
              ("Each table is played in every rotation of its strategies over the entities "
               "(every strategy at every seat) on the same deals (duplicate deals: match i of "
-              "every rotation is one deal). Every figure is the strategy's own, over its "
-              "entities' events and matches in these games; intervals take the deal as the "
-              "cluster (paired). Units: `discards / entity-match` = overshoot discards (events) "
+              "every rotation is one deal). A strategy that fills several seats of a deal (two "
+              "of three at 3 players) is counted once per deal: its value is the mean over its "
+              "seats and the deal's rotations, and every interval is taken over deals."), "",
+             "### Paired contrasts A - B (deal = unit)", "",
+             ("Each line is the mean over deals of A's value minus B's on the same deal, its "
+              "95% Student-t interval, the number of deals and Cohen's d; it is a finding (\"A "
+              "lower\" / \"A higher\") only where the interval excludes 0."), ""]
+    lines += [f"- {row.players}p, {row.table}: {row.words}"
+              for row in contrasts.itertuples(index=False)]
+    lines += ["", ("Units: `discards / entity-match` = overshoot discards (events) "
               "per match per entity of the strategy; `raw / entity-match` = raw points "
               "discarded per match per entity (1 displayed = 5 raw); `P(discard) 51..60` = "
               "share of the strategy's score events begun at displayed 51..60 that are thrown "
-              "away (match-clustered); `win rate` = share of finished matches won, per entity "
-              "(fair share 1/2 with two entities, 1/3 at three); `first5 lost` = of the matches "
-              "where the strategy's entity was first within 5 points of 61, the share it lost. "
-              "`self-play` = the same strategy's discards per entity-match in self-play (all "
-              "entities divided by their number), for comparison."), ""]
+              "away (Wilson, deal-clustered); `win rate` = share of its seats' finished matches "
+              "won (fair share 1/2 with two entities, 1/3 at three; Wilson, deal-clustered); "
+              "`first5 lost` = of the matches where the strategy's entity was first within 5 "
+              "points of 61, the share it lost. `self-play` = the same strategy's discards per "
+              "entity-match in self-play, for comparison."), ""]
     for label, table in mixed.groupby("table", sort=False):
         rows = []
         for row in table.itertuples(index=False):
             own = _self_play_row(paths, row.strategy, row.players)
             rows.append({
                 "players": row.players, "strategy": row.strategy,
-                "entities / match": row.entities_per_match, "matches": row.matches,
+                "entities / match": row.entities_per_match, "deals": row.deals,
                 "win rate": fmt_ci(row.win_rate, row.win_low, row.win_high),
                 "discards / entity-match": fmt_ci(row.events_discarded_per_entity,
                                                   row.events_discarded_per_entity_low,
@@ -428,7 +490,13 @@ def _table_markdown(frames: dict) -> str:
                               else f"{own.events_discarded_per_entity:.3f}"),
             })
         lines += [f"### {label}", "", md_table(pd.DataFrame(rows), 2), ""]
-    lines += ["Plot: `head_to_head.png`.", ""]
+    lines += [figure_caption(
+        "head_to_head", "Paired contrasts A - B of each mixed table's strategies (rows: "
+        "discards per entity per match, raw points discarded per entity per match, P(discard) "
+        "at displayed 51..60, match win share per entity; columns: player counts)",
+        f"{settings['table_matches']:,} deals per table rotation, seed {settings['seed']}",
+        "Bars: 95% Student-t intervals over deals (the deal is the unit; a strategy in several "
+        "seats counted once)", contrast_finding(contrasts, CONTRASTS[0][1])), ""]
     return "\n".join(lines)
 
 
@@ -458,7 +526,8 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     paths = frames["paths"]
     by = frames["by_score"]
     lines = summary_head("Overshoot risk", s,
-                         "Intervals are 95% (Wilson for rates, normal for means); rates over "
+                         strong_sentence(s) +
+                         "Intervals are 95% (Wilson for rates, Student t for means); rates over "
                          "score events (P(discard)) are match-clustered: Wilson at the effective "
                          "sample size of events clustered by match, since the events of one match "
                          "are not independent. Scores are displayed points (1 displayed = 5 raw; "
@@ -519,7 +588,47 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     lines += [
         "",
         (f"No discard can happen below displayed {SAFE_BELOW_DISPLAYED}: a single event is worth "
-        f"at most {MAX_EVENT_RAW} raw. Plots: `discard_probability.png`, `zone_turns.png`."),
+        f"at most {MAX_EVENT_RAW} raw."),
+        "",
+        "## Figures",
+        "",
+        figure_caption(
+            "discard_probability", "P(a score event is discarded) against the entity's "
+            "displayed score before it, per strategy in self-play (columns: player counts; top: "
+            "displayed 45..60 on a linear axis, bottom: 28..60 on a log axis)",
+            f"{matches_clause(s)}, seed {s['seed']}",
+            "Bars: 95% Wilson intervals at the match-clustered effective sample size",
+            _at_60_finding(by)),
+        "",
+        figure_caption(
+            "zone_turns", "Cumulative share of winners by their own turns begun at displayed "
+            "51..60, per strategy in self-play (columns: player counts)",
+            f"{matches_clause(s)}, seed {s['seed']}",
+            "No bars: empirical distributions (the means' intervals are in the paths table)",
+            _zone_finding(paths)),
         "",
     ]
     return "\n".join(lines)
+
+
+
+def _at_60_finding(by: pd.DataFrame) -> str:
+    """The discard plot's finding: the lowest and highest P(discard) at displayed 60."""
+    at = by[by["displayed_before"] == 60].sort_values("p_discard", kind="stable")
+    if at.empty:
+        return "No event began at displayed 60"
+    low, high = at.iloc[0], at.iloc[-1]
+    return (f"At displayed 60, P(discard) runs from {low.p_discard:.3f} [{low.low:.3f}, "
+            f"{low.high:.3f}] ({low.strategy}, {low.players}p) to {high.p_discard:.3f} "
+            f"[{high.low:.3f}, {high.high:.3f}] ({high.strategy}, {high.players}p)")
+
+
+def _zone_finding(paths: pd.DataFrame) -> str:
+    """The zone plot's finding: the median winner's own turns within 10 of 61, per player count."""
+    parts = []
+    for players, sel in paths.groupby("players", sort=True):
+        medians = sel["winner_zone10_turns_median"]
+        parts.append(f"{players}p {medians.min():g}" if medians.min() == medians.max()
+                     else f"{players}p {medians.min():g} to {medians.max():g}")
+    return ("The median winner begins " + ", ".join(parts)
+            + " of its own turns within 10 points of 61 (by strategy)")

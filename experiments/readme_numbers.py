@@ -146,30 +146,45 @@ def key_table(results: Path, study: str, title: str, rows: list[tuple[str, str]]
 
 
 def study_numbers(results: Path) -> str:
-    """The four studies' headline figures (``greedy`` self-play, and the forced openings)."""
+    """The studies' headline figures (``greedy`` self-play and the strong strategies, the mixed
+    tables' paired contrasts, and the forced openings)."""
     parts = [
-        "Overshoot ([plot](docs/results/overshoot/discard_probability.png)):", "",
-        key_table(results, "overshoot", "greedy, self-play", [
-            ("P(event discarded) at 60 displayed", "greedy, {n}p: P(discard) at 60"),
-            ("P(event discarded) at 51..60", "greedy, {n}p: P(discard) at 51..60"),
-            ("side first within 5 of 61 loses", "greedy, {n}p: first within 5 of 61 lost"),
-            ("raw points discarded per match", "greedy, {n}p: raw discarded per match")]),
+        "Overshoot ([plot](docs/results/overshoot/discard_probability.png)), self-play; the strong "
+        "strategies `rollout` and `matchplay` at a smaller sample (see the summary):", "",
+        key_table(results, "overshoot", "self-play", [
+            ("greedy: P(event discarded) at 60 displayed", "greedy, {n}p: P(discard) at 60"),
+            *[(f"{name}: {what}", f"{name}, {{n}}p: {key}")
+              for name in ("greedy", "rollout", "matchplay")
+              for what, key in (("P(event discarded) at 51..60", "P(discard) at 51..60"),
+                                ("side first within 5 of 61 loses", "first within 5 of 61 lost"),
+                                ("raw points discarded per match", "raw discarded per match"))]]),
         "", ("Head to head ([plot](docs/results/overshoot/head_to_head.png)), each table played "
-             "in every rotation on the same deals (self-play rates do not say who wins):"), "",
-        key_table(results, "overshoot", "mixed tables", [
-            (f"{table}: {who} {what}", f"{table}, {{n}}p: {who}: {key}")
-            for table, pair in (("exact vs greedy", ("exact", "greedy")),
-                                ("rollout vs greedy", ("rollout", "greedy")))
-            for who in pair
+             "in every rotation on the same deals; paired contrasts A - B with the deal as the "
+             "unit (self-play rates do not say who wins):"), "",
+        key_table(results, "overshoot", "mixed tables, A - B", [
+            (f"{a} - {b}: {what}", f"{a} vs {b}, {{n}}p: {a} - {b}, {key}")
+            for a, b in (("exact", "greedy"), ("rollout", "greedy"))
             for what, key in (("overshoot discards per entity per match",
                                "overshoot discards per entity"),
-                              ("match win rate (paired)", "match win rate per entity"))]),
-        "", "Settlement ([plot](docs/results/settlement/point_sources.png)):", "",
-        key_table(results, "settlement", "greedy, self-play", [
-            ("settlement share of accepted points", "greedy, {n}p: settlement share"),
-            ("rounds ending blocked", "greedy, {n}p: blocked rounds"),
-            ("matches won by a settlement event", "greedy, {n}p: matches won by a settlement"),
-            ("dominoes with a partner debit", "greedy, {n}p: dominoes with a partner debit")]),
+                              ("match win share per entity", "match win share"))]),
+        "", ("Settlement ([plot](docs/results/settlement/point_sources.png)), self-play; the "
+             "share of accepted points from settlement net of the partner debit and gross "
+             "(before it; they differ at 4 players only):"), "",
+        key_table(results, "settlement", "self-play", [
+            *[(f"{name}: settlement share of accepted points, {kind}",
+               f"{name}, {{n}}p: settlement share of accepted points, {kind}")
+              for name in ("greedy", "rollout", "matchplay") for kind in ("net", "gross")],
+            ("greedy: rounds ending blocked", "greedy, {n}p: blocked rounds"),
+            ("greedy: matches won by a settlement event",
+             "greedy, {n}p: matches won by a settlement"),
+            ("greedy: dominoes with a partner debit",
+             "greedy, {n}p: dominoes with a partner debit")]),
+        "", "Settlement head to head, paired contrasts A - B (deal = unit):", "",
+        key_table(results, "settlement", "mixed tables, A - B", [
+            (f"{a} - {b}: settlement share, {kind}",
+             f"{a} vs {b}, {{n}}p: {a} - {b}, settlement share of accepted points, {kind}")
+            for a, b in (("exact", "greedy"), ("rollout", "greedy"))
+            for kind in ("net", "gross")]),
         "", ("Openings ([plot](docs/results/openings/counterfactual.png)), each tile of sampled "
              "hands forced as the opening, rounds played out by `greedy`; the gain of the best "
              "opening over greedy's own, from held out (biased low) to in-sample (biased high):"),
@@ -183,14 +198,23 @@ def study_numbers(results: Path) -> str:
             ("best opening by match-win probability, per score state",
              "counterfactual {n}p: best opening by match-win"),
             ("greedy already opens best", "counterfactual {n}p (greedy playouts): greedy's opening")]),
-        "", "Match length ([plot](docs/results/lengths/rounds_per_match.png)):", "",
+        "", ("Match length ([plot](docs/results/lengths/rounds_per_match.png)), weak and strong "
+             "play, and each strong strategy's difference from greedy on the same deals:"), "",
         key_table(results, "lengths", "self-play", [
             (f"{name}: rounds per match", f"{name}, {{n}}p: rounds per match")
-            for name in ("greedy", "rollout")]),
-        "", "Seats ([plot](docs/results/seats/seats.png)):", "",
-        key_table(results, "seats", "greedy, self-play", [
-            ("the first lot's winner wins the match", "greedy, {n}p: lot winner's side wins"),
-            ("edge of the first lot", "greedy, {n}p: edge of the first lot")]),
+            for name in ("greedy", "rollout", "matchplay")] + [
+            (f"{name} - greedy (paired by deal)", f"{name} - greedy, {{n}}p: rounds per match")
+            for name in ("rollout", "matchplay")]),
+        "", ("Seats ([plot](docs/results/seats/head_to_head.png)): the first-lot edge, the lot "
+             "winner's match win rate minus its fair share, in weak and strong self-play, and "
+             "each strong strategy's minus greedy's on the same deals:"), "",
+        key_table(results, "seats", "self-play", [
+            ("greedy: the first lot's winner wins the match",
+             "greedy, {n}p: lot winner's side wins")]
+            + [(f"{name}: first-lot edge", f"{name}, {{n}}p: first-lot edge")
+               for name in ("greedy", "rollout", "matchplay")]
+            + [(f"{name} - greedy: first-lot edge (paired by deal)",
+                f"{name} - greedy, {{n}}p: first-lot edge") for name in ("rollout", "matchplay")]),
     ]
     return "\n".join(parts)
 
@@ -211,9 +235,22 @@ def winprob_run(results: Path) -> str:
     return (f"The shipped table's run ({provenance(directory)}), `{check['profile'].iloc[0]}` "
             f"self-play: {speeds}. Against complete matches ({int(check['matches'].iloc[0]):,} per "
             f"state, {check['state'].nunique()} states): {int(within.sum())} of {len(checked)} "
-            f"values within the combined 95% half-width, largest difference "
+            f"states within the combined 95% half-width, largest difference "
             f"{abs(largest.difference):.3f} ({largest.players} players at {largest.state}, "
-            f"lead {largest.leader}).")
+            f"lead {largest.leader}).{fitted_error(directory)}")
+
+
+def fitted_error(directory: Path) -> str:
+    """The shipped (fitted) table's largest 95% half-width per player count, from ``order.csv``
+    (empty when the run wrote none)."""
+    path = directory / "order.csv"
+    if not path.exists():
+        return ""
+    order = pd.read_csv(path)
+    fitted = order[order["table"] == "fitted"]
+    return " The fitted table's largest 95% half-width: " + "; ".join(
+        f"{row.players} players {row.largest_half_width:.3f} (scores 0..60), "
+        f"{row.largest_half_width_0_50:.3f} (0..50)" for row in fitted.itertuples(index=False)) + "."
 
 
 def tuning(results: Path) -> str:

@@ -63,8 +63,11 @@ NOTEBOOKS_MANIFEST = "notebooks.json"
 INDEX = "README.md"
 """The results directory's index, written from the manifests (:func:`index_markdown`)."""
 
-ISMCTS_YARDSTICKS = ("openspiel:ismcts[sims=30],openspiel:ismcts[sims=100],"
-                     "openspiel:ismcts[sims=300]")
+ISMCTS_YARDSTICKS = "openspiel:ismcts[sims=30],openspiel:ismcts[sims=30,match_value=1]"
+"""OpenSpiel's ISMCTS valuing round ends by the round's points, and the same search valuing them
+by the win table (a match-playing yardstick). 200 deals per pairing at 30 simulations take about
+10 minutes on 2 cores (0.69 wall s per match measured at 16 deals, 2 dask workers); 100
+simulations would take three times that."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,13 @@ the strong strategies, each against ``greedy``, at a smaller size per rotation t
 (``rollout`` costs ~4 ms per 2-player match)."""
 
 
+STRONG_FULL = ("--strong", "rollout,matchplay", "--strong-matches", "800")
+STRONG_SMALL = ("--strong", "rollout,matchplay", "--strong-matches", "8")
+"""The strong strategies self-played by overshoot and settlement beside the others, at their own
+size (``matchplay`` plays ~10-20 matches per second on two cores, ``rollout`` ~20-40: 800 matches
+per player count add ~1.5-2.5 minutes to each study)."""
+
+
 def _study(name: str, strategies: str = STUDY_STRATEGIES, extra: tuple = (),
            small_extra: tuple = (), leave_out: tuple = ()) -> CommittedResult:
     """A self-play study at 100,000 matches per configuration, seed 1."""
@@ -118,8 +128,8 @@ def _study(name: str, strategies: str = STUDY_STRATEGIES, extra: tuple = (),
 RESULTS = (
     CommittedResult(
         "winprob",
-        ("winprob", "--players", "2,4", "--strategies", "rollout", "--rounds-per-state", "32",
-         "--seed", "1", "--replicates", "100", "--check-matches", "500",
+        ("winprob", "--players", "2,4", "--strategies", "rollout", "--rounds-per-state", "48",
+         "--seed", "1", "--replicates", "100", "--check-matches", "4000",
          "--ship", "strategies/winprob_table.py"),
         ("winprob", "--players", "2", "--strategies", "greedy", "--rounds-per-state", "2",
          "--seed", "1", "--replicates", "4", "--check-matches", "20"),
@@ -154,18 +164,21 @@ RESULTS = (
          "--duplicate", "--seed", "2026"),
         ("tournament", "--players", "2", "--strategies", "rollout,greedy", "--matches", "10",
          "--duplicate", "--seed", "2026")),
-    _study("overshoot", extra=STUDY_TABLES + ("--table-matches", "1500"),
-           small_extra=STUDY_TABLES + ("--table-matches", "60"), leave_out=("zone_turns.csv",)),
-    _study("settlement", extra=STUDY_TABLES + ("--table-matches", "1500"),
-           small_extra=STUDY_TABLES + ("--table-matches", "60"), leave_out=("parts_hist.csv",)),
-    _study("seats", extra=STUDY_TABLES + ("--table-matches", "3000"),
-           small_extra=STUDY_TABLES + ("--table-matches", "60")),
+    _study("overshoot", extra=STUDY_TABLES + ("--table-matches", "1500") + STRONG_FULL,
+           small_extra=STUDY_TABLES + ("--table-matches", "60") + STRONG_SMALL,
+           leave_out=("zone_turns.csv",)),
+    _study("settlement", extra=STUDY_TABLES + ("--table-matches", "1500") + STRONG_FULL,
+           small_extra=STUDY_TABLES + ("--table-matches", "60") + STRONG_SMALL,
+           leave_out=("parts_hist.csv",)),
+    _study("seats", extra=STUDY_TABLES + ("--table-matches", "3000") + STRONG_FULL,
+           small_extra=STUDY_TABLES + ("--table-matches", "60") + STRONG_SMALL),
     CommittedResult(
         "lengths",
-        ("lengths", "--players", "2,3,4", "--strategies", "greedy,random,exact,weighted,rollout",
-         "--matches", "2000", "--seed", "1") + STUDY_TABLES + ("--table-matches", "1500"),
+        ("lengths", "--players", "2,3,4", "--strategies", "greedy,random,exact,weighted",
+         "--matches", "2000", "--seed", "1") + STUDY_TABLES + ("--table-matches", "1500")
+        + STRONG_FULL,
         ("lengths", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "200",
-         "--seed", "1") + STUDY_TABLES + ("--table-matches", "30")),
+         "--seed", "1") + STUDY_TABLES + ("--table-matches", "30") + STRONG_SMALL),
     CommittedResult(
         "openings",
         ("openings", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "100000",
@@ -183,11 +196,12 @@ RESULTS = (
         leave_out=("matches.csv",)),
     CommittedResult(
         "openspiel",
-        ("strength", "--players", "2", "--ladder", "rollout,matchplay", "--versus",
-         ISMCTS_YARDSTICKS, "--deals", "24", "--seed", "2027", "--timing-matches", "2",
-         "--backend", "dask", "--workers", "2", "--shard-size", "6"),
+        ("strength", "--players", "2", "--ladder", "matchplay", "--versus",
+         ISMCTS_YARDSTICKS, "--deals", "200", "--seed", "2027", "--timing-matches", "2",
+         "--backend", "dask", "--workers", "2", "--shard-size", "25"),
         ("strength", "--players", "2", "--ladder", "greedy", "--versus",
-         "openspiel:ismcts[sims=4]", "--deals", "2", "--seed", "2027", "--timing-matches", "1"),
+         "openspiel:ismcts[sims=4],openspiel:ismcts[sims=4,match_value=1]", "--deals", "2",
+         "--seed", "2027", "--timing-matches", "1"),
         leave_out=("matches.csv",), needs="pyspiel"),
 )
 """Every committed result, in the order they are regenerated."""

@@ -46,16 +46,18 @@ def run_experiment(settings: dict, compute: Callable, *, out=None, backend="loca
 
 def run_traced(name: str, analyse: Callable, players, strategies, matches, seed, *,
                traces=None, tables=None, table_matches=None, sealed: bool = False,
-               secret: str | None = None, decision_timeout=None,
-               **run_options) -> ExperimentResult:
+               secret: str | None = None, decision_timeout=None, strong=None,
+               strong_matches=None, **run_options) -> ExperimentResult:
     """Run a study over the trace source (or given ``traces``); ``run_options`` as
     :func:`run_experiment`. ``analyse(traces, settings)`` turns the traces into the result;
     with mixed ``tables`` (:mod:`experiments.mixed_tables`) it is called as
     ``analyse(traces, settings, tables=data.table_traces())``. ``sealed``, ``secret`` and
-    ``decision_timeout``: the run's sealing (:func:`experiments.settings.study_settings`).
+    ``decision_timeout``: the run's sealing (:func:`experiments.settings.study_settings`);
+    ``strong``, ``strong_matches``: strong strategies self-played at their own match count.
     """
     settings = study_settings(name, players, strategies, matches, seed, tables, table_matches,
-                              sealed=sealed, secret=secret, decision_timeout=decision_timeout)
+                              sealed=sealed, secret=secret, decision_timeout=decision_timeout,
+                              strong=strong, strong_matches=strong_matches)
 
     def compute(data):
         source = data.traces() if traces is None else traces

@@ -38,7 +38,7 @@ def seal_of(settings: dict) -> dict:
 
 def study_settings(name: str, players, strategies, matches, seed, tables=None,
                    table_matches=None, *, sealed: bool = False, secret: str | None = None,
-                   decision_timeout=None) -> dict:
+                   decision_timeout=None, strong=None, strong_matches=None) -> dict:
     """Checked settings of study ``name`` (raises ValueError, one line); JSON-ready.
 
     ``strategies`` may mix spec strings and :class:`strategies.Strategy`
@@ -56,17 +56,37 @@ def study_settings(name: str, players, strategies, matches, seed, tables=None,
     (:func:`sim.engine.spec.checked_seal_options`) as
     :meth:`sim.engine.spec.RunSpec.build`: every configuration and table of the
     study plays with them.
+
+    ``strong`` (strategies, as ``strategies``) adds self-play configurations of slow strong
+    strategies (``rollout``, ``matchplay``) at ``strong_matches`` matches each (default
+    ``matches``): they join ``strategies`` (after the others) and are recorded as ``strong`` and
+    ``strong_matches`` (:func:`configuration_matches`); without ``strong`` neither key is
+    written.
     """
     counts = check_player_counts(players)
     resolved = resolve_field(strategies)
+    strong_resolved = [] if strong is None else resolve_field(strong, "strong")
+    if strong_matches is not None and not strong_resolved:
+        raise ValueError("strong_matches is given without any strong strategy")
+    twice = {s.name for s in resolved} & {s.name for s in strong_resolved}
+    if twice:
+        raise ValueError(f"{', '.join(sorted(twice))} is given both as a strategy and as a "
+                         "strong strategy: name it once")
+    matches = check_int(matches, "matches", 1)
+    resolved = list(resolved) + list(strong_resolved)
     settings = {
         "experiment": name,
         "players": counts,
-        "matches": check_int(matches, "matches", 1),
+        "matches": matches,
         "seed": check_seed(seed),
         **strategy_settings(resolved),
         **checked_seal_options(sealed, secret, decision_timeout),
     }
+    if strong_resolved:
+        check_distinct_names(resolved)
+        settings["strong"] = [s.name for s in strong_resolved]
+        settings["strong_matches"] = (matches if strong_matches is None
+                                      else check_int(strong_matches, "strong_matches", 1))
     checked, named = check_tables(tables, counts)
     if settings.get("sealed"):
         # before anything plays: a strategy defined in a notebook cannot be sealed
@@ -86,3 +106,30 @@ def study_settings(name: str, players, strategies, matches, seed, tables=None,
     settings["strategy_code"] = {**settings["strategy_code"],
                                  **{s.name: s.code_key for s in extra}}
     return settings
+
+
+def configuration_matches(settings: dict, strategy: str) -> int:
+    """Matches of the self-play configurations of ``strategy``: ``strong_matches`` for a strong
+    strategy (:func:`study_settings`'s ``strong``), else ``matches``."""
+    if strategy in settings.get("strong", ()):
+        return int(settings["strong_matches"])
+    return int(settings["matches"])
+
+
+def matches_clause(settings: dict) -> str:
+    """``"100,000 matches per configuration"``, with the strong strategies' own count when the
+    study has them (``"...; rollout, matchplay: 1,000"``): the sample size of a summary or a
+    figure's footer."""
+    text = f"{settings['matches']:,} matches per configuration"
+    if settings.get("strong"):
+        text += f" ({', '.join(settings['strong'])}: {settings['strong_matches']:,} each)"
+    return text
+
+
+def strong_sentence(settings: dict) -> str:
+    """A summary's sentence on the strong strategies' own sample size (with its trailing space;
+    empty without strong strategies)."""
+    if not settings.get("strong"):
+        return ""
+    return (f"The strong strategies {', '.join(settings['strong'])} are self-played at "
+            f"{settings['strong_matches']:,} matches per configuration (they are slow). ")

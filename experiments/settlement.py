@@ -12,13 +12,21 @@ For every strategy (in self-play) and player count:
 - ``blocked``: how often rounds end blocked (share of rounds, interval
   clustered by match) and what the blocked credits are;
 - ``points``: accepted points per match by source and the share of all
-  accepted points that comes from settlement (domino credit minus debit plus
-  blocked credits), with a ratio-of-sums interval; how many matches are won
-  by a settlement event;
+  accepted points that comes from settlement, with a ratio-of-sums interval,
+  both **net** of the partner debit (``settlement_share_net``: domino credit
+  minus debit plus blocked credits) and **gross** (``settlement_share_gross``:
+  domino credit plus blocked credits, before the debit; the same as net at 2
+  and 3 players, where there is no debit), over the same accepted points; how
+  many matches are won by a settlement event;
 - ``partner_debit`` (4 players): how often the partner's hand costs the
   dominoing partnership, how much, how often it makes the net negative, and
   how often it changes the target test (an event that would have overshot
   without the debit is accepted with it, an exact 61 made or missed).
+
+With mixed tables the figures are also given per strategy of each table (a strategy that fills
+several seats of a deal counted once per deal), and ``contrasts`` holds the paired contrasts
+``A - B`` of each table's strategies (settlement share net and gross, accepted points per entity
+per match), the deal as the unit (:func:`experiments.mixed_tables.table_contrasts`).
 
 Every interval of an event-level rate or mean (over dominoes, over blocked
 events) is clustered by match (:func:`experiments.stats.clustered_proportion`,
@@ -33,16 +41,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import study_plots, table_plots
-from experiments.mixed_tables import SELF_PLAY, entity_names, strategies_in
+from experiments import study_plots
+from experiments.mixed_tables import (
+    SELF_PLAY,
+    contrast_finding,
+    entity_names,
+    per_deal_means,
+    strategies_in,
+    table_contrasts,
+)
 from experiments.reports import (
     ExperimentResult,
     configurations,
+    figure_caption,
     fmt_ci,
     md_table,
     summary_head,
 )
 from experiments.runs import run_traced
+from experiments.settings import matches_clause, strong_sentence
 from experiments.sources import pairs
 from experiments.stats import (
     clustered_proportion,
@@ -60,8 +77,8 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         threads: int | None = None, progress: bool = False, out=None,
         traces: dict | None = None, backend="local", shard_size: int | None = None,
         keep_shards: bool = False, tables=None, table_matches: int | None = None,
-        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None
-        ) -> ExperimentResult:
+        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None,
+        strong=None, strong_matches: int | None = None) -> ExperimentResult:
     """Run the settlement study (arguments as :func:`experiments.overshoot.run`).
 
     Returns
@@ -71,11 +88,15 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         when 4 players are studied, ``partner_debit``. With mixed ``tables``,
         ``domino_parts``, ``parts_hist`` and ``points`` also hold a row per
         (table, players, strategy): the strategy's own dominoes, blocked credits
-        and accepted points; ``blocked`` and ``partner_debit`` stay self-play.
+        and accepted points; ``blocked`` and ``partner_debit`` stay self-play. With tables,
+        ``contrasts``: the paired contrasts ``A - B`` of each table's strategies (settlement
+        share gross and net, accepted points per entity), deals as units
+        (:func:`experiments.mixed_tables.table_contrasts`).
     """
     return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
                       tables=tables, table_matches=table_matches, sealed=sealed,
-                      secret=secret, decision_timeout=decision_timeout,
+                      secret=secret, decision_timeout=decision_timeout, strong=strong,
+                      strong_matches=strong_matches,
                       threads=threads, progress=progress, out=out, backend=backend,
                       shard_size=shard_size, keep_shards=keep_shards)
 
@@ -87,7 +108,7 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     ``tables``: ``(table, players) -> experiments.sources.TableData`` pairs of the mixed tables
     (:meth:`experiments.sources.DataRun.table_traces`), whose rows are added per strategy.
     """
-    parts, hist, blocked, points, debit = [], [], [], [], []
+    parts, hist, blocked, points, debit, contrasts = [], [], [], [], [], []
     for (strategy, players), trace in pairs(traces):
         _parts(trace.events, strategy, players, SELF_PLAY, parts, hist)
         blocked.append(_blocked(trace, strategy, players))
@@ -111,6 +132,7 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
             blocked.append(_blocked(trace, strategy, players, own, label))
             if players == 4:
                 debit.append(_partner_debit(trace, strategy, own, label))
+        contrasts.append(table_contrasts(_per_deal(table), CONTRASTS, label, players))
     frames = {
         "domino_parts": pd.concat(parts, ignore_index=True),
         "parts_hist": pd.concat(hist, ignore_index=True),
@@ -119,10 +141,12 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     }
     if debit:
         frames["partner_debit"] = pd.concat(debit, ignore_index=True)
+    if contrasts:
+        frames["contrasts"] = pd.concat(contrasts, ignore_index=True)
     # the self-play figures, key numbers and sections are computed from the self-play rows only
     selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
     plots = {
-        "domino_parts": lambda p: study_plots.plot_domino_parts(selfplay["parts_hist"], p,
+        "domino_parts": lambda p: study_plots.plot_domino_parts(selfplay["domino_parts"], p,
                                                                 settings),
         "point_sources": lambda p: study_plots.plot_point_sources(selfplay["points"], p,
                                                                   settings),
@@ -130,12 +154,12 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     key = _key_numbers(selfplay)
     markdown = _markdown(settings, selfplay, key)
     if (frames["points"]["table"] != SELF_PLAY).any():
-        key.update(_table_key_numbers(frames["points"]))
+        key.update(_table_key_numbers(frames["points"], frames["contrasts"]))
         rows = _head_to_head_rows(frames)
-        plots["head_to_head"] = lambda p: table_plots.plot_head_to_head(
-            rows, HEAD_TO_HEAD_PANELS, p, settings,
-            "Settlement head to head: per strategy, from the same matches")
-        markdown = _markdown(settings, selfplay, key) + _table_markdown(frames, rows)
+        plots["head_to_head"] = lambda p: study_plots.plot_contrasts(
+            frames["contrasts"], p, settings,
+            "Settlement head to head: paired contrasts A - B on the same deals")
+        markdown = _markdown(settings, selfplay, key) + _table_markdown(frames, rows, settings)
     return ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
@@ -204,12 +228,13 @@ def _blocked(trace, strategy: str, players: int, own_events=None,
     m = trace.matches
     ev = trace.events if own_events is None else trace.events[own_events]
     blocked_events = ev[ev["kind"] == "blocked"]
+    # a share of rounds: Wilson at the effective size of rounds clustered by match (a table's
+    # rotations of one deal are one cluster)
+    share, low, high = _round_share(m["blocked_rounds"].to_numpy(), m["rounds"].to_numpy(),
+                                    m["match"].to_numpy())
     if own_events is None:
-        share, low, high = ratio_ci(m["blocked_rounds"], m["rounds"])
         accepted_credit = float(m["blocked_credit"].sum())
     else:
-        per_deal = m.groupby("match", sort=True)[["blocked_rounds", "rounds"]].sum()
-        share, low, high = ratio_ci(per_deal["blocked_rounds"], per_deal["rounds"])
         accepted_credit = float(blocked_events.loc[blocked_events["accepted"], "raw"].sum())
     credit_mean, credit_low, credit_high = _clustered_mean(blocked_events["raw"].to_numpy(),
                                                            blocked_events["match"].to_numpy())
@@ -231,12 +256,38 @@ def _blocked(trace, strategy: str, players: int, own_events=None,
     }])
 
 
+def _round_share(successes: np.ndarray, rounds: np.ndarray,
+                 clusters: np.ndarray) -> tuple[float, float, float]:
+    """The share of rounds that are successes (blocked) from per-match counts, with its 95% Wilson
+    interval at the effective sample size of rounds clustered by ``clusters``
+    (:func:`experiments.stats.clustered_proportion` over one 0/1 value per round).
+
+    Parameters
+    ----------
+    successes, rounds : ndarray of int, shape (matches,)
+        Per match: the rounds that are successes, and all its rounds.
+    clusters : ndarray, shape (matches,)
+        Each match's cluster (the match; in a table the deal).
+    """
+    rounds = np.asarray(rounds, dtype=np.int64)
+    if rounds.sum() == 0:
+        return np.nan, 0.0, 1.0
+    starts = np.repeat(np.cumsum(rounds) - rounds, rounds)
+    within = np.arange(int(rounds.sum())) - starts  # a round's index in its match
+    hit = within < np.repeat(np.asarray(successes, dtype=np.int64), rounds)
+    r = clustered_proportion(hit, np.repeat(np.asarray(clusters), rounds)).iloc[0]
+    return float(r["rate"]), float(r["low"]), float(r["high"])
+
+
 def _points(trace, strategy: str, players: int) -> pd.DataFrame:
     m = trace.matches
     n_entities = entity_count(players)
     total = sum(m[f"score_{e}"].to_numpy(dtype=np.int64) for e in range(n_entities))
     settled = (m["domino_credit"] - m["domino_debit"] + m["blocked_credit"]).to_numpy()
     share, low, high = ratio_ci(settled, total)
+    # gross: before the partner debit, over the same accepted points (net + debit share)
+    gross, gross_low, gross_high = ratio_ci((m["domino_credit"] + m["blocked_credit"]).to_numpy(),
+                                            total)
     credit_share = ratio_ci(m["domino_credit"], total)[0]
     blocked_share = ratio_ci(m["blocked_credit"], total)[0]
     debit_share = ratio_ci(m["domino_debit"], total)[0]
@@ -254,7 +305,9 @@ def _points(trace, strategy: str, players: int) -> pd.DataFrame:
         "domino_credit_per_match": float(m["domino_credit"].mean()),
         "domino_debit_per_match": float(m["domino_debit"].mean()),
         "blocked_credit_per_match": float(m["blocked_credit"].mean()),
-        "settlement_share": share, "settlement_share_low": low, "settlement_share_high": high,
+        "settlement_share_net": share, "settlement_share_net_low": low,
+        "settlement_share_net_high": high, "settlement_share_gross": gross,
+        "settlement_share_gross_low": gross_low, "settlement_share_gross_high": gross_high,
         "domino_credit_share": credit_share, "blocked_credit_share": blocked_share,
         "domino_debit_share": debit_share,
         "won_by_settlement": float(p["rate"]), "won_by_settlement_low": float(p["low"]),
@@ -287,6 +340,8 @@ def _table_points(trace, own: np.ndarray, rotations, strategy: str, players: int
     total = per["total"].to_numpy(dtype=np.float64)
     settled = (per["credit"] - per["debit"] + per["blocked"]).to_numpy(dtype=np.float64)
     r = clustered_ratio(settled, total, deal).iloc[0]
+    g = clustered_ratio((per["credit"] + per["blocked"]).to_numpy(dtype=np.float64), total,
+                        deal).iloc[0]
     # the match-winning event (the last accepted event of a finished match) of the strategy's wins
     last = ev[ev["accepted"]].groupby(["rotation", "match"], sort=False).tail(1)
     last = last[own[last.index.to_numpy()]]
@@ -306,8 +361,12 @@ def _table_points(trace, own: np.ndarray, rotations, strategy: str, players: int
             "domino_credit_per_match": float(per["credit"].mean()),
             "domino_debit_per_match": float(per["debit"].mean()),
             "blocked_credit_per_match": float(per["blocked"].mean()),
-            "settlement_share": float(r["ratio"]), "settlement_share_low": float(r["low"]),
-            "settlement_share_high": float(r["high"]),
+            "settlement_share_net": float(r["ratio"]),
+            "settlement_share_net_low": float(r["low"]),
+            "settlement_share_net_high": float(r["high"]),
+            "settlement_share_gross": float(g["ratio"]),
+            "settlement_share_gross_low": float(g["low"]),
+            "settlement_share_gross_high": float(g["high"]),
             "domino_credit_share": share(per["credit"].to_numpy()),
             "blocked_credit_share": share(per["blocked"].to_numpy()),
             "domino_debit_share": share(per["debit"].to_numpy()),
@@ -319,16 +378,39 @@ def _table_points(trace, own: np.ndarray, rotations, strategy: str, players: int
         }])
 
 
-HEAD_TO_HEAD_PANELS = (
-    table_plots.Panel("settlement_share", "settlement_share_low", "settlement_share_high",
-                      "settlement share of the\nstrategy's accepted points (95%)", rate=True),
-    table_plots.Panel("net_mean", "net_low", "net_high",
-                      "net raw points per domino\nevent (raw; 5 raw = 1 displayed)"),
-    table_plots.Panel("won_by_settlement", "won_by_settlement_low", "won_by_settlement_high",
-                      "share of the strategy's wins\nmade by a settlement event (95%)",
-                      rate=True),
+CONTRASTS = (
+    ("share_net", "settlement share of accepted points, net of the partner debit (per deal)",
+     True),
+    ("share_gross", "settlement share of accepted points, gross (per deal)", True),
+    ("accepted", "accepted raw points per entity per match", False),
 )
-"""The head-to-head figure's rows: column, interval columns, y label."""
+"""The head-to-head contrasts: per-deal column, words, whether a share."""
+
+
+def _per_deal(table) -> dict:
+    """Per quantity of :data:`CONTRASTS`, one mixed table's values per deal and strategy
+    (:func:`experiments.mixed_tables.per_deal_means`: a strategy's seats and the deal's rotations
+    counted once per deal). A share is the deal's ratio of sums (settled over accepted points of
+    the strategy's entities in every rotation of the deal)."""
+    trace = table.data
+    m, ev = trace.matches, trace.events
+    n = entity_count(table.players)
+    rotation = np.repeat(m["rotation"].to_numpy(), n)
+    deal = np.repeat(m["match"].to_numpy(), n)
+    entity = np.tile(np.arange(n), len(m))
+    # one row per (rotation, match, entity), row-major as the score columns
+    total = m[[f"score_{e}" for e in range(n)]].to_numpy(dtype=np.float64).ravel()
+    net = m[[f"settlement_raw_{e}" for e in range(n)]].to_numpy(dtype=np.float64).ravel()
+    dominoes = ev[ev["accepted"] & (ev["kind"] == "domino")]
+    debit = (dominoes.groupby(["rotation", "match", "entity"])["debit"].sum()
+             .reindex(pd.MultiIndex.from_arrays([rotation, deal, entity]), fill_value=0)
+             .to_numpy(dtype=np.float64))
+    names = entity_names(table.rotations, rotation, entity)
+    accepted = per_deal_means(total, deal, names)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = {name: per_deal_means(values, deal, names) / accepted.where(accepted > 0)
+                  for name, values in (("share_net", net), ("share_gross", net + debit))}
+    return {**shares, "accepted": accepted}
 
 
 def _head_to_head_rows(frames: dict) -> pd.DataFrame:
@@ -339,32 +421,52 @@ def _head_to_head_rows(frames: dict) -> pd.DataFrame:
     return frames["points"].merge(net, on=["table", "strategy", "players"], how="left")
 
 
-def _table_key_numbers(points: pd.DataFrame) -> dict:
+def _table_key_numbers(points: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
     key = {}
     for row in points[points["table"] != SELF_PLAY].itertuples(index=False):
         tag = f"{row.table}, {row.players}p: {row.strategy}"
-        key[f"{tag}: settlement share of its accepted points"] = fmt_ci(
-            row.settlement_share, row.settlement_share_low, row.settlement_share_high, pct=True)
+        key[f"{tag}: settlement share of its accepted points, net of the partner debit"] = fmt_ci(
+            row.settlement_share_net, row.settlement_share_net_low,
+            row.settlement_share_net_high, pct=True)
+        key[f"{tag}: settlement share of its accepted points, gross"] = fmt_ci(
+            row.settlement_share_gross, row.settlement_share_gross_low,
+            row.settlement_share_gross_high, pct=True)
         key[f"{tag}: accepted raw points per entity per match"] = (
             f"{row.accepted_raw_per_entity:.1f}")
+    for row in contrasts.itertuples(index=False):
+        key[f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}"] = (
+            row.words.split(": ", 1)[1])
     return key
 
 
-def _table_markdown(frames: dict, rows: pd.DataFrame) -> str:
-    """The head-to-head section: one table per mixed table, per strategy, beside its self-play."""
+def _table_markdown(frames: dict, rows: pd.DataFrame, settings: dict) -> str:
+    """The head-to-head section: the paired contrasts, then one table per mixed table, per
+    strategy, beside its self-play."""
     mixed = rows[rows["table"] != SELF_PLAY]
     own = rows[rows["table"] == SELF_PLAY].set_index(["strategy", "players"])
+    contrasts = frames["contrasts"]
     lines = ["", "## Head to head (mixed tables)", "",
              ("Each table is played in every rotation of its strategies over the entities "
               "(every strategy at every seat) on the same deals (duplicate deals). Every figure "
               "is the strategy's own, from its entities' accepted events in these matches; "
-              "intervals take the deal as the cluster. Units: `accepted raw / entity-match` = "
+              "intervals take the deal as the cluster, and a strategy that fills several seats "
+              "of a deal (two of three at 3 players) is counted once per deal."), "",
+             "### Paired contrasts A - B (deal = unit)", "",
+             ("Each line is the mean over deals of A's value minus B's on the same deal (a "
+              "share: the deal's ratio of sums over the strategy's seats and rotations), its "
+              "95% Student-t interval, the number of deals and Cohen's d; it is a finding (\"A "
+              "lower\" / \"A higher\") only where the interval excludes 0."), ""]
+    lines += [f"- {row.players}p, {row.table}: {row.words}"
+              for row in contrasts.itertuples(index=False)]
+    lines += ["", ("Units: `accepted raw / entity-match` = "
               "raw points accepted per match per entity of the strategy (1 displayed = 5 raw; "
-              "a finished match's winner has 305); `settlement share` = share of those points "
-              "from settlement (domino credit - partner debit + blocked credit; ratio of sums); "
+              "a finished match's winner has 305); `share net` = share of those points "
+              "from settlement net of the partner debit (domino credit - partner debit + blocked "
+              "credit; ratio of sums), `share gross` = before the debit (domino credit + blocked "
+              "credit, over the same points; equal to net at 2 and 3 players); "
               "`net / domino` = raw points per domino event of the strategy (every domino, "
               "accepted or not); `won by settlement` = share of the strategy's wins whose "
-              "winning event was a settlement. `self-play share` = the strategy's settlement "
+              "winning event was a settlement. `self-play net` = the strategy's net settlement "
               "share in self-play, for comparison."), ""]
     for label, table in mixed.groupby("table", sort=False):
         out = []
@@ -374,13 +476,15 @@ def _table_markdown(frames: dict, rows: pd.DataFrame) -> str:
                 "players": row.players, "strategy": row.strategy,
                 "entities / match": row.entities_per_match, "matches": row.matches,
                 "accepted raw / entity-match": row.accepted_raw_per_entity,
-                "settlement share": fmt_ci(row.settlement_share, row.settlement_share_low,
-                                           row.settlement_share_high, pct=True),
+                "share net": fmt_ci(row.settlement_share_net, row.settlement_share_net_low,
+                                    row.settlement_share_net_high, pct=True),
+                "share gross": fmt_ci(row.settlement_share_gross, row.settlement_share_gross_low,
+                                      row.settlement_share_gross_high, pct=True),
                 "net / domino": fmt_ci(row.net_mean, row.net_low, row.net_high, 1),
                 "won by settlement": fmt_ci(row.won_by_settlement, row.won_by_settlement_low,
                                             row.won_by_settlement_high, pct=True),
-                "self-play share": (f"{100 * own.loc[key, 'settlement_share']:.1f}%"
-                                    if key in own.index else ""),
+                "self-play net": (f"{100 * own.loc[key, 'settlement_share_net']:.1f}%"
+                                  if key in own.index else ""),
             })
         lines += [f"### {label}", "", md_table(pd.DataFrame(out), 1), ""]
     blocked = frames["blocked"]
@@ -400,7 +504,14 @@ def _table_markdown(frames: dict, rows: pd.DataFrame) -> str:
                   md_table(debit[["table", "strategy", "dominoes", "with_debit_rate",
                                   "debit_mean", "debit_low", "debit_high", "net_negative_rate",
                                   "rescued_from_overshoot_rate", "debit_per_match"]], 3), ""]
-    lines += ["Plot: `head_to_head.png`.", ""]
+    lines += [figure_caption(
+        "head_to_head", "Paired contrasts A - B of each mixed table's strategies (rows: "
+        "settlement share net of the partner debit, gross, accepted raw points per entity per "
+        "match; columns: player counts)",
+        f"{settings['table_matches']:,} deals per table rotation, seed {settings['seed']}",
+        "Bars: 95% Student-t intervals over deals (the deal is the unit; a strategy in several "
+        "seats counted once)",
+        contrast_finding(contrasts, CONTRASTS[0][1], "the net settlement share")), ""]
     return "\n".join(lines)
 
 
@@ -446,10 +557,14 @@ def _key_numbers(frames: dict) -> dict:
     for tag, row, sel in configurations(frames["points"], frames["domino_parts"]):
         net = sel[sel.part == "net"].iloc[0]
         credit = sel[sel.part == "credit"].iloc[0]
-        key[f"{tag}: settlement share of accepted points"] = fmt_ci(
-            row.settlement_share, row.settlement_share_low, row.settlement_share_high, pct=True)
+        key[f"{tag}: settlement share of accepted points, net of the partner debit"] = fmt_ci(
+            row.settlement_share_net, row.settlement_share_net_low,
+            row.settlement_share_net_high, pct=True)
+        key[f"{tag}: settlement share of accepted points, gross (before the partner debit)"] = (
+            fmt_ci(row.settlement_share_gross, row.settlement_share_gross_low,
+                   row.settlement_share_gross_high, pct=True))
         key[f"{tag}: domino credit / net (raw, mean)"] = (
-            f"{credit['mean']:.1f} / {fmt_ci(net['mean'], net['low'], net['high'], 1)}")
+            f"{credit['mean']:.2f} / {fmt_ci(net['mean'], net['low'], net['high'], 2)}")
         blocked = frames["blocked"]
         b = blocked[(blocked.strategy == row.strategy) & (blocked.players == row.players)].iloc[0]
         key[f"{tag}: blocked rounds"] = fmt_ci(b.blocked_share, b.blocked_share_low,
@@ -476,7 +591,11 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
     lines = summary_head(
         "Settlement value", s,
-        "Raw points (1 displayed = 5 raw; 61 displayed = 305 raw); 95% intervals. Intervals of "
+        strong_sentence(s) +
+        "Raw points (1 displayed = 5 raw; 61 displayed = 305 raw); 95% intervals. The settlement "
+        "share of accepted points is given **net** of the partner debit (domino credit - partner "
+        "debit + blocked credit) and **gross** (domino credit + blocked credit, before the debit), "
+        "both over the same accepted points; they differ at 4 players only. Intervals of "
         "rates and means over events (dominoes, blocked events) are match-clustered: the events "
         "of one match are not independent (Wilson at the clustered effective sample size for "
         "rates, delta method over per-match totals for means).") + [
@@ -497,11 +616,14 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
               md_table(points[["strategy", "players", "accepted_raw_per_match",
                                "placement_raw_per_match", "domino_credit_per_match",
                                "domino_debit_per_match", "blocked_credit_per_match",
-                               "settlement_share", "won_by_settlement"]], 3),
+                               "settlement_share_net", "settlement_share_gross",
+                               "won_by_settlement"]], 3),
               "", ("Units: `*_per_match` = raw points per match, summed over all entities "
               "(accepted events only; accepted = placement + domino credit - partner debit + "
-              "blocked credit); `settlement_share` = share of accepted points (ratio of sums over "
-              "matches); `won_by_settlement` = share of finished matches.")]
+              "blocked credit); `settlement_share_net` = share of accepted points from settlement "
+              "net of the partner debit, `settlement_share_gross` = before the debit (ratios of "
+              "sums over matches; equal at 2 and 3 players); `won_by_settlement` = share of "
+              "finished matches.")]
     blocked = frames["blocked"]
     lines += ["", "## Blocked rounds", "",
               md_table(blocked[["strategy", "players", "rounds", "blocked_rounds",
@@ -523,5 +645,43 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                               "exact_61_made_rate", "exact_61_missed_rate"]], 4),
                   "", ("Units: `*_rate` = share of domino events (interval columns in "
                   "`partner_debit.csv`, match-clustered); `*_mean` = raw points per domino event.")]
-    lines += ["", "Plots: `domino_parts.png`, `point_sources.png`.", ""]
+    lines += ["", "## Figures", "",
+              figure_caption(
+                  "point_sources", "Accepted displayed points per match by source (placements, "
+                  "domino credit, blocked credit stacked; the partner debit below zero), per "
+                  "strategy in self-play and player count, labelled with the accepted total and "
+                  "the settlement share of it (4 players: net and gross)",
+                  f"{matches_clause(s)}, seed {s['seed']}",
+                  "No bars: means per match (the settlement shares' 95% intervals are in points.csv)",
+                  _share_finding(points)),
+              "",
+              figure_caption(
+                  "domino_parts", "The domino event's parts (final placement, credit, partner "
+                  "debit, net) and the blocked credit in raw points per event, per strategy in "
+                  "self-play and player count, side by side",
+                  f"{matches_clause(s)}, seed {s['seed']}",
+                  "Markers: means with match-clustered 95% intervals; thick bars: 25th-75th "
+                  "percentiles; thin lines: 10th-90th percentiles", _net_finding(parts)),
+              ""]
     return "\n".join(lines)
+
+
+
+def _share_finding(points: pd.DataFrame) -> str:
+    """The point-sources plot's finding: the range of the net and gross settlement shares."""
+    parts = []
+    for players, sel in points.groupby("players", sort=True):
+        net, gross = sel["settlement_share_net"], sel["settlement_share_gross"]
+        text = f"{players}p {100 * net.min():.1f}-{100 * net.max():.1f}% net"
+        if players == 4:
+            text += f", {100 * gross.min():.1f}-{100 * gross.max():.1f}% gross"
+        parts.append(text)
+    return "Settlement's share of accepted points across strategies: " + "; ".join(parts)
+
+
+def _net_finding(parts: pd.DataFrame) -> str:
+    """The domino-parts plot's finding: the mean net per domino event, per player count."""
+    net = parts[parts["part"] == "net"]
+    return "The mean net of a domino event across strategies: " + "; ".join(
+        f"{players}p {sel['mean'].min():.1f}-{sel['mean'].max():.1f} raw"
+        for players, sel in net.groupby("players", sort=True))

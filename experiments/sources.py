@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.mixed_tables import tables_of
-from experiments.settings import seal_of, study_settings
+from experiments.settings import configuration_matches, seal_of, study_settings
 from sim.engine.runs import simulate_rounds
 from sim.engine.spec import check_threads
 from sim.progress import progress_bar
@@ -246,8 +246,14 @@ class DataRun:
                                                   for c in self.settings["players"]):
             yield k, name, spec, count
 
-    def _match_tasks(self, part: int, spec: str, count: int) -> list[Task]:
-        return self._seat_tasks(part, [spec] * count, count, self.settings["matches"])
+    def _match_tasks(self, part: int, spec: str, count: int, name: str) -> list[Task]:
+        # a strong strategy's configurations play its own (smaller) number of matches
+        return self._seat_tasks(part, [spec] * count, count,
+                                configuration_matches(self.settings, name))
+
+    def _self_play_matches(self, configurations) -> int:
+        """Matches of the self-play ``configurations`` (:meth:`_configurations`), for the bar."""
+        return sum(configuration_matches(self.settings, name) for _, name, _, _ in configurations)
 
     def _field(self) -> list[str]:
         """The specs of every strategy the run plays (self-play, then the tables' others)."""
@@ -338,10 +344,11 @@ class DataRun:
     def traces(self) -> Iterator[tuple[tuple[str, int], object]]:
         """Yield ``((strategy, players), StudyTrace)`` per self-play configuration, in order."""
         configurations = list(self._configurations())
-        bar = self._bar(self.settings["matches"] * len(configurations), "match", "matches")
+        bar = self._bar(self._self_play_matches(configurations), "match", "matches")
         try:
             for part, name, spec, count in configurations:
-                tables = self._run("traces", trace_job, self._match_tasks(part, spec, count), bar)
+                tables = self._run("traces", trace_job,
+                                   self._match_tasks(part, spec, count, name), bar)
                 yield (name, count), StudyTrace(**tables)
         finally:
             bar.close()
@@ -349,11 +356,11 @@ class DataRun:
     def rounds(self) -> Iterator[tuple[tuple[str, int], pd.DataFrame]]:
         """Yield ``((strategy, players), rounds)`` per self-play configuration (:func:`rounds_job`)."""
         configurations = list(self._configurations())
-        bar = self._bar(self.settings["matches"] * len(configurations), "match", "matches")
+        bar = self._bar(self._self_play_matches(configurations), "match", "matches")
         try:
             for part, name, spec, count in configurations:
                 yield (name, count), self._run("rounds", rounds_job,
-                                               self._match_tasks(part, spec, count), bar)
+                                               self._match_tasks(part, spec, count, name), bar)
         finally:
             bar.close()
 

@@ -305,6 +305,22 @@ def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
     log_s[finite] = np.log(strength[finite])
     log_s[finite] -= log_s[finite].mean() if finite.any() else 0.0
     # Observed information of theta = log s: sum over matches of diag(p) - p p^T.
+    probs, info = _luce_information(member, strength, w)
+    idx = np.flatnonzero(finite)
+    se = np.full(n_players, np.nan)
+    if idx.size >= 2:
+        cov = _centred_inverse(info[np.ix_(idx, idx)])
+        se[idx] = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    log_s[(wins == 0) & (games > 0)] = -np.inf
+    log_s[(wins == games) & (games > 0)] = np.inf
+    low = log_s - z * se
+    high = log_s + z * se
+    return log_s, low, high
+
+
+def _luce_information(member: np.ndarray, strength: np.ndarray, w=None):
+    """Win probabilities of every competitor in every match, shape (matches, n_players), and the
+    observed information of the log-strengths, ``sum_m w_m (diag(p_m) - p_m p_m^T)``."""
     totals = member @ strength
     with np.errstate(divide="ignore", invalid="ignore"):
         probs = np.where(totals[:, None] > 0, member * strength / totals[:, None], 0.0)
@@ -312,23 +328,175 @@ def luce_ranking(participants: np.ndarray, winners: np.ndarray, n_players: int,
         info = np.diag(probs.sum(axis=0)) - probs.T @ probs
     else:
         info = np.diag(w @ probs) - probs.T @ (w[:, None] * probs)
+    return probs, info
+
+
+def _centred_inverse(info: np.ndarray) -> np.ndarray:
+    """The covariance of sum-to-zero log-strengths from their (singular) information matrix."""
+    # The information is singular along the all-ones direction; rcond must cut that eigenvalue
+    # (numerically ~1e-10, not 0), or pinv returns entries ~1e9 whose centring cancels only to
+    # ~1e-5.
+    cov = np.linalg.pinv(info, rcond=1e-10, hermitian=True)
+    centre = np.eye(info.shape[0]) - 1.0 / info.shape[0]
+    return centre @ cov @ centre
+
+
+class LuceFit(NamedTuple):
+    """A Luce (Bradley-Terry) fit with its covariance (:func:`clustered_luce`).
+
+    Attributes
+    ----------
+    log_strength, low, high : ndarray of float64, shape (n_players,)
+        Centred log-strengths and their 95% intervals (+-inf for a competitor that never or
+        always won, whose interval is nan).
+    cov : ndarray of float64, shape (n_players, n_players)
+        Covariance of the centred log-strengths (nan rows and columns for unbounded ones): the
+        variance of a difference ``i - j`` is ``cov[i, i] + cov[j, j] - 2 cov[i, j]``.
+    clusters : int
+        Clusters (deals) the covariance counts.
+    """
+
+    log_strength: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    cov: np.ndarray
+    clusters: int
+
+    def difference(self, i: int, j: int, z: float = Z95) -> tuple[float, float, float]:
+        """``log_strength[i] - log_strength[j]`` with its 95% interval (normal, from ``cov``)."""
+        d = float(self.log_strength[i] - self.log_strength[j])
+        var = self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j]
+        se = math.sqrt(max(var, 0.0)) if np.isfinite(var) else float("nan")
+        return d, d - z * se, d + z * se
+
+
+def clustered_luce(participants, winners, n_players: int, clusters, robust: bool = True,
+                   z: float = Z95) -> LuceFit:
+    """:func:`luce_ranking` with a cluster-robust (sandwich) covariance: the matches of one
+    cluster (the seatings of one duplicate deal) may be correlated in any way, clusters are
+    independent.
+
+    With ``u_m = e_{winner} - p_m`` the score of match ``m`` in the log-strengths, ``U_c`` its
+    sum over cluster ``c`` (``G`` clusters, ``M`` matches, ``m = M / G`` per cluster) and
+    ``H`` the observed information, the sandwich ``cov = B^+ A B^+``, centred to sum zero, with
+    two pseudo-clusters of ``m`` matches that go alike (as :func:`paired_proportion`; a handful
+    of deals that all split evenly would otherwise give a zero-width interval):
+    ``A = (G + 2) / (G + 1) (sum_c U_c U_c^T + 2 m^2 H / M)``, ``B = (1 + 2 / G) H``. Matches of
+    one cluster that move together (one deal decides every seating alike) widen the interval;
+    seatings that mirror each other (a duplicate deal swapping the seats) narrow it. With one
+    match per cluster and two competitors it is the information interval times
+    ``sqrt(G / (G + 1))`` exactly (``sum_m u_m^2 = H`` there).
+
+    Parameters
+    ----------
+    participants : ndarray of int, shape (matches, k)
+        Competitor ids of each match; -1 pads.
+    winners : ndarray of int, shape (matches,)
+        The winner's id, or -1 (no winner: dropped).
+    n_players : int
+    clusters : array_like, shape (matches,)
+        The cluster (deal) of each match.
+    robust : bool
+        False: the information (independent matches) covariance, as :func:`luce_ranking`.
+
+    Returns
+    -------
+    LuceFit
+    """
+    participants = np.asarray(participants, dtype=np.int64)
+    winners = np.asarray(winners, dtype=np.int64)
+    clusters = np.asarray(clusters)
+    log_s, low, high = luce_ranking(participants, winners, n_players, z=z)
+    keep = winners >= 0
+    participants, winners, clusters = participants[keep], winners[keep], clusters[keep]
+    member = np.zeros((participants.shape[0], n_players), dtype=np.float64)
+    rows = np.repeat(np.arange(participants.shape[0]), participants.shape[1])
+    cols = participants.ravel()
+    member[rows[cols >= 0], cols[cols >= 0]] = 1.0
+    finite = np.isfinite(log_s)
+    # luce_ranking's convention: an unbounded competitor has strength 0 in the others' fit
+    strength = np.where(finite, np.exp(np.where(finite, log_s, 0.0)), 0.0)
+    probs, info = _luce_information(member, strength)
     idx = np.flatnonzero(finite)
-    se = np.full(n_players, np.nan)
+    cov = np.full((n_players, n_players), np.nan)
+    codes, groups = np.unique(clusters, return_inverse=True)
+    g = codes.size
     if idx.size >= 2:
-        sub = info[np.ix_(idx, idx)]
-        # Sum-to-zero constraint: the pseudo-inverse gives the centred covariance.
-        # The information is singular along the all-ones direction; rcond must
-        # cut that eigenvalue (numerically ~1e-10, not 0), or pinv returns
-        # entries ~1e9 whose centring cancels only to ~1e-5.
-        cov = np.linalg.pinv(sub, rcond=1e-10, hermitian=True)
-        centre = np.eye(idx.size) - 1.0 / idx.size
-        cov = centre @ cov @ centre
-        se[idx] = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    log_s[(wins == 0) & (games > 0)] = -np.inf
-    log_s[(wins == games) & (games > 0)] = np.inf
-    low = log_s - z * se
-    high = log_s + z * se
-    return log_s, low, high
+        bread = _centred_inverse(info[np.ix_(idx, idx)])
+        if robust and g >= 1:
+            score = np.zeros_like(probs)
+            score[np.arange(winners.size), winners] = 1.0
+            score = (score - probs)[:, idx]
+            per_cluster = np.zeros((g, idx.size))
+            np.add.at(per_cluster, groups.ravel(), score)
+            # Two pseudo-deals of the mean size whose matches all go alike (as
+            # paired_proportion's): each adds size^2 times a match's mean information to the
+            # meat and size matches to the bread, so deals that all split evenly (a zero meat)
+            # never give a zero-width interval; their weight vanishes as the deals grow.
+            size = winners.size / g
+            sub = info[np.ix_(idx, idx)]
+            meat = (g + 2) / (g + 1) * (per_cluster.T @ per_cluster
+                                        + 2 * size * size * sub / winners.size)
+            bread = bread / (1 + 2 / g)
+            cov[np.ix_(idx, idx)] = bread @ meat @ bread
+        elif not robust:
+            cov[np.ix_(idx, idx)] = bread
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    with np.errstate(invalid="ignore"):
+        low = np.where(finite, log_s - z * se, np.nan)
+        high = np.where(finite, log_s + z * se, np.nan)
+    return LuceFit(log_s, low, high, cov, int(g))
+
+
+def paired_proportion(successes, clusters, groups=None, z: float = Z95) -> pd.DataFrame:
+    """Share of events that are successes per group with a 95% Wilson interval at the
+    cluster-effective sample size, where the clusters may pair events (the seatings of a
+    duplicate deal): the design effect may fall below 1.
+
+    :func:`clustered_proportion` never lets the interval be narrower than independent events'
+    (right for events that cluster, such as one match's turns); a duplicate deal played with
+    the seats swapped makes a strategy's outcomes on it mirror each other, and the paired
+    interval is narrower by design. Here, with per-cluster totals ``Y_c``, ``X_c``, ``p = Y / X``
+    and the delta-method variance ``v = G / (G - 1) sum_c (Y_c - p X_c)^2 / X^2``:
+
+    - ``v`` is estimated with two pseudo-clusters of the mean cluster size added, one all
+      successes and one all failures, so a handful of clusters that happen to agree (every deal
+      split 1-1) never give a zero-width interval; their weight vanishes as ``G`` grows;
+    - the interval is Wilson's at ``n = p (1 - p) / v`` trials (inside [0, 1] by construction);
+    - where ``p`` is 0 or 1 the data say nothing about the pairing: the worst case, a cluster's
+      events all alike (``n = X^2 / sum_c X_c^2``), as :func:`clustered_proportion`.
+
+    Parameters
+    ----------
+    successes : array_like of bool or 0/1, shape (events,)
+    clusters : array_like, shape (events,)
+        The cluster (deal) of each event.
+    groups : array_like, shape (events,), optional
+        Separate estimates per group; default one group labelled 0.
+
+    Returns
+    -------
+    DataFrame, one row per group (sorted, group labels as index)
+        ``events``, ``successes``, ``clusters`` (int64), ``rate``, ``design_effect``
+        (``X / n``), ``effective_events`` (``n``), ``low``, ``high`` (float64).
+    """
+    sums = _cluster_sums(np.asarray(successes, dtype=np.float64), 1.0, clusters, groups)
+    events = sums.X.to_numpy()
+    g = sums.clusters.to_numpy(dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = sums.Y.to_numpy() / events
+        size = events / g  # the pseudo-clusters' size
+        residual = _residual_square(sums, p) + size * size * ((1 - p) ** 2 + p * p)
+        total = events + 2 * size
+        v = (g + 2) / (g + 1) * residual / (total * total)
+        effective = np.where((p > 0) & (p < 1), p * (1 - p) / v,
+                             events * events / sums.xx.to_numpy())
+        deff = events / effective
+    low, high = wilson_interval(p * effective, effective, z)
+    return pd.DataFrame({"events": sums.X.astype("int64"), "successes": sums.Y.astype("int64"),
+                         "clusters": sums.clusters.astype("int64"), "rate": p,
+                         "design_effect": deff, "effective_events": effective, "low": low,
+                         "high": high}, index=sums.index)
 
 
 def paired_share_interval(per_deal) -> tuple[float, float, float]:

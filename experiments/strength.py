@@ -20,13 +20,18 @@ Frames:
 - ``ladder``: per (players, pairing) the upper strategy's win rate over all
   ``2 * deals`` matches (an unfinished match, stopped by ``max_rounds``, is
   a win for nobody) with its **paired** 95% interval (the unit is the deal:
-  the normal interval of the per-deal means of the two seatings' outcomes,
-  :func:`experiments.stats.mean_interval`, clipped to [0, 1]) beside the Wilson interval that
-  treats the matches as independent, the draws, mean rounds and mean margin;
+  the Student-t interval of the per-deal means of the two seatings' outcomes,
+  :func:`experiments.stats.paired_share_interval`, clipped to [0, 1]) beside the Wilson
+  interval that treats the matches as independent, the draws, mean rounds and mean margin;
 - ``gap``: per player count, the share of the reference -> ceiling gap that
   the challenger closes, ``(W(challenger vs reference) - 0.5) /
   (W(ceiling vs reference) - 0.5)``, with a paired bootstrap 95% interval
   over deals (both pairings resampled on the same deals);
+- ``contrasts`` (runs with yardsticks, ``versus``): per player count, strategy of the
+  ladder and pair of consecutive yardsticks ``A``, ``B`` (in the order given), the paired
+  contrast of its win rate against ``A`` minus against ``B`` over the same deals
+  (:func:`experiments.stats.paired_contrast`: ``difference``, ``low``, ``high``, ``deals``,
+  ``effect``): which yardstick is harder, as a finding only where the interval excludes 0;
 - ``timing``: per strategy of the ladder and player count, CPU seconds per
   match and per placement in self-play, single-threaded, measured after a
   warm-up call (no compile time) with :func:`time.process_time`; the
@@ -49,11 +54,12 @@ import time
 import numpy as np
 import pandas as pd
 
-from experiments.figures import new_figure, run_footer, save_png, stamp
-from experiments.reports import ExperimentResult, fmt_ci, md_table, summary_head
+from experiments.figures import new_figure, run_footer, save_png, stamp, strategy_colour
+from experiments.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
 from experiments.runs import run_experiment
 from experiments.settings import seal_of, strategy_settings
-from experiments.stats import paired_share_interval, proportion
+from experiments.stats import (Contrast, contrast_words, paired_contrast, paired_share_interval,
+                               proportion)
 from sim.checks import check_int, check_player_counts, check_seed
 from sim.engine.runs import simulate
 from sim.engine.spec import RunSpec, checked_seal_options, hidden_run_options
@@ -501,12 +507,57 @@ def gap_table(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
                          for count in settings["players"]], columns=columns)
 
 
+CONTRAST_COLUMNS = ["players", "upper", "yardstick_a", "yardstick_b", "deals", "difference",
+                    "low", "high", "effect"]
+
+
+def yardstick_contrasts(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """Per player count, ladder strategy and consecutive yardsticks ``A``, ``B``: the paired
+    contrast of its per-deal win share against ``A`` minus against ``B`` (same deals).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`CONTRAST_COLUMNS` (``difference``, ``low``, ``high``: float64 win-rate
+        difference and its 95% Student-t interval over deals; ``effect``: Cohen's d); no rows
+        without ``versus`` or with fewer than 2 yardsticks.
+    """
+    lowers = list(dict.fromkeys(lower for kind, _, lower in settings["pairings"]
+                                if kind == "versus"))
+    uppers = list(dict.fromkeys(upper for kind, upper, _ in settings["pairings"]
+                                if kind == "versus"))
+    rows = []
+    for count in settings["players"]:
+        for upper in uppers:
+            for a, b in zip(lowers, lowers[1:]):
+                versus_a = deal_outcomes(matches, count, upper, a)
+                versus_b = deal_outcomes(matches, count, upper, b)
+                contrast = paired_contrast(versus_a.to_numpy(),
+                                           versus_b.reindex(versus_a.index).to_numpy())
+                rows.append({"players": count, "upper": upper, "yardstick_a": a,
+                             "yardstick_b": b, "deals": contrast.units,
+                             "difference": contrast.difference, "low": contrast.low,
+                             "high": contrast.high, "effect": contrast.effect})
+    return pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
+
+
+def contrast_sentence(row) -> str:
+    """A :func:`yardstick_contrasts` row in words: a finding only where its interval excludes 0
+    (:func:`experiments.stats.contrast_words`)."""
+    contrast = Contrast(row.difference, row.low, row.high, int(row.deals), row.effect)
+    return f"{row.players}p: " + contrast_words(
+        contrast, f"{row.upper} vs {row.yardstick_a}", f"{row.upper} vs {row.yardstick_b}",
+        "match win rate", pct=True)
+
+
 def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
             wall: pd.DataFrame | None = None) -> ExperimentResult:
     """The ladder's frames, figure and summary from its match rows (:func:`strength_job`
     frames of every pairing) and the timing pass (:func:`time_strategies`)."""
     frames = {"ladder": ladder_table(matches, settings), "gap": gap_table(matches, settings),
               "timing": timing.reset_index(drop=True)}
+    if "versus" in kinds_of(settings):
+        frames["contrasts"] = yardstick_contrasts(matches, settings)
     if wall is not None:
         frames["wall"] = wall
     frames["matches"] = matches
@@ -562,7 +613,8 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
     Returns
     -------
     ExperimentResult
-        Frames ``ladder``, ``gap``, ``timing``, ``wall``, ``matches``; plot ``ladder``.
+        Frames ``ladder``, ``gap``, ``timing``, ``wall``, ``matches`` (and ``contrasts`` with
+        ``versus``); plot ``ladder``.
     """
     settings = strength_settings(ladder, players, deals, seed, challenger=challenger,
                                  reference=reference, ceiling=ceiling,
@@ -614,12 +666,13 @@ def plot_ladder(ladder: pd.DataFrame, settings: dict, path) -> None:
                          sel["paired_high"].to_numpy(dtype=float) - rate])
         err = np.where(np.isfinite(err), err, 0.0)
         kinds = sel["kind"].to_numpy()
-        listed = np.isin(kinds, [kind for kind, _, _ in KIND_LEGENDS])
-        groups = [(kinds == kind, marker, label) for kind, marker, label in KIND_LEGENDS]
-        for mask, marker, label in groups + [(~listed, "s", "challenger / ceiling")]:
-            if mask.any():
+        uppers = sel["upper"].to_numpy()
+        # colour = the upper strategy (one colour per strategy in every figure), marker = kind
+        for kind, marker, label in kind_markers(kinds):
+            for upper in dict.fromkeys(uppers[kinds == kind]):
+                mask = (kinds == kind) & (uppers == upper)
                 ax.errorbar(x[mask], rate[mask], yerr=err[:, mask], fmt=marker, capsize=4,
-                            label=label)
+                            color=strategy_colour(str(upper)), label=f"{upper}: {label}")
         for xi, r in zip(x, rate):
             ax.annotate(f"{100 * r:.1f}%", (xi, r), textcoords="offset points", xytext=(8, -3),
                         fontsize=8)
@@ -630,15 +683,66 @@ def plot_ladder(ladder: pd.DataFrame, settings: dict, path) -> None:
         ax.set_xlim(-0.5, len(sel) - 0.5)
         ax.grid(alpha=0.3, axis="y")
         ax.set_title(f"{count} players" + (" (partnerships 0,2 vs 1,3)" if count == 4 else ""))
-        ax.legend(fontsize=8, loc="lower right")
-    axes[0][0].set_ylabel("upper strategy's match win rate\n(paired 95% interval, deal = unit)")
-    title = "Strength ladder" if kinds_of(settings) != {"versus"} else "Against yardsticks"
-    fig.suptitle(f"{title}: {settings['deals']:,} duplicate deals per pairing "
+        ax.legend(fontsize=7, loc="lower right")
+    axes[0][0].set_ylabel("upper strategy's match win rate\n(paired 95% t interval, deal = unit)")
+    fig.suptitle(f"{title_of(settings)}: {settings['deals']:,} duplicate deals per pairing "
                  f"(x 2 seatings = {settings['matches']:,} matches), seed {settings['seed']}",
                  y=1.02)
     stamp(fig, run_footer(settings, f"{settings['deals']:,} duplicate deals per pairing "
                                      f"({settings['matches']:,} matches)"))
     save_png(fig, path, DPI)
+
+
+def kind_markers(kinds) -> list[tuple[str, str, str]]:
+    """``(kind, marker, legend text)`` of every kind present in ``kinds`` (str array): those of
+    :data:`KIND_LEGENDS`, then ``challenger`` and ``ceiling`` as squares."""
+    present = set(kinds)
+    known = [(k, m, t) for k, m, t in KIND_LEGENDS if k in present]
+    listed = {k for k, _, _ in KIND_LEGENDS}
+    return known + [(k, "s", k) for k in ("challenger", "ceiling") if k in present
+                    and k not in listed]
+
+
+def title_of(settings: dict) -> str:
+    """The run's title: ``"Strength ladder"``, or for a run against yardsticks (``versus``)
+    ``"OpenSpiel bots against the ladder"`` when every yardstick is an OpenSpiel bot and
+    ``"Strategies against yardsticks"`` otherwise."""
+    if kinds_of(settings) != {"versus"}:
+        return "Strength ladder"
+    yardsticks = {lower for _, _, lower in settings["pairings"]}
+    if all(name.startswith("openspiel.") for name in yardsticks):
+        return "OpenSpiel bots against the ladder"
+    return "Strategies against yardsticks"
+
+
+def ladder_caption(frames: dict, settings: dict) -> str:
+    """``ladder.png``'s caption (:func:`experiments.reports.figure_caption`); its finding counts
+    the pairings whose paired interval lies above, below or across 50%."""
+    ladder = frames["ladder"]
+    above = int((ladder["paired_low"] > EVEN).sum())
+    below = int((ladder["paired_high"] < EVEN).sum())
+    across = len(ladder) - above - below
+    by_marker = {}
+    for _, marker, text in kind_markers(ladder["kind"]):
+        by_marker.setdefault(marker, []).append(text)
+    marks = ", ".join(f"{marker_name(m)}: {' or '.join(t)}" for m, t in by_marker.items())
+    return figure_caption(
+        "ladder",
+        ("the upper strategy's match win rate in each pairing, one panel per player count "
+         f"(colour: the upper strategy; {marks}; dotted line: 50%)"),
+        (f"{settings['deals']:,} duplicate deals per pairing, each in both seatings "
+         f"({settings['matches']:,} matches), seed {settings['seed']}"),
+        "bars: 95% Student-t intervals of the per-deal means (deal = unit), clipped to [0, 1]",
+        (f"the upper strategy wins more than half in {above} of {len(ladder)} pairings, less in "
+         f"{below}, and {across} show no detectable difference from 50%"))
+
+
+MARKER_NAMES = {"o": "circles", "D": "diamonds", "s": "squares"}
+
+
+def marker_name(marker: str) -> str:
+    """The word for a marker in a caption (``"o"`` -> ``"circles"``)."""
+    return MARKER_NAMES.get(marker, marker)
 
 
 def kinds_of(settings: dict) -> set[str]:
@@ -660,14 +764,14 @@ def _key_numbers(frames: dict) -> dict:
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
     lines = summary_head(
-        "Strength ladder", s,
+        title_of(s), s,
         f"Each pairing plays {s['deals']:,} deals, each with both seatings (the upper strategy "
         "at seat 0 or, with 4 players, its partnership at seats 0,2; then at 1 or 1,3), on the "
         "same seed and match indices in every pairing. `win rate` = the upper strategy's wins "
         "over all matches (a match stopped unfinished by max_rounds "
-        f"= {s['max_rounds']} is a draw, won by nobody); `paired` = 95% normal interval of the "
-        "per-deal means (deal = the unit; clipped to [0, 1]); `wilson` = the interval if the matches were "
-        "independent.", lead="Duplicate deals") + ["", "## Key numbers", ""]
+        f"= {s['max_rounds']} is a draw, won by nobody); `paired` = 95% Student-t interval of "
+        "the per-deal means (deal = the unit; clipped to [0, 1]); `wilson` = the interval if the "
+        "matches were independent.", lead="Duplicate deals") + ["", "## Key numbers", ""]
     lines += [f"- {k}: {v}" for k, v in key.items()]
     ladder = frames["ladder"]
     show_draws = bool((ladder["draws"] > 0).any())
@@ -684,14 +788,20 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
             "mean rounds": sel["mean_rounds"], "mean margin (raw)": sel["mean_margin"],
         })
         title = f"{count} players" + (" (partnerships)" if count == 4 else "")
-        lines += ["", f"## The ladder, {title}", "", md_table(table, 2)]
-    lines += ["", "## Closing the gap", ""]
+        section = "The ladder" if kinds_of(s) != {"versus"} else "Against each yardstick"
+        lines += ["", f"## {section}, {title}", "", md_table(table, 2)]
+    contrasts = frames.get("contrasts")
+    if contrasts is not None and not contrasts.empty:
+        lines += ["", "## The yardsticks compared (paired by deal)", "",
+                  ("Each ladder strategy's win rate against one yardstick minus against the "
+                   "next, on the same deals: 95% Student-t interval over deals, d = the "
+                   "standardised effect; a positive difference means the second yardstick is "
+                   "the harder one."), ""]
+        lines += [f"- {contrast_sentence(row)}." for row in contrasts.itertuples()]
     gap = frames["gap"]
-    if gap.empty:
-        lines.append(f"Not computed: the challenger ({s['challenger']}), the reference "
-                     f"({s['reference']}) and the ceiling ({s['ceiling']}) must all be distinct "
-                     "strategies of the ladder.")
-    else:
+    # the section only when the run has the three roles (a run against yardsticks has none)
+    if not gap.empty:
+        lines += ["", "## Closing the gap", ""]
         lines += [("`share` = (W(challenger vs reference) - 0.5) / (W(ceiling vs reference) - "
                    f"0.5); 95% percentile interval of {s['resamples']:,} paired bootstrap "
                    "resamples of the deals."), ""]
@@ -717,7 +827,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         lines += ["", "## Wall time of this run", "",
                   md_table(wall[["players", "upper", "lower", "matches", "resumed_shards",
                                  "wall_seconds"]], 2)]
-    lines += ["", "Plot: `ladder.png`.", ""]
+    lines += ["", "## Figure", "", ladder_caption(frames, s), ""]
     return "\n".join(lines)
 
 

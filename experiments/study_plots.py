@@ -9,10 +9,20 @@ builds the figure without writing it (for tests and notebooks).
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
-from experiments.figures import color_cycle, new_figure, run_footer, save_png, stamp
+from experiments.figures import (
+    color_cycle,
+    new_figure,
+    run_footer,
+    save_png,
+    stamp,
+    strategy_colour,
+)
+from experiments.settings import matches_clause
 
 DPI = 110
 """Resolution of the studies' figures."""
@@ -85,7 +95,7 @@ def discard_probability_figure(by_score: pd.DataFrame, settings: dict):
                 # no lines on the log row: they would bridge scores whose zero rate is not drawn
                 ax.errorbar(x, rate, yerr=err, fmt="o-" if scale == "linear" else "o", ms=3,
                             lw=1.0, elinewidth=1.2, capsize=2, label=name,
-                            color=_color(strategies, name))
+                            color=strategy_colour(name))
             ax.set_xlim(low_x - 0.6, high_x + 0.6)
             ax.set_yscale(scale)
             if scale == "linear":
@@ -103,7 +113,7 @@ def discard_probability_figure(by_score: pd.DataFrame, settings: dict):
     fig.suptitle("Overshoot: chance a score event is thrown away "
                  "(95% intervals clustered by match)", y=1.0)
     fig.tight_layout(rect=(0, 0, 1, 0.92))
-    stamp(fig, run_footer(settings))
+    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
     return fig
 
 
@@ -125,7 +135,7 @@ def zone_turns_figure(zone: pd.DataFrame, settings: dict):
                 continue
             share = sel["winners"].cumsum() / sel["winners"].sum()
             ax.step(sel["zone10_turns"], share, where="post", label=name,
-                    color=_color(strategies, name))
+                    color=strategy_colour(name))
         ax.set_title(f"{count} players")
         ax.set_xlabel("winner's own turns begun at displayed 51..60\n(within 10 points of 61)")
         ax.set_xlim(left=0, right=max(5, float(zone[zone.players == count]
@@ -136,7 +146,7 @@ def zone_turns_figure(zone: pd.DataFrame, settings: dict):
     axes[-1].legend(title="self-play", loc="lower right")
     fig.suptitle("How long the winner waited near 61", y=1.02)
     fig.tight_layout()  # labels inside the figure, the footer below them
-    stamp(fig, run_footer(settings))
+    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
     return fig
 
 
@@ -148,46 +158,74 @@ def plot_zone_turns(zone: pd.DataFrame, path, settings: dict) -> None:
 # ---------------------------------------------------------------------------
 # Settlement
 # ---------------------------------------------------------------------------
-def domino_parts_figure(hist: pd.DataFrame, settings: dict):
-    """Distributions of the domino event's parts, one row per player count."""
-    players = sorted(hist["players"].unique())
-    parts = ["placement", "credit", "debit", "net"]
-    strategies = list(dict.fromkeys(hist["strategy"]))
-    fig, axes = new_figure(len(players), len(parts), figsize=(4.2 * len(parts),
-                                                                 2.8 * len(players)),
-                           squeeze=False)
-    for i, count in enumerate(players):
-        for j, part in enumerate(parts):
-            ax = axes[i, j]
-            if part == "debit" and count != 4:
-                ax.text(0.5, 0.5, "no partner debit\nwith 2 or 3 players", ha="center",
-                        va="center", transform=ax.transAxes, color="grey")
-                ax.set_xticks([])
-                ax.set_yticks([])
+DOMINO_PARTS = ("placement", "credit", "debit", "net", "blocked")
+"""The panels of :func:`domino_parts_figure`: the domino event's parts and the blocked credit."""
+PART_TITLES = {
+    "placement": "final placement\n(the domino's last tile)",
+    "credit": "credit\n(opponents' pips, round5)",
+    "debit": "partner debit\n(4 players only)",
+    "net": "net = placement\n+ credit - debit",
+    "blocked": "blocked-round credit\n(per blocked event)",
+}
+
+
+def domino_parts_figure(parts: pd.DataFrame, settings: dict):
+    """The domino event's parts and the blocked credit, per strategy (self-play) and player count.
+
+    One panel per part (:data:`DOMINO_PARTS`); along x the player counts, the strategies side by
+    side within each (every series visible, none hidden under another): a thick bar from the
+    25th to the 75th percentile, a thin line from the 10th to the 90th, and a marker at the mean
+    with its match-clustered 95% interval (``domino_parts``: ``p10`` .. ``p90``, ``mean``,
+    ``low``, ``high``). The debit panel shows 4 players only (no debit with 2 or 3).
+    """
+    players = sorted(parts["players"].unique())
+    strategies = list(dict.fromkeys(parts["strategy"]))
+    offsets = _offsets(strategies, spread=0.7)
+    shown = [part for part in DOMINO_PARTS if (parts["part"] == part).any()]
+    fig, axes = new_figure(1, len(shown), figsize=(3.4 * len(shown) + 0.8, 4.4), squeeze=False)
+    labelled = set()
+    for ax, part in zip(axes[0], shown):
+        counts = [c for c in players if ((parts["part"] == part) & (parts["players"] == c)).any()]
+        for j, count in enumerate(counts):
             for name in strategies:
-                sel = hist[(hist.players == count) & (hist.strategy == name) & (hist.part == part)]
-                if sel.empty or sel["count"].sum() == 0:
+                sel = parts[(parts.players == count) & (parts.strategy == name)
+                            & (parts.part == part)]
+                if sel.empty or not np.isfinite(float(sel["mean"].iloc[0])):
                     continue
-                share = sel["count"] / sel["count"].sum()
-                ax.plot(sel["value"], share, drawstyle="steps-mid", label=name,
-                        color=_color(strategies, name))
-            if i == 0:
-                ax.set_title(part)
-            if j == 0:
-                ax.set_ylabel(f"{count} players\nshare of dominoes")
-            if i == len(players) - 1:
-                ax.set_xlabel(f"raw points per domino event\n({SCORE_UNITS})")
-            ax.grid(alpha=0.3)
-    axes[0, -1].legend(title="self-play")
-    fig.suptitle("The domino event: final placement + credit - debit = net", y=1.01)
-    fig.tight_layout()
-    stamp(fig, run_footer(settings))
+                r = sel.iloc[0]
+                x = j + offsets[name]
+                colour = strategy_colour(name)
+                ax.vlines(x, r.p10, r.p90, color=colour, lw=1.0)
+                ax.vlines(x, r.p25, r.p75, color=colour, lw=5.0, alpha=0.45)
+                err = np.array([[max(0.0, r["mean"] - r.low)], [max(0.0, r.high - r["mean"])]])
+                ax.errorbar([x], [r["mean"]], yerr=np.where(np.isfinite(err), err, 0.0),
+                            fmt="o", ms=4, capsize=2, color=colour, mec="black", mew=0.5,
+                            label=None if name in labelled else name)
+                labelled.add(name)
+        ax.set_xticks(range(len(counts)), [f"{c} players" for c in counts])
+        ax.set_xlim(-0.6, len(counts) - 0.4)
+        ax.axhline(0, color="black", lw=0.6)
+        ax.set_title(PART_TITLES[part], fontsize=10)
+        ax.grid(alpha=0.3, axis="y")
+    axes[0, 0].set_ylabel(f"raw points per event\n({SCORE_UNITS})")
+    handles, labels = [], []
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.append(handle)
+            labels.append(label)
+    fig.legend(handles, labels, title="self-play: mean (95%), box 25-75%, line 10-90%",
+               loc="upper center", ncol=min(len(labels), 6), bbox_to_anchor=(0.5, 0.93),
+               frameon=False, fontsize=9, title_fontsize=9)
+    fig.suptitle("The domino event: final placement + credit - debit = net; and the blocked "
+                 "credit", y=1.0)
+    fig.tight_layout(rect=(0, 0, 1, 0.78))
+    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
     return fig
 
 
-def plot_domino_parts(hist: pd.DataFrame, path, settings: dict) -> None:
+def plot_domino_parts(parts: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`domino_parts_figure` as PNG."""
-    save_png(domino_parts_figure(hist, settings), path, DPI)
+    save_png(domino_parts_figure(parts, settings), path, DPI)
 
 
 POINT_SEGMENTS = (
@@ -204,8 +242,8 @@ def point_sources_figure(share: pd.DataFrame, settings: dict):
     Above zero the credits of accepted events, stacked: placements, domino
     credit, blocked credit; below zero the partner debit (4 players) as its own
     segment; a black mark at the net, the accepted points per match (the
-    stack minus the debit), labelled with the settlement share of the net.
-    Bars are grouped by player count.
+    stack minus the debit), labelled with the settlement share of it, net of the partner
+    debit and gross (before it; the same at 2 and 3 players). Bars are grouped by player count.
     """
     share = share.sort_values("players", kind="stable")
     labels = [f"{r.strategy}\n{r.players}p" for r in share.itertuples()]
@@ -225,28 +263,107 @@ def point_sources_figure(share: pd.DataFrame, settings: dict):
     net = bottom - debit
     ax.plot(x, net, ls="none", marker="_", ms=22, mew=2.5, color="black",
             label="accepted total per match = stack - debit")
-    for xi, top, value, pct in zip(x, bottom, net, share["settlement_share"]):
-        ax.text(xi, top + 2, f"{value:.0f}\n({100 * pct:.0f}% settl.)", ha="center",
-                va="bottom", fontsize=7)
+    for xi, top, value, net_share, gross_share, count in zip(
+            x, bottom, net, share["settlement_share_net"], share["settlement_share_gross"],
+            share["players"]):
+        text = (f"{value:.0f}\nnet {100 * net_share:.0f}%\ngross {100 * gross_share:.0f}%"
+                if count == 4 else f"{value:.0f}\nsettl.\n{100 * net_share:.0f}%")
+        ax.text(xi, top + 2, text, ha="center", va="bottom", fontsize=7)
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xticks(x, labels)
     ax.set_xlim(-0.6, float(x.max()) + 0.6 if len(share) else 0.4)
     ax.set_ylim(min(-5.0, float(-debit.max()) * 1.3) if len(share) else -5.0,
-                float(bottom.max()) * 1.18 if len(share) else 1.0)
+                float(bottom.max()) * 1.3 if len(share) else 1.0)
     ax.set_ylabel("displayed points per match\n(all entities, accepted events)\n"
                   f"{SCORE_UNITS}", fontsize=9)
-    ax.set_title("Where the accepted points come from\n(label: accepted total per match, and "
-                 "the settlement share of it)", fontsize=10)
+    ax.set_title("Where the accepted points come from\n(label: accepted total per match and "
+                 "the settlement share of it; 4 players: net of the partner debit and gross)",
+                 fontsize=10)
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
-    stamp(fig, run_footer(settings))
+    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
     return fig
 
 
 def plot_point_sources(share: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`point_sources_figure` as PNG."""
     save_png(point_sources_figure(share, settings), path, DPI)
+
+
+# ---------------------------------------------------------------------------
+# Head to head (overshoot, settlement): paired contrasts
+# ---------------------------------------------------------------------------
+def contrasts_figure(contrasts: pd.DataFrame, settings: dict, title: str):
+    """The paired contrasts ``A - B`` of mixed tables, with their 95% intervals over deals.
+
+    One row of panels per quantity (``contrasts["quantity"]``, its text the y label), one column
+    per player count; along x the tables' strategy pairs (``"exact - greedy"``), one marker per
+    pair in A's colour (:func:`experiments.figures.strategy_colour`); a line at 0 (no
+    difference). A filled marker: the interval excludes 0 (a finding); an open one: no
+    detectable difference. Each row's y axis is symmetric about 0, so that neither sign looks
+    larger. ``contrasts``: :func:`experiments.mixed_tables.table_contrasts` rows.
+    """
+    players = sorted(contrasts["players"].unique())
+    quantities = list(dict.fromkeys(contrasts["quantity"]))
+    pairs = list(dict.fromkeys(f"{r.a} - {r.b}" for r in contrasts.itertuples(index=False)))
+    fig, axes = new_figure(len(quantities), len(players),
+                           figsize=(max(3.4, 1.1 * len(pairs) + 1.6) * len(players) + 1.2,
+                                    2.5 * len(quantities) + 1.2),
+                           squeeze=False, sharey="row")
+    for i, quantity in enumerate(quantities):
+        rows = contrasts[contrasts["quantity"] == quantity]
+        finite = rows[["low", "high"]].to_numpy(dtype=float)
+        finite = finite[np.isfinite(finite)]
+        extent = float(np.abs(finite).max()) if finite.size else 1.0
+        pct = rows["words"].str.contains(" pp ").any()
+        scale = 100.0 if pct else 1.0
+        for j, count in enumerate(players):
+            ax = axes[i, j]
+            for k, pair in enumerate(pairs):
+                sel = rows[(rows.players == count)
+                           & ((rows.a + " - " + rows.b) == pair)]
+                if sel.empty or not np.isfinite(float(sel["difference"].iloc[0])):
+                    continue
+                r = sel.iloc[0]
+                err = scale * np.array([[max(0.0, r.difference - r.low)],
+                                        [max(0.0, r.high - r.difference)]])
+                colour = strategy_colour(r.a)
+                ax.errorbar([k], [scale * r.difference], yerr=np.where(np.isfinite(err), err, 0),
+                            fmt="o", ms=6, capsize=4, color=colour,
+                            mfc=colour if r.detected else "white")
+            ax.axhline(0, color="black", lw=0.8)
+            ax.set_xticks(range(len(pairs)), [p.replace(" - ", " -\n") for p in pairs],
+                          fontsize=8)
+            ax.set_xlim(-0.6, len(pairs) - 0.4)
+            ax.grid(alpha=0.3, axis="y")
+            if i == 0:
+                ax.set_title(f"{count} players")
+        top = 1.2 * scale * extent if extent > 0 else 1.0
+        axes[i, 0].set_ylim(-top, top)
+        unit = "percentage points" if pct else "A - B"
+        axes[i, 0].set_ylabel(f"{_wrap(quantity)}\n({unit}, 95%)", fontsize=8)
+    fig.suptitle(title + "\n(filled: the interval excludes 0; open: no detectable difference; "
+                 "colour: strategy A)", fontsize=10, y=1.0)
+    fig.tight_layout()
+    stamp(fig, _table_sample(settings))
+    return fig
+
+
+def _wrap(text: str, width: int = 28) -> str:
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def _table_sample(settings: dict) -> str:
+    """The footer of a head-to-head figure: deals per table rotation, players and seed."""
+    return run_footer(settings, sample=f"{settings.get('table_matches', settings['matches']):,} "
+                                       "deals per table rotation (every rotation on the same "
+                                       "deals)")
+
+
+def plot_contrasts(contrasts: pd.DataFrame, path, settings: dict, title: str) -> None:
+    """Write :func:`contrasts_figure` as PNG."""
+    save_png(contrasts_figure(contrasts, settings, title), path, DPI)
 
 
 # ---------------------------------------------------------------------------
@@ -300,7 +417,7 @@ def seats_figure(positions: pd.DataFrame, settings: dict):
             err = np.vstack([dev - sel["dev_low"].to_numpy(dtype=float),
                              sel["dev_high"].to_numpy(dtype=float) - dev])
             ax.errorbar(sel["position"].to_numpy(dtype=float) + offsets[name], dev, yerr=err,
-                        fmt="o", ms=5, capsize=3, label=name, color=_color(strategies, name))
+                        fmt="o", ms=5, capsize=3, label=name, color=strategy_colour(name))
         ax.axhline(0, color="black", lw=0.9)
         ax.set_xticks(positions_shown, [_side_label(count, p) for p in positions_shown])
         ax.set_xlim(-0.5, len(positions_shown) - 0.5)
@@ -316,7 +433,7 @@ def seats_figure(positions: pd.DataFrame, settings: dict):
                frameon=False)
     fig.suptitle("Seat effects: the value of winning the first lot", y=1.02)
     fig.tight_layout()
-    stamp(fig, run_footer(settings))
+    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
     return fig
 
 

@@ -1,10 +1,13 @@
 """The head-to-head figure of the studies with mixed tables (:mod:`experiments.mixed_tables`).
 
-One figure per study (``head_to_head.png``): a row per figure (:class:`Panel`), a column per
+One figure per study (``head_to_head.png``): a row per quantity (:class:`Panel`), a column per
 player count; along x the configurations (self-play first, then each table), one marker per
-strategy (its colour), with the 95% interval. Self-play markers are open squares, a table's
-filled circles. Rates are drawn on 0..1 and counts from 0, so no axis exaggerates a
-difference; every figure carries the run's footer (sample sizes, players, seed).
+strategy in its colour (:func:`experiments.figures.strategy_colour`, the same in every
+figure), with its 95% interval. Every marker is a filled circle: the x category says whether it
+is self-play or which table, so the legend names strategies only, each drawn. Rates are drawn
+on 0..1 and counts from 0; a difference (an edge, a contrast: ``centred``) on an axis
+symmetric about 0 with a line at 0, so no axis exaggerates a difference; every figure carries
+the run's footer (sample sizes, players, seed).
 """
 
 from __future__ import annotations
@@ -15,17 +18,36 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from experiments.figures import color_cycle, new_figure, run_footer, save_png, stamp
+from experiments.figures import new_figure, run_footer, save_png, stamp, strategy_colour
 from experiments.mixed_tables import SELF_PLAY
 
 DPI = 110
+LEGEND_COLUMNS = 8
+"""Strategies per legend line."""
 
 
 @dataclass(frozen=True)
 class Panel:
-    """One row of the figure: ``value`` with interval columns ``low``, ``high`` and a y label;
-    ``rate``: a share (the axis stops at 1 at most); ``full``: drawn on 0..1 (win rates);
-    ``fair``: a column holding a reference level (dotted line). Every axis starts at 0."""
+    """One row of the figure: ``value`` with interval columns ``low``, ``high`` and a y label.
+
+    Attributes
+    ----------
+    value, low, high : str
+        Columns of the rows.
+    ylabel : str
+        What is plotted, in which unit.
+    rate : bool
+        A share: the axis stops at 1 at most.
+    fair : str, optional
+        A column holding a reference level (dotted line).
+    full : bool
+        Drawn on 0..1 (win rates).
+    scale : float
+        Values are multiplied by it before drawing (100: a share shown in percentage points).
+    centred : bool
+        A difference (an edge, a paired contrast): the axis is symmetric about 0, with a line
+        at 0. Otherwise every axis starts at 0.
+    """
 
     value: str
     low: str
@@ -34,80 +56,125 @@ class Panel:
     rate: bool = False
     fair: str | None = None
     full: bool = False
+    scale: float = 1.0
+    centred: bool = False
 
 
 def table_footer(settings: dict) -> str:
-    """The footer of a figure with mixed tables: both sample sizes, the players and the seed."""
-    sample = (f"{settings['matches']:,} matches per self-play configuration, "
-              f"{settings.get('table_matches', settings['matches']):,} per table rotation "
-              "(duplicate deals)")
+    """The footer of a figure with mixed tables: both sample sizes (the strong strategies'
+    own count too), the players and the seed."""
+    sample = f"{settings['matches']:,} matches per self-play configuration"
+    if settings.get("strong"):
+        sample += f" ({', '.join(settings['strong'])}: {settings['strong_matches']:,} each)"
+    sample += (f", {settings.get('table_matches', settings['matches']):,} per table rotation "
+               "(duplicate deals)")
     return run_footer(settings, sample=sample)
+
+
+def configurations(rows: pd.DataFrame) -> list[str]:
+    """The x categories of the figure: self-play first (when present), then each table in the
+    rows' order."""
+    labels = list(dict.fromkeys(rows["table"]))
+    if SELF_PLAY in labels:
+        labels.remove(SELF_PLAY)
+        labels.insert(0, SELF_PLAY)
+    return labels
+
+
+def _offsets(rows: pd.DataFrame, label: str, players: int) -> dict:
+    """x offsets of the strategies within one category, centred (each category holds only the
+    strategies it has, so no gap is left for absent ones; more strategies spread wider, up to
+    0.8 of the category)."""
+    names = list(dict.fromkeys(rows.loc[(rows["table"] == label)
+                                        & (rows["players"] == players), "strategy"]))
+    spread = min(0.8, 0.14 + 0.16 * (len(names) - 1))
+    step = spread / max(1, len(names) - 1) if len(names) > 1 else 0.0
+    return {name: (k - (len(names) - 1) / 2) * step for k, name in enumerate(names)}
+
+
+def visible_ticks(ax, axis: str = "y") -> None:
+    """Fix the ``axis`` ticks of ``ax`` (and of the axes sharing it) to those inside its limits:
+    a locator also places labels just outside the view, which are not drawn but would still sit
+    on the figure as texts (and overlap another panel's in a text check)."""
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    low, high = ax.get_ylim() if axis == "y" else ax.get_xlim()
+    ticks = [t for t in target.get_major_locator().tick_values(low, high)
+             if min(low, high) <= t <= max(low, high)]
+    if axis == "y":
+        ax.set_yticks(ticks)
+        ax.set_ylim(low, high)
+    else:
+        ax.set_xticks(ticks)
+        ax.set_xlim(low, high)
 
 
 def head_to_head_figure(rows: pd.DataFrame, panels, settings: dict, title: str):
     """The figure (see the module docstring) from rows with ``table``, ``players``,
     ``strategy`` and every panel's columns; a missing or nan value is not drawn."""
     players = sorted(rows["players"].unique())
-    labels = list(dict.fromkeys(rows["table"]))
-    if SELF_PLAY in labels:
-        labels.remove(SELF_PLAY)
-        labels.insert(0, SELF_PLAY)
-    strategies = list(dict.fromkeys(rows["strategy"]))
-    colors = color_cycle()
-    step = 0.5 / max(1, len(strategies) - 1) if len(strategies) > 1 else 0.0
-    offset = {name: (k - (len(strategies) - 1) / 2) * step for k, name in enumerate(strategies)}
-    width = max(4.2, 1.25 * len(labels) + 1.5)
-    fig, axes = new_figure(len(panels), len(players), figsize=(width * len(players),
-                                                                2.9 * len(panels) + 0.8),
+    labels = configurations(rows)
+    width = max(4.2, 0.95 * len(labels) + 1.6)
+    fig, axes = new_figure(len(panels), len(players),
+                           figsize=(width * len(players), 2.9 * len(panels) + 0.8),
                            squeeze=False, sharey="row")
-    tops = [0.0] * len(panels)  # the rows share y: one limit per row, from all its panels
+    extent = [0.0] * len(panels)  # rows share y: one limit per row, from all its panels
+    handles = {}
     for j, count in enumerate(players):
         for i, panel in enumerate(panels):
             ax = axes[i, j]
-            top = 0.0
-            for k, name in enumerate(strategies):
-                for table in labels:
+            for table in labels:
+                offsets = _offsets(rows, table, count)
+                for name, shift in offsets.items():
                     sel = rows[(rows.players == count) & (rows.strategy == name)
                                & (rows.table == table)]
                     if sel.empty or panel.value not in sel:
                         continue
-                    value = float(sel[panel.value].iloc[0])
+                    value = panel.scale * float(sel[panel.value].iloc[0])
                     if not np.isfinite(value):
                         continue
-                    low, high = float(sel[panel.low].iloc[0]), float(sel[panel.high].iloc[0])
+                    low = panel.scale * float(sel[panel.low].iloc[0])
+                    high = panel.scale * float(sel[panel.high].iloc[0])
                     err = np.array([[max(0.0, value - low)], [max(0.0, high - value)]])
                     err = np.where(np.isfinite(err), err, 0.0)
-                    own = table == SELF_PLAY
-                    ax.errorbar([labels.index(table) + offset[name]], [value], yerr=err,
-                                fmt="s" if own else "o", ms=6, capsize=3, lw=1.2,
-                                color=colors[k % len(colors)],
-                                mfc="white" if own else colors[k % len(colors)])
-                    top = max(top, high if np.isfinite(high) else value)
+                    artist = ax.errorbar([labels.index(table) + shift], [value], yerr=err,
+                                         fmt="o", ms=5, capsize=3, lw=1.2,
+                                         color=strategy_colour(name), label=name)
+                    handles.setdefault(name, artist)
+                    bound = max(abs(b) for b in (value, low, high) if np.isfinite(b))
+                    extent[i] = max(extent[i], bound if panel.centred else
+                                    (high if np.isfinite(high) else value))
                     if panel.fair is not None and panel.fair in sel:
-                        ax.axhline(float(sel[panel.fair].iloc[0]), color="grey", lw=0.8, ls=":")
-            ax.set_xticks(range(len(labels)), [textwrap.fill(t, 14) for t in labels],
+                        ax.axhline(panel.scale * float(sel[panel.fair].iloc[0]), color="grey",
+                                   lw=0.8, ls=":")
+            if panel.centred:
+                ax.axhline(0.0, color="black", lw=0.8)
+            ax.set_xticks(range(len(labels)), [textwrap.fill(t, 12) for t in labels],
                           fontsize=8)
             ax.set_xlim(-0.6, len(labels) - 0.4)
             ax.grid(alpha=0.3, axis="y")
-            tops[i] = max(tops[i], top)
             if j == 0:
                 ax.set_ylabel(panel.ylabel, fontsize=9)
         axes[0, j].set_title(f"{count} players")
     for i, panel in enumerate(panels):
         if panel.full:
-            axes[i, 0].set_ylim(0, 1)
-        elif tops[i] > 0:
-            axes[i, 0].set_ylim(0, min(1.0, 1.25 * tops[i]) if panel.rate else 1.2 * tops[i])
-    # the legend from empty artists: one per strategy, whatever panel shows it
-    handles = [axes[0, 0].errorbar([], [], fmt="o", color=colors[k % len(colors)], label=name)
-               for k, name in enumerate(strategies)]
-    handles.append(axes[0, 0].errorbar([], [], fmt="s", color="black", mfc="white",
-                                       label="open square: self-play"))
-    fig.legend(handles=handles, loc="upper center", ncol=len(handles), frameon=False,
-               bbox_to_anchor=(0.5, 0.955), fontsize=9)
+            axes[i, 0].set_ylim(0, panel.scale)
+        elif panel.centred:
+            top = 1.15 * extent[i] if extent[i] > 0 else 1.0
+            axes[i, 0].set_ylim(-top, top)
+        elif extent[i] > 0:
+            axes[i, 0].set_ylim(0, min(panel.scale, 1.25 * extent[i]) if panel.rate
+                                else 1.2 * extent[i])
+        visible_ticks(axes[i, 0])
+    # the legend from the drawn artists: one per strategy shown, nothing else
+    columns = min(len(handles), LEGEND_COLUMNS)
+    fig.legend(handles=list(handles.values()), labels=list(handles), loc="lower center",
+               ncol=max(columns, 1), frameon=False, fontsize=9, bbox_to_anchor=(0.5, 1.0))
+    fig.tight_layout()
+    # the title above the legend (above the axes): one legend line is about 0.3 inch
+    lines = -(-len(handles) // max(columns, 1))
     fig.suptitle(title + "\n(95% intervals; tables: every rotation on the same deals; at 3 "
-                 "players a two-strategy table is A vs B, B)", y=1.0)
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
+                 "players a two-strategy table is A vs B, B)",
+                 y=1.0 + (0.15 + 0.3 * lines) / fig.get_figheight(), va="bottom")
     stamp(fig, table_footer(settings))
     return fig
 

@@ -30,12 +30,30 @@ parameters of a compiled strategy (e.g. the 13 weights ``w_<feature>`` of
   ``validate_against`` strategy (default: the opponents) on ``validation_deals`` fresh
   duplicate deals, matches ``0 ..`` of ``validation_seed`` (the same deals a ``five-up
   strength --seed V`` pairing plays); win rates with paired 95% intervals (deal = unit:
-  normal interval of the per-deal means, clipped to [0, 1], as the strength ladder) and
-  the paired gain over the default vector on the same deals.
+  Student-t interval of the per-deal means, clipped to [0, 1], as the strength ladder) and
+  the paired gain over the default vector on the same deals
+  (:func:`experiments.stats.paired_contrast`: difference, interval and effect size).
+
+The history's fitness columns (one row per generation, every figure in-sample on that
+generation's deals, intervals paired by deal):
+
+- ``best_candidate_fitness`` (``_low``, ``_high``): the best of the ``population`` vectors
+  CMA-ES sampled and ranked that generation; ``median_candidate_fitness`` and
+  ``worst_candidate_fitness`` the others' spread (best >= median >= worst always).
+- ``mean_point_fitness`` (``_low``, ``_high``): the distribution mean CMA-ES sampled them
+  around, played separately on the same deals (it is not a candidate and does not steer the
+  search). It can beat the best candidate, and late in a run usually does: every candidate is
+  the mean plus a random step of size sigma in all parameters at once, and near an optimum
+  almost every such step costs more than it gains; the mean is the recombination of the
+  ranked candidates, which averages their steps away. The best candidate's figure is also
+  biased upward by selection (the maximum of ``population`` noisy estimates).
+- ``mean_minus_best`` (``_low``, ``_high``): the paired difference mean point - best candidate
+  on the generation's deals (Student t over deals).
 
 Outputs (``out``; claimed with its settings as ``run.json``): ``best.json`` (parameter ->
 value, the spec string), ``history.csv`` (one row per generation: the CMA mean's fitness
-with its paired interval, the candidates' best / median / worst, sigma, the mean vector),
+and the best candidate's with their paired intervals and their paired difference, the
+candidates' median and worst, sigma, the mean vector; see below),
 ``candidates.csv`` (every evaluated vector), ``validation.csv``, ``fitness.png`` and
 ``summary.md``. ``ship`` also writes the table module :mod:`strategies.weighted_tuned_table`
 (:func:`table_module_source`), from which :mod:`strategies.weighted` defines the named
@@ -56,12 +74,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FixedLocator, MaxNLocator
 
-from experiments.figures import color_cycle, new_figure, run_footer, save_png, stamp
-from experiments.reports import fmt_ci, md_table
+from experiments.figures import (color_cycle, new_figure, run_footer, save_png, stamp,
+                                 strategy_colour)
+from experiments.reports import figure_caption, fmt_ci, md_table
 from experiments.settings import strategy_settings
-from experiments.stats import mean_interval, paired_share_interval
+from experiments.stats import Contrast, contrast_words, paired_contrast, paired_share_interval
 from experiments.strength import (
     LADDER_PLAYER_COUNTS,
     deal_outcomes,
@@ -316,7 +335,11 @@ def _vector_columns(theta, names) -> dict:
 def optimise(settings: dict, threads=None, bar=None) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
     """Run CMA-ES for ``settings["generations"]``; returns ``(history, candidates, mean)``.
 
-    ``mean``: float64[n] parameters (own units) of CMA's mean after the last generation.
+    ``history``: one row per generation, the columns of the module docstring (fitness
+    float64, intervals paired by deal; ``best_candidate`` int, the index of the best
+    candidate in ``candidates``); ``candidates``: one row per sampled vector (``generation``,
+    ``candidate``, ``fitness``, ``low``, ``high`` and the vector). ``mean``: float64[n]
+    parameters (own units) of CMA's mean after the last generation.
     """
     es = _optimiser(settings)
     scale = np.asarray(settings["scale"])
@@ -335,12 +358,16 @@ def optimise(settings: dict, threads=None, bar=None) -> tuple[pd.DataFrame, pd.D
         best = int(np.argmax(population))  # ties: the first
         m, m_low, m_high = paired_share_interval(outcomes[-1])
         b, b_low, b_high = paired_share_interval(outcomes[best])
+        gap = paired_contrast(outcomes[-1], outcomes[best])  # both on this generation's deals
         history.append({
             "generation": generation, "seed": seed, "deals": settings["deals"],
-            "mean_fitness": m, "mean_low": m_low, "mean_high": m_high,
-            "best_fitness": b, "best_low": b_low, "best_high": b_high,
-            "median_fitness": float(np.median(population)),
-            "worst_fitness": float(population.min()), "best_candidate": best,
+            "best_candidate_fitness": b, "best_candidate_low": b_low,
+            "best_candidate_high": b_high,
+            "median_candidate_fitness": float(np.median(population)),
+            "worst_candidate_fitness": float(population.min()), "best_candidate": best,
+            "mean_point_fitness": m, "mean_point_low": m_low, "mean_point_high": m_high,
+            "mean_minus_best": gap.difference, "mean_minus_best_low": gap.low,
+            "mean_minus_best_high": gap.high,
             "sigma": float(es.sigma), **_vector_columns(centre, names),
         })
         for k, vector in enumerate(vectors[:-1]):
@@ -373,7 +400,8 @@ def validate(theta, settings: dict, threads=None, bar=None) -> pd.DataFrame:
         paired_low, paired_high`` (deal = unit), ``wilson_low, wilson_high`` (matches as if
         independent), ``mean_rounds, mean_margin`` (raw points), ``default_win_rate,
         default_low, default_high`` (the default vector on the same deals), ``gain,
-        gain_low, gain_high`` (paired difference tuned - default, per deal).
+        gain_low, gain_high, gain_effect`` (paired difference tuned - default, per deal, and
+        its standardised effect; :func:`experiments.stats.paired_contrast`).
     """
     name = settings["strategy"]
     labels = {"tuned": TUNED_LABEL.format(name=name), "default": DEFAULT_LABEL.format(name=name)}
@@ -392,9 +420,9 @@ def validate(theta, settings: dict, threads=None, bar=None) -> pd.DataFrame:
     for baseline in settings["validate_against"]:
         tuned = table[(table["kind"] == "tuned") & (table["lower"] == baseline)].iloc[0]
         default = table[(table["kind"] == "default") & (table["lower"] == baseline)].iloc[0]
-        gain = (deal_outcomes(matches, settings["players"], labels["tuned"], baseline)
-                - deal_outcomes(matches, settings["players"], labels["default"], baseline))
-        g, g_low, g_high = mean_interval(gain.to_numpy())
+        gain = paired_contrast(
+            deal_outcomes(matches, settings["players"], labels["tuned"], baseline).to_numpy(),
+            deal_outcomes(matches, settings["players"], labels["default"], baseline).to_numpy())
         rows.append({
             "baseline": baseline, "players": settings["players"], "deals": int(tuned["deals"]),
             "matches": int(tuned["matches"]), "wins": int(tuned["upper_wins"]),
@@ -403,8 +431,8 @@ def validate(theta, settings: dict, threads=None, bar=None) -> pd.DataFrame:
             "wilson_low": tuned["wilson_low"], "wilson_high": tuned["wilson_high"],
             "mean_rounds": tuned["mean_rounds"], "mean_margin": tuned["mean_margin"],
             "default_win_rate": default["win_rate"], "default_low": default["paired_low"],
-            "default_high": default["paired_high"], "gain": g, "gain_low": g_low,
-            "gain_high": g_high,
+            "default_high": default["paired_high"], "gain": gain.difference,
+            "gain_low": gain.low, "gain_high": gain.high, "gain_effect": gain.effect,
         })
     return pd.DataFrame(rows)
 
@@ -639,20 +667,41 @@ def ship_table(result: TuneResult, path) -> str:
 # ---------------------------------------------------------------------------
 # Figure and summary
 # ---------------------------------------------------------------------------
+def opponents_text(names) -> str:
+    """``"weighted"``, ``"weighted and rollout"``, ``"a, b and c"``: the opponents in a label."""
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def ticks_within_limits(ax) -> None:
+    """Fix ``ax``'s y ticks to those inside its current limits: a locator's tick beyond them is
+    not drawn, but its label is still laid out (over the title, for one just above the top)."""
+    low, high = ax.get_ylim()
+    ax.set_yticks([t for t in ax.get_yticks() if low <= t <= high])
+
+
 def plot_fitness(result: TuneResult, path) -> None:
-    """Left: fitness by generation (CMA mean with its paired 95% interval, the best and the
-    median candidate, all in-sample on that generation's deals) and the held-out validation
-    at the right; right: the CMA mean in the scaled space, one line per parameter."""
+    """Left: win rate by generation against the training opponents (the distribution mean
+    point with its paired 95% interval, the best and the median sampled candidate, all
+    in-sample on that generation's deals) and, at the right, the held-out win rates against
+    each validation strategy (coloured by :func:`experiments.figures.strategy_colour` of that
+    strategy); right: the CMA mean in the scaled space, one line per parameter. Every series
+    label names its opponent, its deals (in-sample or held-out) and their seed."""
     s, history = result.settings, result.frames["history"]
     validation = result.frames["validation"]
-    fig, (ax, bx) = new_figure(1, 2, figsize=(12.5, 4.6), gridspec_kw={"width_ratios": [3, 2]})
+    fig, (ax, bx) = new_figure(1, 2, figsize=(12.5, 5.6), gridspec_kw={"width_ratios": [3, 2]})
     g = history["generation"].to_numpy()
-    ax.fill_between(g, history["mean_low"], history["mean_high"], alpha=0.25, color="C0",
-                    label="CMA mean, paired 95% interval")
-    ax.plot(g, history["mean_fitness"], color="C0", lw=1.5, label="CMA mean (in-sample)")
-    ax.plot(g, history["best_fitness"], "^", color="C1", ms=3.5,
-            label="best candidate (in-sample, selected on noise)")
-    ax.plot(g, history["median_fitness"], ".", color="0.45", ms=3.5, label="median candidate")
+    training = opponents_text(s["against"])
+    # in-sample series are vectors of one strategy, not strategies: greys, so that no
+    # strategy's colour (the held-out markers) means anything else in the figure
+    ax.fill_between(g, history["mean_point_low"], history["mean_point_high"], alpha=0.25,
+                    color="0.5", label="mean point, paired 95% interval")
+    ax.plot(g, history["mean_point_fitness"], color="black", lw=1.5,
+            label=f"mean point vs {training} (training deals, seed {s['seed']})")
+    ax.plot(g, history["best_candidate_fitness"], "^", color="0.35", ms=3.5,
+            label=f"best candidate vs {training} (training, selected on noise)")
+    ax.plot(g, history["median_candidate_fitness"], ".", color="0.6", ms=3.5,
+            label=f"median candidate vs {training} (training)")
     ax.axhline(0.5, color="0.3", lw=0.8, ls="--")
     last = g[-1] if len(g) else 0
     offset = max(1.0, 0.04 * (last + 1))
@@ -664,23 +713,28 @@ def plot_fitness(result: TuneResult, path) -> None:
         x = last + offset * (1 + k)
         ax.errorbar([x], [row.win_rate], yerr=[[row.win_rate - row.paired_low],
                                                [row.paired_high - row.win_rate]],
-                    fmt=markers[k % len(markers)], color=f"C{2 + k}", ms=5, capsize=3,
-                    label=f"held-out vs {row.baseline} ({row.deals:,} deals, seed "
-                          f"{s['validation_seed']})")
-    values = np.concatenate([history[["mean_low", "mean_high", "best_fitness",
-                                      "worst_fitness"]].to_numpy().ravel(),
+                    fmt=markers[k % len(markers)], color=strategy_colour(row.baseline), ms=5,
+                    capsize=3, label=f"tuned vs {row.baseline} (held-out, {row.deals:,} deals, "
+                                     f"seed {s['validation_seed']})")
+    values = np.concatenate([history[["mean_point_low", "mean_point_high",
+                                      "best_candidate_fitness",
+                                      "median_candidate_fitness"]].to_numpy().ravel(),
                              validation[["paired_low", "paired_high"]].to_numpy().ravel(), [0.5]])
     low, high = float(np.nanmin(values)), float(np.nanmax(values))
     pad = max(0.02, 0.1 * (high - low))
     ax.set_ylim(max(0.0, low - pad), min(1.0, high + pad))
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    # ticks at generations only: the held-out markers right of the dotted line are no generation
+    ticks = MaxNLocator(integer=True).tick_values(0, last)
+    ax.xaxis.set_major_locator(FixedLocator([t for t in ticks if 0 <= t <= last]))
     bx.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("generation")
-    ax.set_ylabel(f"win rate vs {', '.join(s['against'])}\n(duplicate deals, both seatings)")
-    ax.set_title(f"Tuning {s['strategy']}: fitness by generation ({s['population']} candidates, "
-                 f"{s['deals']:,} deals each)", fontsize=10)
+    ax.set_ylabel(f"{s['strategy']} vector's match win rate\n(opponent in the legend; "
+                  "duplicate deals, both seatings)")
+    ax.set_title(f"Tuning {s['strategy']}: fitness = win rate vs {training} "
+                 f"({s['population']} candidates, {s['deals']:,} deals each)", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    # below the panel: inside it would cover the in-sample band
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     scale = np.asarray(s["scale"])
     colors = color_cycle()
     for k, name in enumerate(s["parameters"]):
@@ -688,17 +742,47 @@ def plot_fitness(result: TuneResult, path) -> None:
                 ls="-" if k < len(colors) else "--", label=name)
     bx.axhline(0.0, color="0.3", lw=0.6)
     bx.set_xlabel("generation")
-    bx.set_ylabel("CMA mean, scaled: weight / scale\n(scale = |default|, or 1 where 0)")
+    bx.set_ylabel("CMA mean point, scaled: parameter / scale\n(scale = |default|, or 1 where 0)")
     bx.set_title(f"Parameter trajectories (sigma {history['sigma'].iloc[-1]:.3g} at the end)",
                  fontsize=10)
     bx.grid(alpha=0.3)
     bx.legend(fontsize=6.5, ncol=2, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    for axes in (ax, bx):
+        ticks_within_limits(axes)
     fig.tight_layout()
     stamp(fig, run_footer({"players": s["players"], "seed": s["seed"]},
                           sample=f"{s['deals']:,} duplicate deals per candidate per generation, "
                                  f"{s['validation_deals']:,} held-out deals (seed "
                                  f"{s['validation_seed']})"))
     save_png(fig, path, DPI)
+
+
+def gain_words(row, strategy: str) -> str:
+    """The held-out gain of a ``validation`` row as a sentence: a finding only where its paired
+    interval excludes 0 (:func:`experiments.stats.contrast_words`)."""
+    contrast = Contrast(row.gain, row.gain_low, row.gain_high, int(row.deals), row.gain_effect)
+    return contrast_words(contrast, f"tuned {strategy}", f"default {strategy}",
+                          f"win rate vs {row.baseline} on held-out deals", pct=True)
+
+
+def fitness_caption(result: TuneResult) -> str:
+    """``fitness.png``'s caption (:func:`experiments.reports.figure_caption`), read from the
+    frames: what is plotted, the sample, the bars and the held-out finding."""
+    s, validation = result.settings, result.frames["validation"]
+    findings = "; ".join(gain_words(row, s["strategy"]) for row in validation.itertuples())
+    return figure_caption(
+        "fitness",
+        (f"left, the match win rate by generation against {opponents_text(s['against'])} (the "
+         "training opponents) of CMA-ES's mean point, its best and its median candidate, and "
+         "at the right the picked vector's held-out win rate against "
+         f"{opponents_text(s['validate_against'])}; right, the mean point's parameters "
+         "(scaled by |default|)"),
+        (f"{s['deals']:,} duplicate deals per candidate per generation (new deals each "
+         f"generation, seed {s['seed']}), {s['population']} candidates, {s['generations']} "
+         f"generations; {s['validation_deals']:,} held-out deals, seed {s['validation_seed']}"),
+        ("band and bars: 95% Student-t intervals over deals (paired by deal, clipped to "
+         "[0, 1]); the held-out markers are coloured by the validation strategy"),
+        f"held-out gain over the default vector: {findings}")
 
 
 def summary_markdown(result: TuneResult) -> str:
@@ -721,8 +805,9 @@ def summary_markdown(result: TuneResult) -> str:
         f"runs on `x = theta / scale`, `scale = |default|` per parameter ({ZERO_SCALE:g} where "
         f"the default is 0). The validated vector is {picked}. Held-out validation: "
         f"{s['validation_deals']:,} fresh duplicate deals of seed {s['validation_seed']}; "
-        "`paired` = 95% normal interval of the per-deal means (deal = unit), `gain` = the "
-        "paired difference with the default vector on the same deals. A match stopped "
+        "`paired` = 95% Student-t interval of the per-deal means (deal = unit; clipped to "
+        "[0, 1]), `gain` = the paired difference with the default vector on the same deals "
+        "(t interval over deals; d = the standardised effect). A match stopped "
         f"unfinished by max_rounds = {s['max_rounds']} is a win for nobody."),
         "",
         "## Key numbers",
@@ -739,22 +824,38 @@ def summary_markdown(result: TuneResult) -> str:
         "default win rate [paired 95%]": [fmt_ci(r.default_win_rate, r.default_low,
                                                  r.default_high, pct=True)
                                           for r in validation.itertuples()],
-        "gain [paired 95%]": [f"{100 * r.gain:+.1f} pts [{100 * r.gain_low:+.1f}, "
+        "gain [paired 95%]": [f"{100 * r.gain:+.1f} pp [{100 * r.gain_low:+.1f}, "
                               f"{100 * r.gain_high:+.1f}]" for r in validation.itertuples()],
         "draws": validation["draws"],
         "mean margin (raw)": validation["mean_margin"],
     })
-    lines += ["", f"## Held-out validation ({s['players']} players)", "", md_table(table, 2)]
+    lines += ["", f"## Held-out validation ({s['players']} players)", "", md_table(table, 2), ""]
+    lines += [f"- {gain_words(row, s['strategy'])}." for row in validation.itertuples()]
     shown = vector.assign(change=vector["tuned"] - vector["default"])
     lines += ["", "## The vector", "",
               f"Spec: `{result.best['spec']}`", "", md_table(shown, 4)]
-    head = history[["generation", "mean_fitness", "mean_low", "mean_high", "best_fitness",
-                    "median_fitness", "sigma"]]
+    head = history[["generation", "best_candidate_fitness", "median_candidate_fitness",
+                    "mean_point_fitness", "mean_point_low", "mean_point_high", "mean_minus_best",
+                    "mean_minus_best_low", "mean_minus_best_high", "sigma"]]
     excerpt = head if len(head) <= 10 else pd.concat([head.head(5), head.tail(5)])
+    beats = int((history["mean_minus_best_low"] > 0).sum())
+    below = int((history["mean_minus_best_high"] < 0).sum())
     lines += ["", "## Generations (in-sample, each on its own deals)", "",
+              ("`best_candidate_fitness`: the best of the generation's sampled candidates (biased "
+               "upward by that selection); `median_candidate_fitness`: their median; "
+               "`mean_point_fitness`: the distribution mean the candidates were sampled around, "
+               "played separately on the same deals (not a candidate; it does not steer the "
+               "search); `mean_minus_best`: their paired difference with its 95% t interval "
+               "over deals. The mean point can beat the best candidate: each candidate is the "
+               "mean plus a random step in every parameter at once, and near an optimum almost "
+               "every such step costs more than it gains, while the mean is the recombination "
+               "of the ranked candidates, which averages their steps away. In this run the mean "
+               f"point beat the best candidate in {beats} of {len(history)} generations and fell "
+               f"below it in {below} (intervals excluding 0; the rest: no detectable "
+               "difference)."), "",
               md_table(excerpt, 4), "",
-              ("Every generation is in `history.csv`, every candidate in `candidates.csv`; "
-               "`fitness.png` plots them."), "",
+              "Every generation is in `history.csv`, every candidate in `candidates.csv`.", "",
+              "## Figure", "", fitness_caption(result), "",
               "## Reproduce", "", f"    {result.command}", "",
               (f"Wall time of this run: {result.wall_seconds:.0f} s "
                f"({matches_per_run(s):,} matches)."), ""]

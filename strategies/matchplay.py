@@ -35,6 +35,15 @@ For each decision with two or more legal placements:
    the match is worth 1 or 0). ``raw_weight`` adds the round's raw point
    differential per 305 raw. At 3 players, where no table ships, the value is
    ``rollout``'s (raw gain minus the others' mean gain, per 305 raw).
+   The table carries an error: each entry is estimated from simulated rounds
+   under ``rollout`` self-play (not this strategy's play, and not the
+   ``doubles`` policy of the playouts) and then fitted (monotone in the scores
+   over 0..50, symmetric between the sides); the half-width of its 95%
+   interval is :data:`strategies.winprob_table.WIN_TABLE_HALF_WIDTH`, largest
+   within 10 of 61 (its module docstring states the largest). Two candidates
+   whose playouts end in neighbouring cells are therefore compared with that
+   error on top of the playouts' own noise; the strategy uses the point
+   values and does not widen its comparisons by it.
 5. **Prior.** ``prior_weight`` times the candidate's score under the
    ``weighted`` default vector (one-ply features) is added to each mean; it
    breaks the near-ties that a few playouts cannot separate.

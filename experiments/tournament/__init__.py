@@ -3,8 +3,10 @@
 - :mod:`experiments.tournament.seatings`  every seating of a field, derived seeds
 - :mod:`experiments.tournament.config`    :class:`TournamentConfig`, checked once
 - :mod:`experiments.tournament.shards`    the seatings as shards; per-seating sums
-- :mod:`experiments.tournament.tables`    summary, pairwise and ranking from those sums; paired
-  rates; interval width on prefixes of the matches
+- :mod:`experiments.tournament.tables`    summary, pairwise and ranking from those sums; with
+  match rows, intervals by the design's unit (the deal with duplicate deals): paired rates, the
+  deal-clustered ranking and pairwise shares, the ranking's contrasts, paired against unpaired
+  interval width on prefixes of the matches
 - :mod:`experiments.tournament.report`    :class:`TournamentResult`: files and markdown
 - :mod:`experiments.tournament.plots`     the pairwise heatmap, the ranking, the interval width,
   the sequential run's confidence sequence

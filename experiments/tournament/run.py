@@ -18,8 +18,12 @@ from experiments.tournament.shards import frame_aggregate, run_seatings
 from experiments.tournament.tables import (
     entity_frame,
     interval_widths,
+    match_ranking,
     paired_win_rates,
+    pairwise_counts,
+    pairwise_intervals,
     prefix_sizes,
+    ranking_contrasts,
     tournament_tables,
 )
 from sim.checks import check_int
@@ -97,7 +101,9 @@ def tournament(players: int, strategies: list, matches: int, seed: int,
         summary, grid, ranks = tournament_tables(run.aggregate, config.players,
                                                  list(config.strategies))
         result = TournamentResult(config=config, matches=None, entities=None, summary=summary,
-                                  pairwise=grid, ranking=ranks)
+                                  pairwise=grid, ranking=ranks,
+                                  pairwise_ci=pairwise_counts(run.aggregate, config.players,
+                                                              list(config.strategies)))
     else:
         result = build_result(config, run.frame())
     if out is not None:
@@ -111,15 +117,29 @@ def build_result(config: TournamentConfig, all_matches, matches_per_seating: int
                  sequential=None) -> TournamentResult:
     """The tables of a tournament's match frame (every seating, ``matches_per_seating`` matches
     each, default ``config.matches``): summary, pairwise, ranking, the paired rates of a
-    duplicate run and the interval width on prefixes of the matches
-    (:func:`~experiments.tournament.tables.interval_widths`)."""
+    duplicate run, the interval width on prefixes of the matches
+    (:func:`~experiments.tournament.tables.interval_widths`) and the contrasts of the ranking.
+
+    With duplicate deals the ranking's and the pairwise shares' intervals take the deal as the
+    unit (:func:`~experiments.tournament.tables.match_ranking`,
+    :func:`~experiments.tournament.tables.pairwise_intervals`); otherwise the match, as the
+    per-seating sums give them (the same tables as a summary-only run's)."""
     names = list(config.strategies)
     per_seating = config.matches if matches_per_seating is None else int(matches_per_seating)
     entities = entity_frame(all_matches)
     paired = paired_win_rates(entities, names) if config.duplicate else None
     widths = interval_widths(entities, names, config.duplicate, prefix_sizes(per_seating))
-    summary, grid, ranks = tournament_tables(frame_aggregate(all_matches), config.players, names)
+    aggregate = frame_aggregate(all_matches)
+    summary, grid, ranks = tournament_tables(aggregate, config.players, names)
+    clustered, fit = match_ranking(all_matches, names, config.duplicate)
+    if config.duplicate:
+        ranks = clustered
+        pairwise_ci = pairwise_intervals(entities, names, True)
+    else:
+        pairwise_ci = pairwise_counts(aggregate, config.players, names)
+    contrasts = ranking_contrasts(ranks, fit, entities, names, config.duplicate)
     return TournamentResult(config=config, matches=all_matches, entities=entities,
                             summary=summary, pairwise=grid, ranking=ranks, paired=paired,
                             widths=widths, matches_per_seating=per_seating,
-                            sequential=sequential)
+                            sequential=sequential, pairwise_ci=pairwise_ci, fit=fit,
+                            contrasts=contrasts)

@@ -5,7 +5,11 @@ ranking tables from per-seating integer sums
 (:func:`experiments.tournament.shards.seating_aggregate`), whether those come
 from a summary-only run's shards or from a full run's match frame: the two
 kinds of run give the same tables by construction. The match-level views
-(:func:`entity_frame`, :func:`paired_win_rates`, :func:`interval_widths`) need the match rows.
+(:func:`entity_frame`, :func:`paired_win_rates`, :func:`interval_widths`) need the match rows, and with them the deal of a duplicate tournament is the unit of every
+interval (:func:`unit_keys`): the deal-clustered ranking (:func:`match_ranking`), the pairwise
+shares (:func:`pairwise_intervals`) and the contrasts of the summary
+(:func:`head_to_head_contrast`). A summary-only run keeps no match rows: its intervals treat
+the matches as independent (the unit of a tournament without duplicate deals).
 """
 
 from __future__ import annotations
@@ -13,7 +17,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.stats import luce_ranking, ratio_ci, wilson_interval
+from experiments.stats import (
+    Contrast,
+    LuceFit,
+    clustered_luce,
+    luce_ranking,
+    paired_contrast,
+    paired_proportion,
+    wilson_interval,
+)
 from experiments.tournament.seatings import pairings
 
 
@@ -149,11 +161,12 @@ def paired_win_rates(entities: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     """Win rates with deals as clusters: the interval of a duplicate tournament.
 
     In a duplicate tournament match ``i`` of every seating of a group is the
-    same deal, so the outcomes of one deal are not independent. For each
-    strategy, ``y`` = its wins on one deal (over the group's seatings it
-    plays) and ``x`` = the seatings it plays; the rate is ``sum(y) / sum(x)``
-    and the 95% interval the delta-method ratio interval with deals as
-    clusters (:func:`experiments.stats.ratio_ci`).
+    same deal, so the outcomes of one deal are not independent. Each strategy's
+    rate is its wins over its matches, with the 95% Wilson interval at the
+    deal-clustered effective number of matches (:func:`experiments.stats.paired_proportion`:
+    inside [0, 1], narrower than the independent-matches Wilson interval when the deal's
+    seatings mirror each other, never zero-width); the independent-matches Wilson interval
+    beside it.
 
     Parameters
     ----------
@@ -164,28 +177,207 @@ def paired_win_rates(entities: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        ``strategy``, ``deals``, ``win_rate``, ``paired_low``, ``paired_high``.
+        ``strategy``, ``deals`` (int64), ``win_rate``, ``paired_low``, ``paired_high``,
+        ``design_effect`` (matches over effective matches: below 1 when pairing helps),
+        ``wilson_low``, ``wilson_high`` (float64).
     """
     rows = []
     for name in names:
-        per_deal = deal_wins(entities, name)
-        rate, low, high = ratio_ci(per_deal["sum"].to_numpy(), per_deal["size"].to_numpy())
-        rows.append({"strategy": name, "deals": len(per_deal), "win_rate": rate,
-                     "paired_low": low, "paired_high": high})
+        own = entities[entities["strategy"] == name]
+        fit = paired_proportion(own["won"].to_numpy(), unit_keys(own, True)).iloc[0]
+        low, high = wilson_interval(int(own["won"].sum()), len(own))
+        rows.append({"strategy": name, "deals": int(fit.clusters), "win_rate": fit.rate,
+                     "paired_low": fit.low, "paired_high": fit.high,
+                     "design_effect": fit.design_effect, "wilson_low": float(low),
+                     "wilson_high": float(high)})
     return pd.DataFrame(rows).astype({"deals": "int64"})
 
 
-def deal_wins(entities: pd.DataFrame, name: str) -> pd.DataFrame:
-    """Strategy ``name``'s wins on each deal of a duplicate tournament.
+def unit_keys(frame: pd.DataFrame, duplicate: bool) -> np.ndarray:
+    """The unit of each row (of :func:`entity_frame` or a match frame): its deal, ``(group,
+    match)``, with duplicate deals (every seating of a group replays deal ``match``), otherwise
+    its match, ``(pairing, match)``.
+
+    Returns
+    -------
+    ndarray of int64, shape (rows,)
+        One code per unit (equal rows, equal codes).
+    """
+    outer = frame["group" if duplicate else "pairing"].to_numpy(dtype=np.int64)
+    match = frame["match"].to_numpy(dtype=np.int64)
+    return outer * (int(match.max()) + 1 if len(match) else 1) + match
+
+
+def match_ranking(matches: pd.DataFrame, names: list[str], duplicate: bool) -> tuple[pd.DataFrame,
+                                                                                     LuceFit]:
+    """The Bradley-Terry/Luce ranking of a tournament's match rows with its interval by the
+    design's unit: with duplicate deals a cluster-robust (sandwich) covariance with the deal as
+    cluster (:func:`experiments.stats.clustered_luce`), otherwise the information of independent
+    matches (:func:`experiments.stats.luce_ranking`'s).
+
+    Returns
+    -------
+    ranking : DataFrame
+        ``rank, strategy, log_strength, low, high``, strongest first (as
+        :func:`tournament_tables`).
+    fit : LuceFit
+        In the field's order (``names``), with the covariance for differences.
+    """
+    ids = {name: i for i, name in enumerate(names)}
+    columns = sorted((c for c in matches.columns if c.startswith("entity_strategy_")),
+                     key=lambda c: int(c.rsplit("_", 1)[1]))
+    participants = np.column_stack([matches[c].map(ids).to_numpy(dtype=np.int64)
+                                    for c in columns])
+    winner = matches["winner"].to_numpy(dtype=np.int64)
+    winners = np.where(winner >= 0,
+                       participants[np.arange(len(matches)), np.maximum(winner, 0)], -1)
+    fit = clustered_luce(participants, winners, len(names), unit_keys(matches, duplicate),
+                         robust=duplicate)
+    ranking = pd.DataFrame({"strategy": names, "log_strength": fit.log_strength,
+                            "low": fit.low, "high": fit.high})
+    ranking = ranking.sort_values("log_strength", ascending=False, kind="stable")
+    ranking.insert(0, "rank", np.arange(1, len(names) + 1))
+    return ranking.reset_index(drop=True), fit
+
+
+def head_to_head(entities: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """The matches in which both ``a`` and ``b`` play: one row per match, ``pairing``, ``group``
+    (if present), ``match``, ``a_won``, ``b_won`` (int64)."""
+    keys = ["pairing", "match"]
+    sides = []
+    for name, label in ((a, "a_won"), (b, "b_won")):
+        own = entities[entities["strategy"] == name]
+        sides.append(own.groupby(keys, sort=True)["won"].max().rename(label))
+    both = pd.concat(sides, axis=1, join="inner").reset_index()
+    if "group" in entities.columns:
+        group = entities.drop_duplicates(keys).set_index(keys)["group"]
+        both["group"] = group.reindex(pd.MultiIndex.from_frame(both[keys])).to_numpy()
+    return both.astype({"a_won": "int64", "b_won": "int64"})
+
+
+def pairwise_intervals(entities: pd.DataFrame, names: list[str], duplicate: bool) -> pd.DataFrame:
+    """Every ordered pair's head-to-head share with its interval by the design's unit.
+
+    The share is the row strategy's wins among the matches either of the two won (both at the
+    table); its 95% interval is Wilson's at the deal-clustered effective number of matches
+    (:func:`experiments.stats.paired_proportion`, deals as clusters) with duplicate deals, and
+    Wilson's on the matches otherwise (as :func:`pairwise_counts`).
 
     Returns
     -------
     DataFrame
-        Index ``(group, match)`` (sorted), columns ``sum`` (wins, int) and
-        ``size`` (seatings of that deal it plays, int).
+        One row per ordered pair ``(strategy, opponent)``: ``strategy``, ``opponent``,
+        ``decided`` (matches either won, int64), ``units`` (deals or matches, int64),
+        ``share``, ``low``, ``high``, ``interval`` (``"deal-clustered"`` or ``"wilson"``).
     """
-    own = entities[entities["strategy"] == name]
-    return own.groupby(["group", "match"], sort=True)["won"].agg(["sum", "size"])
+    if not duplicate:
+        rows = []
+        for a in names:
+            for b in names:
+                if a == b:
+                    continue
+                both = head_to_head(entities, a, b)
+                decided = both[(both.a_won + both.b_won) > 0]
+                rows.append((a, b, int(decided.a_won.sum()), int(decided.b_won.sum()),
+                             len(decided)))
+        return wilson_pairs(rows)
+    rows = []
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            both = head_to_head(entities, a, b)
+            decided = both[(both.a_won + both.b_won) > 0]
+            if decided.empty:
+                rows.append({"strategy": a, "opponent": b, "decided": 0, "units": 0,
+                             "share": np.nan, "low": np.nan, "high": np.nan,
+                             "interval": "deal-clustered"})
+                continue
+            fit = paired_proportion(decided.a_won.to_numpy(), unit_keys(decided, True)).iloc[0]
+            rows.append({"strategy": a, "opponent": b, "decided": len(decided),
+                         "units": int(fit.clusters), "share": fit.rate, "low": fit.low,
+                         "high": fit.high, "interval": "deal-clustered"})
+    return pd.DataFrame(rows).astype({"decided": "int64", "units": "int64"})
+
+
+def wilson_pairs(rows) -> pd.DataFrame:
+    """:func:`pairwise_intervals`' table from ``(a, b, wins_a, wins_b, units)`` counts, with
+    Wilson intervals (matches independent)."""
+    out = []
+    for a, b, wins_a, wins_b, units in rows:
+        decided = wins_a + wins_b
+        low, high = wilson_interval(wins_a, decided)
+        out.append({"strategy": a, "opponent": b, "decided": decided, "units": units,
+                    "share": wins_a / decided if decided else np.nan,
+                    "low": float(low) if decided else np.nan,
+                    "high": float(high) if decided else np.nan, "interval": "wilson"})
+    return pd.DataFrame(out, columns=["strategy", "opponent", "decided", "units", "share", "low",
+                                      "high", "interval"]).astype({"decided": "int64",
+                                                                   "units": "int64"})
+
+
+def pairwise_counts(aggregate: dict, players: int, names: list[str]) -> pd.DataFrame:
+    """:func:`pairwise_intervals` from a tournament's per-seating sums (a summary-only run, or a
+    tournament without duplicate deals, where the match is the unit): Wilson intervals."""
+    per = aggregate["pairing"]
+    rows = []
+    for a in names:
+        for b in names:
+            if a == b:
+                continue
+            wins_a = wins_b = 0
+            for pairing in pairings(players, list(names)):
+                present = pairing.entity_strategies
+                if a not in present or b not in present:
+                    continue
+                winner = per[str(pairing.pairing)]["winner"]
+                wins_a += winner.get(str(present.index(a)), 0)
+                wins_b += winner.get(str(present.index(b)), 0)
+            rows.append((a, b, wins_a, wins_b, wins_a + wins_b))
+    return wilson_pairs(rows)
+
+
+def head_to_head_contrast(entities: pd.DataFrame, a: str, b: str, duplicate: bool) -> Contrast:
+    """``a``'s minus ``b``'s win rate in the matches where both play, paired by the design's unit
+    (the deal with duplicate deals, else the match): :func:`experiments.stats.paired_contrast`
+    on each unit's win rates (with two entities, ``2 x share - 1`` of the unit)."""
+    both = head_to_head(entities, a, b)
+    contrast = paired_contrast(both.a_won.to_numpy(dtype=np.float64),
+                               both.b_won.to_numpy(dtype=np.float64), unit_keys(both, duplicate))
+    # A difference of two win rates lies in [-1, 1]; the t interval can pass the ends.
+    return contrast._replace(low=max(contrast.low, -1.0), high=min(contrast.high, 1.0))
+
+
+def ranking_contrasts(ranking: pd.DataFrame, fit: LuceFit, entities: pd.DataFrame,
+                      names: list[str], duplicate: bool) -> pd.DataFrame:
+    """Each strategy of the ranking against the next one down: the difference of their
+    log-strengths with its interval (``fit``'s covariance: deal-clustered with duplicate deals)
+    and their head-to-head paired contrast (:func:`head_to_head_contrast`).
+
+    Returns
+    -------
+    DataFrame
+        One row per adjacent pair: ``stronger``, ``weaker``, ``strength_difference``,
+        ``strength_low``, ``strength_high``, ``strength_detected`` (bool), ``units`` (deals or
+        matches met, int64), ``win_rate_difference``, ``win_low``, ``win_high``, ``effect``
+        (Cohen's d), ``win_detected`` (bool).
+    """
+    ids = {name: i for i, name in enumerate(names)}
+    order = list(ranking["strategy"])
+    rows = []
+    for a, b in zip(order, order[1:]):
+        d, low, high = fit.difference(ids[a], ids[b])
+        strength = Contrast(d, low, high, fit.clusters, float("nan"))
+        h2h = head_to_head_contrast(entities, a, b, duplicate)
+        rows.append({"stronger": a, "weaker": b, "strength_difference": d, "strength_low": low,
+                     "strength_high": high, "strength_detected": strength.detected,
+                     "units": h2h.units, "win_rate_difference": h2h.difference,
+                     "win_low": h2h.low, "win_high": h2h.high, "effect": h2h.effect,
+                     "win_detected": h2h.detected})
+    columns = ["stronger", "weaker", "strength_difference", "strength_low", "strength_high",
+               "strength_detected", "units", "win_rate_difference", "win_low", "win_high",
+               "effect", "win_detected"]
+    return pd.DataFrame(rows, columns=columns).astype({"units": "int64"})
 
 
 def prefix_sizes(matches: int, count: int = 10, smallest: int = 10) -> np.ndarray:
@@ -205,14 +397,15 @@ def prefix_sizes(matches: int, count: int = 10, smallest: int = 10) -> np.ndarra
 def interval_widths(entities: pd.DataFrame, names: list[str], duplicate: bool,
                     sizes) -> pd.DataFrame:
     """Half-width of each strategy's 95% win-rate interval on the first ``n`` matches of every
-    seating, for each ``n`` in ``sizes``: how the interval narrows with the sample.
+    seating, for each ``n`` in ``sizes``: how the interval narrows with the sample, paired
+    against unpaired.
 
     The prefixes are matches ``0 .. n-1`` of every seating (the engine plays match
     ``i`` from the seed and ``i`` only, so a prefix is exactly a shorter run of the
-    same tournament). With duplicate deals the interval is the paired one of
-    :func:`paired_win_rates` (deals as clusters); otherwise the Wilson interval on
-    the strategy's wins and matches (as in the summary), whose half-width is taken
-    as half of its (slightly asymmetric) width.
+    same tournament). Two intervals of the same win rate: the paired one of
+    :func:`paired_win_rates` (deals as clusters; duplicate deals only) and Wilson's on the
+    strategy's matches as if independent; both inside [0, 1], neither zero-width. A
+    half-width is half of the (slightly asymmetric) width.
 
     Parameters
     ----------
@@ -227,32 +420,29 @@ def interval_widths(entities: pd.DataFrame, names: list[str], duplicate: bool,
     -------
     DataFrame
         One row per (strategy, n): ``strategy``, ``matches_per_seating`` (n),
-        ``matches`` (the strategy's matches in the prefix), ``win_rate``,
-        ``low``, ``high``, ``half_width``, ``interval`` (``"paired"`` or ``"wilson"``).
+        ``matches`` (the strategy's matches in the prefix), ``win_rate``, ``paired_low``,
+        ``paired_high``, ``paired_half_width`` (nan without duplicate deals), ``wilson_low``,
+        ``wilson_high``, ``wilson_half_width``.
     """
     rows = []
     for name in names:
-        if duplicate:
-            per_deal = deal_wins(entities, name)
-            match = per_deal.index.get_level_values("match").to_numpy()
-            wins, plays = per_deal["sum"].to_numpy(), per_deal["size"].to_numpy()
-        else:
-            own = entities[entities["strategy"] == name]
-            match = own["match"].to_numpy()
-            wins, plays = own["won"].to_numpy(dtype=np.int64), np.ones(len(own), dtype=np.int64)
+        own = entities[entities["strategy"] == name]
+        match = own["match"].to_numpy()
+        won = own["won"].to_numpy(dtype=np.int64)
+        units = unit_keys(own, True) if duplicate else None
         for n in sizes:
             keep = match < n
-            if duplicate:
-                rate, low, high = ratio_ci(wins[keep], plays[keep])
-            else:
-                k, m = int(wins[keep].sum()), int(plays[keep].sum())
-                lo, hi = wilson_interval(np.array([k]), np.array([m]))
-                rate, low, high = k / m, float(lo[0]), float(hi[0])
-            rows.append({"strategy": name, "matches_per_seating": int(n),
-                         "matches": int(plays[keep].sum()), "win_rate": rate, "low": low,
-                         "high": high, "half_width": (high - low) / 2,
-                         "interval": "paired" if duplicate else "wilson"})
-    columns = ["strategy", "matches_per_seating", "matches", "win_rate", "low", "high",
-               "half_width", "interval"]
-    return pd.DataFrame(rows, columns=columns).astype({"matches_per_seating": "int64",
-                                                       "matches": "int64"})
+            k, m = int(won[keep].sum()), int(keep.sum())
+            lo, hi = wilson_interval(k, m)
+            row = {"strategy": name, "matches_per_seating": int(n), "matches": m,
+                   "win_rate": k / m if m else np.nan, "paired_low": np.nan,
+                   "paired_high": np.nan, "wilson_low": float(lo), "wilson_high": float(hi)}
+            if duplicate and m:
+                fit = paired_proportion(won[keep], units[keep]).iloc[0]
+                row.update(paired_low=fit.low, paired_high=fit.high)
+            rows.append(row)
+    table = pd.DataFrame(rows, columns=["strategy", "matches_per_seating", "matches", "win_rate",
+                                        "paired_low", "paired_high", "wilson_low", "wilson_high"])
+    table.insert(6, "paired_half_width", (table.paired_high - table.paired_low) / 2)
+    table["wilson_half_width"] = (table.wilson_high - table.wilson_low) / 2
+    return table.astype({"matches_per_seating": "int64", "matches": "int64"})

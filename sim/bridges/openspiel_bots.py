@@ -21,6 +21,20 @@ Needs ``pip install ".[openspiel]"``; importing this module without it raises
     ``uct_c``, the final choice the most visited. The bot's random state is
     seeded from the seat's decision stream, which it advances by one draw per
     decision: the same seed gives the same match.
+
+    ``match_value=1`` (e.g. ``openspiel:ismcts[sims=30,match_value=1]``) values
+    every end of the round the search reaches (a terminal node of its tree and
+    the end of each rollout) by the match instead of the round's points
+    (:func:`round_end_values`): ``2 P - 1`` for each side, ``P`` the
+    probability that the side wins the match from the scores and the next
+    leader the round leaves, read from the shipped win table
+    (:data:`strategies.winprob_table.WIN_TABLE`, as ``matchplay`` reads it).
+    That is the expected utility of the whole match under the game's own
+    utility (the winner +1, the loser -1), so a round end that finishes the
+    match keeps its +-1. The table covers 2 players and 4-player
+    partnerships; at 3 players the round's raw utility is kept. ``uct_c``
+    keeps its default, measured on the raw utility (the match values spread
+    wider: pass ``uct_c`` to explore more).
 ``StrategyBot(strategy, player, seed, match)``
     Any of our strategies (a spec or a :class:`strategies.Strategy`) as a
     ``pyspiel.Bot`` on the game ``exact61_five_up``: at its decisions it builds
@@ -41,7 +55,10 @@ from sim.bridges.availability import require
 from sim.bridges.match_state import MatchState, encode_action
 from sim.core import rng as R
 from sim.core import state as K
+from sim.tiles import TARGET_RAW
 from strategies.catalogue import resolve
+from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, SCORE_STEP, TABLE_ROW
+from strategies.winprob_table import WIN_TABLE
 
 pyspiel = require("pyspiel", "openspiel")
 
@@ -59,6 +76,8 @@ spreads its visits almost evenly (sims=100 against greedy, 24 matches, seed 3: 1
 uct_c=2, 20 with 0.3, 19 with 0.05)."""
 DEFAULT_ROLLOUTS = 1
 """Random rollouts per leaf evaluation."""
+DEFAULT_MATCH_VALUE = 0
+"""0: round ends valued by the round's raw utility (the game's); 1: by the win table."""
 SEED_WORDS = 2**31 - 1
 """Bound of the bot's seed (``numpy.random.RandomState`` takes 32-bit seeds)."""
 
@@ -68,6 +87,82 @@ def candidate_actions(view) -> list[int]:
     cands = view.cands
     return [encode_action(int(c[K.CAND_TILE]), int(c[K.CAND_PARENT]), int(c[K.CAND_SIDE]),
                           int(c[K.CAND_JOINED])) for c in cands[: view.n_candidates]]
+
+
+def round_end_values(match_state) -> np.ndarray:
+    """Per seat value of a finished round (``one_round`` terminal) valued by the match.
+
+    Parameters
+    ----------
+    match_state : sim.bridges.match_state.MatchState
+        A terminal state of the game ``exact61_five_up(one_round=True)``.
+
+    Returns
+    -------
+    ndarray of float64, shape (players,)
+        Seat ``s``: ``2 P - 1`` for its side, ``P`` the probability that the side wins the
+        match from here (1 or 0 when the round ended the match), read from
+        :data:`strategies.winprob_table.WIN_TABLE` by both sides' displayed scores (a
+        partnership's negative score clamped to 0, as ``matchplay`` does) and the next leader
+        (the dominoer's side after a domino, a lot after a block). Side 0's ``P`` is the mean
+        of its own look-up and the complement of side 1's, so the values sum to exactly 0. At
+        3 players (no table) the game's own returns.
+    """
+    players = match_state.players
+    row = int(TABLE_ROW[players])
+    scores = match_state.scores()
+    if row < 0:
+        return np.asarray(match_state.returns(), dtype=np.float64)
+    entity_of = match_state.entities
+    if TARGET_RAW in scores:
+        p0 = 1.0 if scores[0] == TARGET_RAW else 0.0
+    else:
+        stats = match_state.ws.round_stats
+        leading = K.NO_ENTITY
+        if int(stats[K.R_END]) == K.END_DOMINO:
+            leading = entity_of[int(stats[K.R_DOMINOER])]
+        cells = [max(score, 0) // SCORE_STEP for score in scores]
+
+        def lead_of(entity: int) -> int:
+            if leading == K.NO_ENTITY:
+                return LEAD_LOT
+            return LEAD_OWN if leading == entity else LEAD_OTHER
+
+        p0 = 0.5 * (float(WIN_TABLE[row, cells[0], cells[1], lead_of(0)])
+                    + 1.0 - float(WIN_TABLE[row, cells[1], cells[0], lead_of(1)]))
+    side = np.array([2.0 * p0 - 1.0, 1.0 - 2.0 * p0])
+    return side[np.asarray(entity_of, dtype=np.int64)]
+
+
+class MatchValueEvaluator(os_mcts.RandomRolloutEvaluator):
+    """OpenSpiel's random-rollout evaluator with the rollout's end valued by
+    :func:`round_end_values` (the win table) instead of the game's returns."""
+
+    def evaluate(self, state):
+        """Mean of ``n_rollouts`` random playouts to the end of the round, each valued by the
+        match (float64[players])."""
+        total = np.zeros(state.num_players())
+        for _ in range(self.n_rollouts):
+            working = state.clone()
+            while not working.is_terminal():
+                if working.is_chance_node():
+                    actions, probabilities = zip(*working.chance_outcomes())
+                    working.apply_action(self._random_state.choice(actions, p=probabilities))
+                else:
+                    working.apply_action(self._random_state.choice(working.legal_actions()))
+            total += round_end_values(working.match_state)
+        return total / self.n_rollouts
+
+
+class MatchValueISMCTSBot(os_ismcts.ISMCTSBot):
+    """OpenSpiel's ISMCTS bot whose tree values a terminal node (the end of the round) by
+    :func:`round_end_values`: ``run_simulation`` recurses through ``self``, so the override
+    reaches every terminal the tree meets."""
+
+    def run_simulation(self, state):
+        if state.is_terminal():
+            return round_end_values(state.match_state)
+        return super().run_simulation(state)
 
 
 def _bot_seed(view) -> int:
@@ -82,27 +177,32 @@ def _bot_seed(view) -> int:
         "OpenSpiel's information-set MCTS bot (ISMCTSBot) on the game exact61_five_up, "
         "searching to the end of the round (utility: raw score minus the entities' mean, "
         "over 305), leaves valued by random rollouts, worlds resampled consistently with "
-        "everything public at every simulation. Python seat; needs pip install \".[openspiel]\"."
+        "everything public at every simulation (match_value=1: round ends valued by the "
+        "match-win table instead). Python seat; needs pip install \".[openspiel]\"."
     ),
     parameters={"sims": (float(DEFAULT_SIMULATIONS), "ISMCTS simulations per decision"),
                 "uct_c": (DEFAULT_UCT_C, "UCT exploration constant"),
-                "rollouts": (float(DEFAULT_ROLLOUTS), "random rollouts per leaf evaluation")},
+                "rollouts": (float(DEFAULT_ROLLOUTS), "random rollouts per leaf evaluation"),
+                "match_value": (float(DEFAULT_MATCH_VALUE),
+                                "1: round ends valued by the match-win table; 0: by the round's "
+                                "raw utility")},
     compiled=False,
     stochastic=True,
     uses_inference=True,
 )
 def ismcts(view):
     """Row of ``view.cands`` chosen by OpenSpiel's ISMCTS bot (see the module docstring)."""
-    sims, uct_c, rollouts = (float(p) for p in view.params[:3])
+    sims, uct_c, rollouts, match_value = (float(p) for p in view.params[:4])
     seed = _bot_seed(view)
     random_state = np.random.RandomState(seed)
     state = load_game(players=int(view.players), one_round=True).state_of(
         MatchState.from_view(view, np.random.default_rng(seed)))
-    evaluator = os_mcts.RandomRolloutEvaluator(n_rollouts=max(1, int(rollouts)),
-                                               random_state=random_state)
-    bot = os_ismcts.ISMCTSBot(state.get_game(), evaluator, uct_c, max(1, int(sims)),
-                              random_state=random_state,
-                              final_policy_type=os_ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
+    by_match = match_value != 0.0
+    evaluator = (MatchValueEvaluator if by_match else os_mcts.RandomRolloutEvaluator)(
+        n_rollouts=max(1, int(rollouts)), random_state=random_state)
+    bot = (MatchValueISMCTSBot if by_match else os_ismcts.ISMCTSBot)(
+        state.get_game(), evaluator, uct_c, max(1, int(sims)), random_state=random_state,
+        final_policy_type=os_ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
     # The bot's own resampler would draw from a UniformProbabilitySampler seeded by the
     # machine; drawing from the decision's random state keeps the match reproducible.
     bot.set_resampler(lambda root, player: root.resample_from_infostate(player,

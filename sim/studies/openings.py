@@ -37,6 +37,7 @@ from sim.engine.frames import TILE_NAMES
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILE_INDEX, entity_count
+from strategies import winprob_table
 from strategies.winprob_table import WIN_TABLE
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "replay_round",
     "sample_hands",
     "state_playouts",
+    "table_half_width",
     "win_probability",
 ]
 
@@ -188,6 +190,23 @@ def win_probability(players: int, own_raw, other_raw, lead) -> np.ndarray:
     own_cell = np.maximum(own, 0) // RAW_PER_CELL
     other_cell = np.maximum(other, 0) // RAW_PER_CELL
     return WIN_TABLE[TABLE_ROW[players], own_cell, other_cell, lead].astype(np.float64)
+
+
+def table_half_width(players: int, top: int = TARGET_RAW // RAW_PER_CELL - 1) -> float:
+    """The largest 95% interval half-width of the shipped table's values at ``players`` over
+    the cells with both scores ``0 .. top`` displayed (default 60: every state a round starts
+    from), from the table module's ``WIN_TABLE_HALF_WIDTH`` (float[2, 62, 62, 3], the same
+    cells as :data:`~strategies.winprob_table.WIN_TABLE`).
+
+    Returns nan at 3 players (no table) or when the shipped table carries no half-widths: the
+    match-win values are then the table's point estimates, its error reported by the
+    win-probability study.
+    """
+    half = getattr(winprob_table, "WIN_TABLE_HALF_WIDTH", None)
+    if players not in TABLE_ROW or half is None:
+        return float("nan")
+    cells = np.asarray(half, dtype=np.float64)[TABLE_ROW[players], : top + 1, : top + 1]
+    return float(np.nanmax(cells)) if np.isfinite(cells).any() else float("nan")
 
 
 def playout_win_probability(players: int, start, gains: np.ndarray, winners: np.ndarray,

@@ -38,6 +38,22 @@ Method
    percentiles of the replicates. It carries the sampling noise of every
    state the value depends on. (A state whose rounds all get weight 0 keeps
    weight 1 for each: with ``K = 8`` that is ``e**-8`` of the states.)
+4. **Fit** (:func:`fit_side_table`, 2 and 4 players, the own-vs-opponent
+   table that ships): the solved values are noisy and not monotone (one more
+   own point can lower a value by several points). Over scores
+   0..:data:`MONOTONE_TOP` (50) more points are taken not to hurt: the fit is
+   the precision-weighted least-squares table that is non-decreasing in the
+   own score and non-increasing in the opponent's there (pool-adjacent-
+   violators along each line, combined by Dykstra's alternating
+   projections), and, under self-play, symmetric (P(own wins | a, b, own
+   leads) = 1 - P(own wins | b, a, opponent leads); the lot column is the
+   mean of the two leads, so 0.5 exactly on the diagonal). Within 10 of 61
+   (51..60) ruling 8 discards an event that would pass 61, so from ``s`` an
+   event of ``61 - s`` wins while from ``s + 1`` it is lost: more points can
+   hurt, and that zone is left as solved. The fitted values' intervals are
+   the same fit applied to every bootstrap replicate; :func:`adjacent_drops`
+   counts the cells where one more point hurts, and by how much against the
+   intervals.
 
 Negative scores (4 players)
 ---------------------------
@@ -73,6 +89,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from sim.checks import check_int
 from sim.core import state as K
@@ -89,13 +106,17 @@ __all__ = [
     "LEAD_LOT",
     "LEAD_OPPONENT",
     "LEAD_OWN",
+    "MONOTONE_TOP",
     "RoundPlayer",
     "StateGrid",
     "StateRounds",
     "WinValues",
+    "adjacent_drops",
     "bootstrap",
+    "fit_side_table",
     "grid_for",
     "play_matches_from",
+    "pool_adjacent_violators",
     "simulate_states",
     "solve",
     "table_module_source",
@@ -754,9 +775,256 @@ def side_table(values: WinValues, symmetric: bool = True, replicate: int | None 
     return table
 
 
-def quantise(table: np.ndarray) -> np.ndarray:
-    """uint16 codes ``round(value * QUANTUM)`` of values in [0, 1]."""
-    return np.rint(np.clip(np.asarray(table, dtype=np.float64), 0.0, 1.0) * QUANTUM).astype("<u2")
+# ---------------------------------------------------------------------------
+# The fit: monotone away from the exact-61 zone, symmetric under self-play
+# ---------------------------------------------------------------------------
+MONOTONE_TOP = TARGET_DISPLAYED - 11
+"""50: the highest displayed score at which one more point is assumed not to hurt its side.
+
+Ruling 8 discards an event that would pass 61, so from a score ``s`` an event of exactly
+``61 - s`` wins while the same event from ``s + 1`` is thrown away: more points can hurt
+whenever such an event is likely. Placements score a few displayed points (ends sums of
+5..60 raw) and are the common events, so the fit leaves the zone 51..60 (within 10 of 61,
+the overshoot study's zone) free and imposes the order only on scores 0..50, where a
+single event landing exactly on 61 is rare (a large domino credit)."""
+
+FIT_TOLERANCE = 1e-9
+"""The fit's passes stop when no ordered pair is violated by more than this."""
+
+FIT_MAX_PASSES = 2000
+"""Cap on the fit's Dykstra passes (then the envelope makes the order exact)."""
+
+FIT_HALF_WIDTH_FLOOR = 5e-3
+"""Smallest half-width used for a fit weight (a weight is 1 / half-width**2): it bounds the
+weights' range, which Dykstra's passes converge more slowly over."""
+
+
+@njit(cache=True)
+def _pav_kernel(values, weights):
+    n = values.size
+    level = np.empty(n)
+    weight = np.empty(n)
+    count = np.empty(n, dtype=np.int64)
+    top = 0
+    for i in range(n):
+        level[top] = values[i]
+        weight[top] = weights[i]
+        count[top] = 1
+        top += 1
+        # pool backwards while the last two blocks are out of order
+        while top > 1 and level[top - 2] > level[top - 1]:
+            total = weight[top - 2] + weight[top - 1]
+            level[top - 2] = (level[top - 2] * weight[top - 2]
+                              + level[top - 1] * weight[top - 1]) / total
+            weight[top - 2] = total
+            count[top - 2] += count[top - 1]
+            top -= 1
+    out = np.empty(n)
+    k = 0
+    for j in range(top):
+        for _ in range(count[j]):
+            out[k] = level[j]
+            k += 1
+    return out
+
+
+def pool_adjacent_violators(values, weights=None, increasing: bool = True) -> np.ndarray:
+    """Weighted isotonic regression of a sequence (pool adjacent violators).
+
+    Parameters
+    ----------
+    values : array_like float[n]
+    weights : array_like float[n], optional
+        Positive weights (default 1).
+    increasing : bool
+        Non-decreasing fit (else non-increasing).
+
+    Returns
+    -------
+    ndarray float64[n]
+        The monotone sequence closest to ``values`` in weighted least squares: each
+        block of pooled entries holds its weighted mean.
+    """
+    y = np.asarray(values, dtype=np.float64)
+    w = np.ones_like(y) if weights is None else np.asarray(weights, dtype=np.float64)
+    if y.ndim != 1 or w.shape != y.shape or (w <= 0).any():
+        raise ValueError("pool_adjacent_violators needs one sequence and positive weights")
+    sign = 1.0 if increasing else -1.0
+    return sign * _pav_kernel(sign * y, w)
+
+
+@njit(cache=True)
+def _order_violation(table, top):
+    worst = 0.0
+    n = table.shape[0]
+    for b in range(n):
+        for a in range(top):
+            worst = max(worst, table[a, b] - table[a + 1, b])
+    for a in range(n):
+        for b in range(top):
+            worst = max(worst, table[a, b + 1] - table[a, b])
+    return worst
+
+
+@njit(cache=True)
+def _bimonotone_kernel(values, weight, top, tol, max_passes):
+    # Dykstra's alternating projections: each pass projects onto "non-decreasing along the own
+    # score" (rows of PAV) and onto "non-increasing along the opponent's" (columns); the
+    # increments p, q make the limit the weighted least-squares projection onto both at once
+    # (plain alternation only finds some point of the intersection, and slowly).
+    n = values.shape[0]
+    x = values.copy()
+    p = np.zeros_like(x)
+    q = np.zeros_like(x)
+    passes, worst = 0, _order_violation(x, top)
+    while passes < max_passes and worst > tol:
+        z = x + p
+        for b in range(n):
+            z[:top + 1, b] = _pav_kernel(z[:top + 1, b].copy(), weight[:top + 1, b].copy())
+        p = x + p - z
+        y = z + q
+        for a in range(n):
+            y[a, :top + 1] = -_pav_kernel(-y[a, :top + 1].copy(), weight[a, :top + 1].copy())
+        q = z + q - y
+        x = y
+        passes += 1
+        worst = _order_violation(x, top)
+    residual = worst
+    # Dykstra converges slowly on noisy tables: finish exactly with the envelope, a running
+    # maximum up the own score, then a running minimum along the opponent's (the minimum
+    # keeps the rows non-decreasing: each is a minimum of non-decreasing rows); it moves
+    # values little once Dykstra has converged (the residual violation says how far it had).
+    for b in range(n):
+        for a in range(1, top + 1):
+            x[a, b] = max(x[a, b], x[a - 1, b])
+    for a in range(n):
+        for b in range(1, top + 1):
+            x[a, b] = min(x[a, b], x[a, b - 1])
+    return x, passes, residual
+
+
+def fit_side_table(table: np.ndarray, half_width: np.ndarray, symmetric: bool = True, *,
+                   top: int = MONOTONE_TOP, tol: float = FIT_TOLERANCE,
+                   max_passes: int = FIT_MAX_PASSES) -> tuple[np.ndarray, int, float]:
+    """The side table made monotone away from the exact-61 zone (and symmetric under self-play).
+
+    Each lead slice (own side leads, opponent side leads) is replaced by its weighted least-
+    squares projection onto the tables that are non-decreasing in the own score over own
+    0..``top`` (every opponent score) and non-increasing in the opponent's score over opponent
+    0..``top`` (every own score): pool-adjacent-violators along each line, combined by Dykstra's
+    alternating projections until no ordered pair is out of order by more than ``tol`` or
+    :data:`FIT_MAX_PASSES` is reached; a running maximum up the own score and a running minimum
+    along the opponent's then remove what is left (the returned ``violation``), so the order
+    holds exactly. With ``symmetric`` (self-play: the two sides are interchangeable) the
+    opponent-lead slice is the mirror of the own-lead one, ``table[a, b, 1] = 1 - table[b, a,
+    0]``, so one slice is fitted, to the precision-weighted mean of the own-lead values and the
+    mirrored opponent-lead values (the mirror maps both orders onto themselves). The lot column
+    is the mean of the two fitted leads (a lot picks either side's seats with equal chance), so
+    it is ordered too, and 0.5 on the diagonal with ``symmetric``. Scores 61 (terminal) keep
+    their values.
+
+    Parameters
+    ----------
+    table : ndarray float64[62, 62, 3]
+        :func:`side_table` values (own, opponent, lead).
+    half_width : ndarray float64[62, 62, 3]
+        Half-widths of the raw values' intervals: weight
+        ``1 / max(half, FIT_HALF_WIDTH_FLOOR)**2`` (NaN: weight 1).
+    symmetric : bool
+    top : int
+        Highest score of the ordered range (:data:`MONOTONE_TOP`).
+
+    Returns
+    -------
+    fitted : ndarray float64[62, 62, 3]
+    passes : int
+        Dykstra passes of the last slice fitted.
+    violation : float
+        The largest out-of-order difference Dykstra left (the envelope then removed it).
+    """
+    table = np.asarray(table, dtype=np.float64)
+    if table.shape != (TABLE_SIDE, TABLE_SIDE, 3):
+        raise ValueError(f"the side table must have shape (62, 62, 3), found {table.shape}")
+    n = TARGET_DISPLAYED
+    inner = table[:n, :n, :LEAD_LOT]
+    half = np.nan_to_num(np.asarray(half_width, dtype=np.float64)[:n, :n, :LEAD_LOT], nan=1.0)
+    weight = 1.0 / np.maximum(half, FIT_HALF_WIDTH_FLOOR) ** 2
+    fitted = table.copy()
+    passes, violation = 0, 0.0
+    if symmetric:
+        mirrored_weight = weight[..., LEAD_OPPONENT].T
+        total = weight[..., LEAD_OWN] + mirrored_weight
+        target = (weight[..., LEAD_OWN] * inner[..., LEAD_OWN]
+                  + mirrored_weight * (1.0 - inner[..., LEAD_OPPONENT].T)) / total
+        own, passes, violation = _bimonotone_kernel(np.ascontiguousarray(target),
+                                                    np.ascontiguousarray(total), int(top),
+                                                    float(tol), int(max_passes))
+        fitted[:n, :n, LEAD_OWN] = own
+        fitted[:n, :n, LEAD_OPPONENT] = 1.0 - own.T
+    else:
+        for lead in (LEAD_OWN, LEAD_OPPONENT):
+            fitted[:n, :n, lead], passes, worst = _bimonotone_kernel(
+                np.ascontiguousarray(inner[..., lead]), np.ascontiguousarray(weight[..., lead]),
+                int(top), float(tol), int(max_passes))
+            violation = max(violation, worst)
+    fitted[:n, :n, LEAD_LOT] = fitted[:n, :n, :LEAD_LOT].mean(axis=2)
+    return fitted, int(passes), float(violation)
+
+
+def adjacent_drops(table: np.ndarray, half_width: np.ndarray, top: int = MONOTONE_TOP,
+                   tol: float = 1e-9) -> dict:
+    """Count adjacent cells where one more point for a side moves its value the wrong way.
+
+    A *drop* is ``table[a, b] - table[a + 1, b] > tol`` (``tol`` absorbs rounding) (one more own
+    point lowers the own side's chance) or ``table[a, b + 1] - table[a, b] > tol`` (one more
+    opponent point raises it), over every lead and the valid scores 0..60. It is *beyond its
+    interval* when it exceeds the larger half-width of the two cells. ``inside``: pairs whose
+    higher score is at most ``top``; ``zone``: pairs within the exact-61 zone (higher score
+    ``top + 1`` .. 60).
+
+    Parameters
+    ----------
+    table, half_width : ndarray float[62, 62, 3]
+
+    Returns
+    -------
+    dict
+        ``inside_drops``, ``inside_beyond``, ``zone_drops``, ``zone_beyond`` (int) and
+        ``largest_inside`` (float: the largest drop inside, 0 if none).
+    """
+    n = TARGET_DISPLAYED
+    t = np.asarray(table, dtype=np.float64)[:n, :n]
+    h = np.nan_to_num(np.asarray(half_width, dtype=np.float64)[:n, :n], nan=0.0)
+    own_drop = t[:-1] - t[1:]  # [a, b]: from own a to a + 1
+    own_half = np.maximum(h[:-1], h[1:])
+    opp_drop = t[:, 1:] - t[:, :-1]  # [a, b]: from opponent b to b + 1
+    opp_half = np.maximum(h[:, :-1], h[:, 1:])
+    higher = np.arange(1, n)
+    own_inside = np.broadcast_to((higher <= top)[:, None, None], own_drop.shape)
+    opp_inside = np.broadcast_to((higher <= top)[None, :, None], opp_drop.shape)
+    out = {}
+    for name, pick in (("inside", (own_inside, opp_inside)), ("zone", (~own_inside, ~opp_inside))):
+        drops = [(d > tol) & p for d, p in zip((own_drop, opp_drop), pick)]
+        beyond = [dr & (d > hh) for dr, d, hh in zip(drops, (own_drop, opp_drop),
+                                                      (own_half, opp_half))]
+        out[f"{name}_drops"] = int(sum(x.sum() for x in drops))
+        out[f"{name}_beyond"] = int(sum(x.sum() for x in beyond))
+    inside = np.concatenate([own_drop[own_inside], opp_drop[opp_inside]])
+    out["largest_inside"] = float(max(0.0, inside.max())) if inside.size else 0.0
+    return out
+
+
+UP_SLACK = 0.01
+"""Codes below which :func:`quantise` with ``up`` rounds down: a decoded float32 value times
+QUANTUM lies within 0.01 of its code, so a table read back from its module keeps its codes."""
+
+
+def quantise(table: np.ndarray, up: bool = False) -> np.ndarray:
+    """uint16 codes ``round(value * QUANTUM)`` of values in [0, 1]; with ``up`` rounded up
+    (half-widths: a positive half-width never becomes 0, an interval is never narrowed)."""
+    scaled = np.clip(np.asarray(table, dtype=np.float64), 0.0, 1.0) * QUANTUM
+    codes = np.ceil(np.maximum(scaled - UP_SLACK, 0.0)) if up else np.rint(scaled)
+    return codes.astype("<u2")
 
 
 def dequantise(codes: np.ndarray) -> np.ndarray:
@@ -768,22 +1036,35 @@ LINE_WIDTH = 76
 """Characters per line of the table's base64 literal."""
 
 
-def table_module_source(table: np.ndarray, profile: str, command: str, rounds: int,
-                        note: str = "") -> str:
-    """The text of :mod:`strategies.winprob_table` holding ``table`` (float32[2, 62, 62, 3]).
+def table_module_source(table: np.ndarray, half_width: np.ndarray, profile: str, command: str,
+                        rounds: int, note: str = "") -> str:
+    """The text of :mod:`strategies.winprob_table` holding ``table`` and its ``half_width``.
 
-    The values are stored as uint16 codes (:func:`quantise`; ``table`` is
-    quantised first, so a table read back from the module gives the same
-    text), base64-encoded in a string literal that the module decodes with
-    ``numpy.frombuffer`` at import. ``note`` is a paragraph added to the
-    docstring (e.g. the largest interval half-width).
+    Both are float[2, 62, 62, 3]: the fitted values (:func:`fit_side_table`) and the half-widths
+    of their 95% bootstrap intervals (0 where a value is exact: the terminal rows, and the lot
+    diagonal under self-play). They are stored as uint16 codes (:func:`quantise`, half-widths
+    rounded up; quantised first, so arrays read back from the module give the same text),
+    base64-encoded in string literals that the module decodes with ``numpy.frombuffer`` at
+    import. ``note`` is a paragraph added to the docstring.
     """
     codes = quantise(table)
-    if codes.shape != (len(TABLE_PLAYERS), TABLE_SIDE, TABLE_SIDE, 3):
-        raise ValueError(f"the table must have shape (2, 62, 62, 3), found {codes.shape}")
-    encoded = base64.b64encode(codes.tobytes()).decode("ascii")
-    lines = [encoded[i:i + LINE_WIDTH] for i in range(0, len(encoded), LINE_WIDTH)]
-    literal = "\n".join(f'    "{line}"' for line in lines)
+    half_codes = quantise(half_width, up=True)
+    shape = (len(TABLE_PLAYERS), TABLE_SIDE, TABLE_SIDE, 3)
+    if codes.shape != shape or half_codes.shape != shape:
+        raise ValueError(f"the table and its half-widths must have shape {shape}, found "
+                         f"{codes.shape} and {half_codes.shape}")
+    inner = dequantise(half_codes)[:, :TARGET_DISPLAYED, :TARGET_DISPLAYED]
+    largest = float(inner.max())
+    where = np.unravel_index(int(inner.argmax()), inner.shape)
+    at = (f"{TABLE_PLAYERS[where[0]]} players, own {where[1]}, opponent {where[2]}, lead "
+          f"{('own', 'opponent', 'lot')[where[3]]}")
+    ordered = float(dequantise(half_codes)[:, :MONOTONE_TOP + 1, :MONOTONE_TOP + 1].max())
+
+    def literal(array_codes):
+        encoded = base64.b64encode(array_codes.tobytes()).decode("ascii")
+        lines = [encoded[i:i + LINE_WIDTH] for i in range(0, len(encoded), LINE_WIDTH)]
+        return "\n".join(f'    "{line}"' for line in lines)
+
     extra = ("\n" + textwrap.fill(note, 88) + "\n") if note else ""
     return f'''"""Match win probabilities by score and lead: :data:`WIN_TABLE` (generated; do not edit).
 
@@ -801,14 +1082,23 @@ look it up.
 The values are backward induction over simulated rounds
 (:mod:`sim.studies.winprob`, :data:`WIN_TABLE_ROUNDS` rounds from every
 state), each the mean of the two sides' perspectives (self-play makes them
-interchangeable), stored as uint16 codes (steps of 1/65535) and decoded here
-at import. The table is a plain module-level array, so compiled strategies
-freeze it as a constant. Regenerate it with :data:`WIN_TABLE_COMMAND`:
+interchangeable), then fitted (:func:`sim.studies.winprob.fit_side_table`):
+non-decreasing in the own score and non-increasing in the opponent's over scores
+0..{MONOTONE_TOP} (weighted pool-adjacent-violators; within 10 of 61 an overshoot can make
+more points hurt, so that zone is left as solved), symmetric (``1 - WIN_TABLE[p, b, a,
+other lead]``), the lot the mean of the two leads (0.5 exactly on the diagonal). They are
+stored as uint16 codes (steps of 1/65535) and decoded here at import. The table is a plain
+module-level array, so compiled strategies freeze it as a constant.
+
+Error: :data:`WIN_TABLE_HALF_WIDTH` holds each value's 95% interval half-width (the same fit
+on every bootstrap replicate of the rounds, percentile interval); 0 where the value is exact
+(scores 61; the lot diagonal, exact by symmetry). Largest: {largest:.3f} ({at});
+largest over scores 0..{MONOTONE_TOP}: {ordered:.3f}. Regenerate with :data:`WIN_TABLE_COMMAND`:
 
     {command}
 
-``tests/experiments/test_winprob.py`` checks its shape, bounds and terminal
-rows, and that the command parses.
+``tests/experiments/test_winprob.py`` checks its shape, bounds, terminal rows,
+symmetry and order (no adjacent drop beyond its half-width), and that the command parses.
 {extra}"""
 
 from __future__ import annotations
@@ -833,10 +1123,19 @@ WIN_TABLE_QUANTUM = {QUANTUM}
 """Values are stored as round(value * WIN_TABLE_QUANTUM) in little-endian uint16."""
 
 _CODES = (
-{literal}
+{literal(codes)}
+)
+
+_HALF_WIDTH_CODES = (
+{literal(half_codes)}
 )
 
 WIN_TABLE = (np.frombuffer(base64.b64decode(_CODES), dtype="<u2").reshape(WIN_TABLE_SHAPE)
              .astype(np.float32) / np.float32(WIN_TABLE_QUANTUM))
 """float32[2, 62, 62, 3]: P(own side wins | table size, own, opponent, lead)."""
+
+WIN_TABLE_HALF_WIDTH = (np.frombuffer(base64.b64decode(_HALF_WIDTH_CODES), dtype="<u2")
+                        .reshape(WIN_TABLE_SHAPE).astype(np.float32) / np.float32(WIN_TABLE_QUANTUM))
+"""float32[2, 62, 62, 3]: half-width of each WIN_TABLE value's 95% interval (0: exact)."""
 '''
+

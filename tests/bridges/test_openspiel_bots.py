@@ -14,12 +14,14 @@ pytest.importorskip("pyspiel")
 import strategies
 from cli.main import main
 from sim.bridges.match_state import CHANCE, MatchState, decode_action
-from sim.bridges.openspiel_bots import StrategyBot, candidate_actions
+from sim.bridges.openspiel_bots import StrategyBot, candidate_actions, round_end_values
 from sim.bridges.openspiel_game import load_game
 from sim.core import state as K
 from sim.tiles import tile_index
 from sim.verify import verify_record
 from strategies.catalogue import StrategyError
+from strategies.matchplay import LEAD_OTHER, LEAD_OWN
+from strategies.winprob_table import WIN_TABLE
 from tests.support.paths import REPO
 
 SMALL = "openspiel:ismcts[sims=6]"
@@ -29,7 +31,7 @@ SMALL = "openspiel:ismcts[sims=6]"
 def test_the_spec_resolves_to_a_python_strategy_and_back():
     bot = strategies.resolve(SMALL)
     assert bot.name == "openspiel.ismcts[sims=6]" and not bot.compiled
-    assert bot.parameter_names() == ["sims", "uct_c", "rollouts"]
+    assert bot.parameter_names() == ["sims", "uct_c", "rollouts", "match_value"]
     assert bot.default_params().tolist()[0] == 6.0
     again = strategies.resolve(strategies.reference(bot))
     assert again.name == bot.name and again.function is bot.function
@@ -44,6 +46,55 @@ def test_ismcts_plays_engine_matches_whose_records_verify(compiled_engine, playe
     for record in records:
         assert verify_record(record) == []
         assert record["strategies"][0] == bot.name
+
+
+MATCH_VALUED = "openspiel:ismcts[sims=6,match_value=1]"
+"""The ISMCTS whose round ends are valued by the win table, at the small budget."""
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_match_valued_ismcts_plays_engine_matches_whose_records_verify(compiled_engine, players):
+    bot = strategies.resolve(MATCH_VALUED)
+    assert bot.name == "openspiel.ismcts[sims=6,match_value=1]"
+    assert bot.default_params().tolist() == [6.0, 0.3, 1.0, 1.0]
+    seats = [bot, "greedy", bot, "greedy"][:players]
+    records = compiled_engine.record(players, seats, 3, seed=40 + players)
+    assert len(records) == 3
+    for record in records:
+        assert verify_record(record) == []  # every placement legal, every score as the rules
+        assert record["strategies"][0] == bot.name
+
+
+def played_round(players: int, seed: int):
+    """A finished one-round game of ``players`` played with uniformly random moves."""
+    rng = np.random.default_rng(seed)
+    state = load_game(players=players, one_round=True).new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, probabilities = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(actions, p=probabilities)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    return state.match_state
+
+
+def test_round_end_values_read_the_win_table_by_displayed_scores_and_next_leader():
+    ended = played_round(2, seed=0)
+    # This round (seed 0): seat 1 dominoed, raw 10 to 45, so side 1 leads the next round;
+    # displayed cells 10 // 5 = 2 and 45 // 5 = 9.
+    assert ended.scores() == [10, 45]
+    assert int(ended.ws.round_stats[K.R_END]) == K.END_DOMINO
+    assert int(ended.ws.round_stats[K.R_DOMINOER]) == 1
+    p0 = (WIN_TABLE[0, 2, 9, LEAD_OTHER] + 1.0 - WIN_TABLE[0, 9, 2, LEAD_OWN]) / 2
+    assert round_end_values(ended) == pytest.approx([2 * p0 - 1, 1 - 2 * p0])
+
+
+def test_round_end_values_are_zero_sum_shared_by_partners_and_raw_at_three_players():
+    four = round_end_values(played_round(4, seed=0))
+    assert four[0] == four[2] and four[1] == four[3] and four[0] == -four[1]
+    assert -1.0 <= four[0] <= 1.0
+    three = played_round(3, seed=0)
+    assert round_end_values(three).tolist() == three.returns()  # no table at 3 players
 
 
 def test_ismcts_is_the_same_whatever_the_thread_count(compiled_engine):

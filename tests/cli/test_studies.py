@@ -120,3 +120,32 @@ def test_help_explains_tables():
     result = _cli("seats", "--help")
     assert "--table A,B[,C]" in result.stdout and "--table-matches" in result.stdout
     assert "rotation" in result.stdout
+
+
+def test_strong_strategies_end_to_end(compiled_engine, tmp_path):
+    out = tmp_path / "overshoot"
+    result = _cli("overshoot", "--players", "2", "--strategies", "greedy", "--matches", "20",
+                  "--strong", "rollout", "--strong-matches", "6", "--seed", "3",
+                  "--out", str(out), "--quiet")
+    assert result.returncode == 0, result.stderr
+    settings = json.loads((out / "run.json").read_text())
+    assert settings["strategies"] == ["greedy", "rollout"]
+    assert settings["strong"] == ["rollout"] and settings["strong_matches"] == 6
+    assert "rollout, 2p: raw discarded per match" in result.stdout
+    assert "rollout are self-played at 6 matches per configuration" in (
+        out / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--strong-matches", "10"], "strong_matches is given without any strong strategy"),
+    (["--strong", "greedy"], "both as a strategy and as a strong strategy"),
+    (["--strong", "nope"], "unknown strategy 'nope'"),
+    (["--strong", "rollout", "--strong-matches", "0"], "strong_matches"),
+])
+def test_bad_strong_options_are_one_line(tmp_path, args, words):
+    result = _cli("settlement", "--strategies", "greedy", *args, "--out", str(tmp_path / "out"),
+                  "--quiet")
+    assert result.returncode == 2
+    assert result.stderr.startswith("five-up: error: ") and result.stderr.count("\n") == 1
+    assert words in result.stderr
+    assert not (tmp_path / "out").exists()

@@ -9,6 +9,7 @@ import pytest
 import sim
 from experiments import length_plots, lengths
 from experiments.sources import collect_traces
+from experiments.stats import t_quantile
 from sim.tiles import TARGET_RAW, entity_count
 
 PLAYERS = [2, 3, 4]
@@ -63,7 +64,9 @@ def test_rounds_per_match_equal_the_engine_match_frame(result, engine_frames):
         assert row.unfinished == int((frame["winner"] < 0).sum())
         assert row.rounds_mean == pytest.approx(rounds.mean())
         se = rounds.std(ddof=1) / np.sqrt(len(rounds))
-        assert row.rounds_high - row.rounds_mean == pytest.approx(1.959963984540054 * se)
+        # Student t on n - 1 degrees of freedom, the match as the unit
+        assert row.rounds_high - row.rounds_mean == pytest.approx(
+            t_quantile(len(rounds) - 1) * se)
         for q, column in ((0.1, "rounds_p10"), (0.5, "rounds_median"), (0.9, "rounds_p90")):
             assert row[column] == _observed_quantile(rounds, q)
         assert row.rounds_max == rounds.max() and row.rounds_min == rounds.min()
@@ -193,3 +196,39 @@ def test_figures_carry_units_and_the_run(result):
 def test_python_api_rejects_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_rounds_contrast_is_paired_by_deal(result, engine_frames):
+    # random - greedy at each player count: match i of both is the same first deal
+    contrasts = result.frames["contrasts"]
+    assert set(contrasts["b"]) == {"greedy"} and set(contrasts["a"]) == {"random"}
+    for players in PLAYERS:
+        a = engine_frames[("random", players)][0]["rounds"].to_numpy(dtype=float)
+        b = engine_frames[("greedy", players)][0]["rounds"].to_numpy(dtype=float)
+        d = a - b
+        half = t_quantile(len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
+        row = contrasts[contrasts.players == players].iloc[0]
+        assert row.deals == MATCHES and row.difference == pytest.approx(d.mean())
+        assert (row.low, row.high) == pytest.approx((d.mean() - half, d.mean() + half))
+        assert row.detected == (row.low > 0 or row.high < 0)
+        assert row.words.endswith("no detectable difference") == (not row.detected)
+        key = result.key_numbers[f"random - greedy, {players}p: rounds per match"]
+        assert row.words.endswith(key)
+        assert row.words in result.markdown
+
+
+def test_figures_use_the_strategy_colours_and_captions(result):
+    from experiments.figures import place_footer, strategy_colour, text_overlaps
+
+    settings = result.settings
+    for figure in (length_plots.rounds_per_match_figure(result.frames["rounds_hist"], settings),
+                   length_plots.score_gap_figure(result.frames["gaps"], settings),
+                   length_plots.score_paths_figure(result.frames["trajectories"], settings)):
+        place_footer(figure)
+        assert text_overlaps(figure) == []
+    figure = length_plots.rounds_per_match_figure(result.frames["rounds_hist"], settings)
+    for line in figure.axes[0].get_lines():
+        assert line.get_color() == strategy_colour(line.get_label())
+    assert "Plots:" not in result.markdown
+    for name in ("rounds_per_match", "score_paths", "score_gap"):
+        assert f"![{name}]({name}.png)" in result.markdown

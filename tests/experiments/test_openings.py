@@ -7,6 +7,8 @@ import pandas as pd
 import pytest
 
 from experiments import openings
+from experiments.mixed_tables import Table
+from experiments.stats import Contrast, contrast_words
 from sim.core import state as K
 from sim.core.rng import stream_key, word_at
 from sim.engine import playouts as PO
@@ -18,13 +20,16 @@ from sim.studies.openings import (
     LEAD_OWN,
     counterfactual_deal,
     hand_mask,
+    hand_tiles,
     opening_counterfactual,
     replay_round,
     sample_hands,
     state_playouts,
+    table_half_width,
     win_probability,
 )
 from sim.tiles import HAND_SIZE, TARGET_RAW
+from strategies import winprob_table
 from strategies.winprob_table import WIN_TABLE
 from tests.support.plugins import call_cli, one_line
 
@@ -47,6 +52,21 @@ def test_win_probability_reads_the_table_cells():
     assert np.isnan(win_probability(3, 100, 100, LEAD_OWN))
     with pytest.raises(ValueError, match="above 305"):
         win_probability(2, 310, 0, LEAD_OWN)
+
+
+def test_the_table_error_is_its_largest_half_width_over_the_starting_states(monkeypatch):
+    half = np.full(WIN_TABLE.shape, 0.01, dtype=np.float32)
+    half[0, 40, 20, 2] = 0.03  # 2 players: the largest below 61
+    half[0, 61, 0, 0] = 0.5  # a won side's row is not a state a round starts from
+    half[1, 10, 10, 1] = 0.02
+    monkeypatch.setattr(winprob_table, "WIN_TABLE_HALF_WIDTH", half, raising=False)
+    assert table_half_width(2) == pytest.approx(0.03)
+    assert table_half_width(4) == pytest.approx(0.02)
+    assert np.isnan(table_half_width(3))
+    assert "0.0300 at 2 players, 0.0200 at 4 players" in openings.win_table_note([2, 3, 4])
+    monkeypatch.delattr(winprob_table, "WIN_TABLE_HALF_WIDTH", raising=False)
+    assert np.isnan(table_half_width(2))
+    assert "reported in `winprob/summary.md`" in openings.win_table_note([2, 4])
 
 
 @pytest.mark.parametrize("players,scores", [(2, [200, 150]), (4, [275, 150])])
@@ -205,13 +225,164 @@ def test_tile_values_and_ranks(result):
         assert held["rank"].min() == 1 and sel[sel.hands == 0]["rank"].isna().all()
         win = sel[sel.value == "win_prob"]
         assert ((win["low"] >= -1e-9) | win["low"].isna()).all()
-    # the summary's claims name the tiles the table ranks first
+        # every held tile has a rank interval within 1 .. the tiles held
+        assert (held["rank_low"] >= 1).all() and (held["rank_high"] <= len(held)).all()
+        assert (held["rank_low"] <= held["rank_high"]).all()
+    # the summary names a best tile only where its rank interval is [1, 1]
     for players in (2, 4):
-        top = values[(values.state == "55-30") & (values.players == players)
-                     & (values.value == "win_prob")].sort_values("rank").iloc[0]
-        assert f"55-30 {top.tile}" in result.key_numbers[
-            f"counterfactual {players}p: best opening by match-win probability per state"]
+        block = values[(values.state == "55-30") & (values.players == players)
+                       & (values.value == "win_prob")]
+        best, _ = openings.extremes(block)
+        claim = result.key_numbers[f"counterfactual {players}p: best opening by match-win "
+                                   "probability per state (rank interval [1, 1])"]
+        if best:
+            assert f"55-30 {best[0]}" in claim
+        else:
+            reach = block[block.rank_low == 1].tile
+            assert f"55-30 none of {'/'.join(reach)}" in claim
     assert "## Ranks by match-win probability" in result.markdown
+    assert "Plots:" not in result.markdown
+    for name in ("opening_tiles", "counterfactual", "state_values", "gain_playouts"):
+        assert f"![{name}]({name}.png)" in result.markdown
+
+
+def test_a_strong_continuation_runs_at_the_small_size(result):
+    """rollout and matchplay continue the forced openings (default: hands // 50 and
+    playouts // 10, at least 2 each) beside greedy; every continuation has its gain rows and
+    its tile values with rank intervals."""
+    s = result.settings
+    assert s["strong_continuations"] == ["rollout", "matchplay"]
+    assert (s["strong_hands"], s["strong_playouts"]) == (2, 2)
+    runs = result.frames["cf_continuations"]
+    assert set(runs["continuation"]) == {"greedy", "rollout", "matchplay"}
+    strong = runs[runs.continuation != "greedy"]
+    assert (strong["hands"] == 2).all() and (strong["playouts"] == 2).all()
+    values = result.frames["cf_strong"]
+    assert set(values["continuation"]) == {"rollout", "matchplay"}
+    for _, sel in values.groupby(["continuation", "players", "value"]):
+        assert sel["hands"].sum() == 2 * HAND_SIZE
+        assert sel.dropna(subset=["rank"])["rank_low"].min() == 1
+    features = result.frames["cf_features"]
+    for (_c, _p, _v, _f), sel in features.groupby(["continuation", "players", "value",
+                                                   "feature"]):
+        assert sel["hands"].sum() == (10 if _c == "greedy" else 2)  # every hand in one bucket
+    assert "## Continuations: who plays the round out" in result.markdown
+
+
+def test_hand_features_by_hand():
+    hands = [["5-5", "4-6", "0-3", "1-2", "2-6"], ["0-0", "1-1", "0-1", "0-2", "1-3"]]
+    tiles = np.array([hand_tiles(hand_mask(h)) for h in hands])
+    features = openings.hand_features(tiles)
+    # pips 10+10+3+3+8 = 34; one double; 5-5 and 4-6 score when led
+    assert features.iloc[0].to_dict() == {"doubles": "1", "pips": "25-34", "scoring": "2+",
+                                          "big": "yes"}
+    # pips 0+2+1+2+4 = 9; two doubles; nothing sums to 5 or 10
+    assert features.iloc[1].to_dict() == {"doubles": "2+", "pips": "<25", "scoring": "0",
+                                          "big": "no"}
+
+
+# ---------------------------------------------------------------------------
+# Rank intervals and best / worst claims (synthetic hands, known truth)
+# ---------------------------------------------------------------------------
+def synthetic_per_tile(values, hands=600, noise=0.5, seed=3):
+    """per_tile rows of random 5-tile hands whose tile t is worth ``values[t]`` plus noise."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for h in range(hands):
+        tiles = rng.choice(28, size=5, replace=False)
+        for t in tiles:
+            rows.append({"hand": h, "tile": openings.TILE_NAMES[t],
+                         "mean_diff": values[t] + rng.normal(0, noise), "is_best": False,
+                         "is_baseline": False})
+    frame = pd.DataFrame(rows)
+    frame["tile"] = pd.Categorical(frame["tile"], categories=openings.TILE_NAMES)
+    return frame
+
+
+def test_rank_intervals_cover_the_true_ranks_and_name_a_clear_best_and_worst():
+    truth = np.arange(28, dtype=float)  # tile t is worth t: 6-6 best, 0-0 worst
+    table = openings.tile_values(synthetic_per_tile(truth), seed=1, resamples=200)
+    true_rank = 28 - np.arange(28)
+    assert ((table["rank_low"] <= true_rank) & (true_rank <= table["rank_high"])).all()
+    assert openings.extremes(table) == (["6-6"], ["0-0"])
+    words = openings.ranking_sentence(table, 2)
+    assert words.startswith("best: 6-6") and "worst: 0-0" in words
+    # relative to the hand's mean: a paired contrast by hand, (4/5)(t - mean of the others)
+    assert table.set_index("tile").loc["6-6", "relative_low"] > 0
+    assert table.set_index("tile").loc["0-0", "relative_high"] < 0
+
+
+def test_no_best_or_worst_is_claimed_when_the_rank_intervals_overlap():
+    truth = np.arange(28, dtype=float)
+    truth[27] = truth[26] = 30.0  # 5-6 and 6-6 tie at the top
+    truth[0] = truth[1] = -5.0  # 0-0 and 0-1 tie at the bottom
+    table = openings.tile_values(synthetic_per_tile(truth), seed=1, resamples=200)
+    assert openings.extremes(table) == ([], [])
+    words = openings.ranking_sentence(table, 2)
+    assert words.startswith("no single best") and "no single worst" in words
+    top = table.set_index("tile").loc[["5-6", "6-6"]]
+    assert (top["rank_low"] == 1).all() and (top["rank_high"] == 2).all()
+
+
+# ---------------------------------------------------------------------------
+# Observed openings: a strategy counted once per round, intervals by deal
+# ---------------------------------------------------------------------------
+def synthetic_rounds(diffs, rotations=2, shift=0.0):
+    """2-player round-0 rows: deal d led by entity 0 with opening 5-5 and differential
+    ``diffs[d]`` displayed points, repeated in ``rotations`` rotations (rotation r adds
+    ``r * shift``), the leader's side winning the match."""
+    rows = []
+    for r in range(rotations):
+        for d, x in enumerate(diffs):
+            rows.append({"rotation": r, "match": d, "round": 0, "opening": "5-5",
+                         "opening_points": 10, "raw_0": 5 * (x + r * shift), "raw_1": 0,
+                         "leader_entity": 0, "match_winner": 0})
+    return pd.DataFrame(rows)
+
+
+def test_a_strategy_leading_a_round_in_two_rotations_counts_once():
+    diffs = [1.0, 2.0, 3.0, 6.0]
+    once = openings.observed_tiles(synthetic_rounds(diffs, rotations=1), "greedy", 2)
+    twice = openings.observed_tiles(synthetic_rounds(diffs, rotations=2), "greedy", 2,
+                                    "exact vs greedy")
+    for table in (once, twice):
+        row = table.set_index("tile").loc["5-5"]
+        assert row["first_n"] == 4 and row["any_n"] == 4  # n = rounds, not rows
+        # mean 3, sd sqrt(14/3), t(3) = 3.182: the interval over the 4 deals
+        half = 3.182446 * np.sqrt(14 / 3) / 2
+        assert row["first_diff_mean"] == pytest.approx(3.0)
+        assert row["first_diff_low"] == pytest.approx(3.0 - half, rel=1e-5)
+        assert row["first_diff_high"] == pytest.approx(3.0 + half, rel=1e-5)
+        assert row["first_win_rate"] == 1.0 and row["first_finished"] == 4
+    # two rotations that differ: their mean is the deal's one value
+    shifted = openings.observed_tiles(synthetic_rounds(diffs, rotations=2, shift=2.0),
+                                      "greedy", 2).set_index("tile").loc["5-5"]
+    assert shifted["first_n"] == 4 and shifted["first_diff_mean"] == pytest.approx(4.0)
+
+
+def test_leading_strategies_are_one_paired_contrast_per_table():
+    rotations = Table(("exact", "greedy")).rotations(2)
+    # entity 0 leads every deal: exact in rotation 0, greedy in rotation 1
+    exact = synthetic_rounds([2.0, 4.0, 6.0], rotations=1)
+    greedy = synthetic_rounds([1.0, 1.0, 1.0], rotations=1).assign(rotation=1)
+    greedy.loc[2, "match_winner"] = 1
+
+    class Data:
+        data = pd.concat([exact, greedy], ignore_index=True)
+
+    Data.rotations = rotations
+    rows = openings.lead_contrasts(Data, "exact vs greedy", 2).set_index("quantity")
+    assert len(rows) == 2  # one comparison per quantity, not one per leading strategy
+    diff = rows.loc["diff"]
+    # differences 1, 3, 5: mean 3, sd 2, t(2) = 4.303
+    assert (diff.a, diff.b, diff.deals) == ("exact", "greedy", 3)
+    assert diff.difference == pytest.approx(3.0)
+    assert diff.low == pytest.approx(3.0 - 4.302653 * 2 / np.sqrt(3), rel=1e-5)
+    assert not diff.detected
+    assert rows.loc["won"].difference == pytest.approx(1 / 3)
+    assert "no detectable difference" in contrast_words(
+        Contrast(diff.difference, diff.low, diff.high, int(diff.deals), diff.effect),
+        "exact leading", "greedy leading", "x")
 
 
 def test_score_states_are_deterministic(compiled_engine):

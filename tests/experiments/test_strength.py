@@ -8,9 +8,11 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.colors import to_hex
 
 import sim
-from experiments import strength
+from experiments import results, strength
+from experiments.figures import strategy_colour
 from sim.engine.spec import RunSpec
 
 TINY = {"ladder": "random,greedy,exact", "players": (2, 4), "deals": 30, "seed": 5,
@@ -245,3 +247,60 @@ def test_ladder_plot_carries_the_runs_footer(tiny, monkeypatch, tmp_path):
     strength.plot_ladder(result.frames["ladder"], result.settings, tmp_path / "ladder.png")
     texts = [t.get_text() for t in drawn[0].texts]
     assert "30 duplicate deals per pairing (60 matches), players 2, 4, seed 5" in texts
+
+
+def empty_sections(markdown: str) -> list[str]:
+    """The ``## `` headings of ``markdown`` with no text before the next heading or the end."""
+    lines = [line for line in markdown.splitlines() if line.strip()]
+    return [line for line, after in zip(lines, lines[1:] + ["## (end)"])
+            if line.startswith("#") and after.startswith("#")]
+
+
+def test_a_summary_has_no_empty_section_and_a_caption_per_figure(tiny):
+    _, result = tiny
+    assert result.markdown.startswith("# Strength ladder\n")
+    assert empty_sections(result.markdown) == []
+    assert "![ladder](ladder.png)" in result.markdown and "Plot:" not in result.markdown
+    assert "normal interval" not in result.markdown
+
+
+def test_the_openspiel_comparison_has_its_title_a_paired_contrast_and_no_empty_section(
+        compiled_engine):
+    pytest.importorskip("pyspiel")
+    plain, by_match = "openspiel:ismcts[sims=4]", "openspiel:ismcts[sims=4,match_value=1]"
+    result = strength.run("greedy", (2,), 3, seed=2027, versus=f"{plain},{by_match}",
+                          timing_matches=0)
+    text = result.markdown
+    assert text.startswith("# OpenSpiel bots against the ladder\n")
+    assert empty_sections(text) == []
+    assert "## Closing the gap" not in text and "Strength ladder" not in text
+    contrasts = result.frames["contrasts"]
+    assert contrasts[["upper", "yardstick_a", "yardstick_b"]].values.tolist() == [
+        ["greedy", "openspiel.ismcts[sims=4]", "openspiel.ismcts[sims=4,match_value=1]"]]
+    row = contrasts.iloc[0]
+    a = strength.deal_outcomes(result.frames["matches"], 2, "greedy", "openspiel.ismcts[sims=4]")
+    b = strength.deal_outcomes(result.frames["matches"], 2, "greedy",
+                               "openspiel.ismcts[sims=4,match_value=1]")
+    assert row.deals == 3 and row.difference == pytest.approx(float((a - b).mean()))
+    assert strength.contrast_sentence(row) in text
+
+
+def test_the_ladder_figure_colours_each_point_by_its_upper_strategy(tiny, monkeypatch, tmp_path):
+    _, result = tiny
+    drawn = []
+    monkeypatch.setattr(strength, "save_png", lambda fig, path, dpi: drawn.append(fig))
+    strength.plot_ladder(result.frames["ladder"], result.settings, tmp_path / "ladder.png")
+    axis = drawn[0].axes[0]
+    legend = axis.get_legend()
+    entries = {t.get_text(): h for t, h in zip(legend.get_texts(), legend.legend_handles)}
+    # 2 players: greedy vs random and exact vs greedy (steps), exact vs random (ceiling)
+    assert list(entries) == ["greedy: ladder step", "exact: ladder step", "exact: ceiling"]
+    for label, handle in entries.items():
+        assert to_hex(handle.get_color()) == to_hex(strategy_colour(label.split(":")[0]))
+
+
+def test_the_committed_openspiel_comparison_plays_both_valuations_on_200_deals():
+    full = results.by_name()["openspiel"].full
+    assert int(full[full.index("--deals") + 1]) >= 200
+    yardsticks = full[full.index("--versus") + 1].split(",openspiel:")
+    assert yardsticks == ["openspiel:ismcts[sims=30]", "ismcts[sims=30,match_value=1]"]

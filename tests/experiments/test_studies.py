@@ -8,6 +8,14 @@ import pytest
 
 from experiments import openings, overshoot, seats, settlement, study_plots
 from experiments.figures import run_footer
+from experiments.mixed_tables import (
+    Table,
+    contrast_finding,
+    entity_names,
+    per_deal_means,
+    table_contrasts,
+)
+from experiments.settings import configuration_matches, matches_clause, study_settings
 from experiments.sources import collect_rounds, collect_traces
 from experiments.stats import clustered_proportion, clustered_ratio, wilson_interval
 from sim.tiles import N_TILES, TARGET_RAW
@@ -125,10 +133,23 @@ def test_settlement_parts_add_up(settlement_result, traces):
         n_entities = 2 if players == 4 else players
         total = sum(m[f"score_{e}"] for e in range(n_entities)).sum()
         settled = sum(m[f"settlement_raw_{e}"] for e in range(n_entities)).sum()
-        assert points.loc[key, "settlement_share"] == pytest.approx(settled / total)
+        assert points.loc[key, "settlement_share_net"] == pytest.approx(settled / total)
+        # gross: before the partner debit, over the same accepted points
+        gross = (m.domino_credit + m.blocked_credit).sum()
+        assert points.loc[key, "settlement_share_gross"] == pytest.approx(gross / total)
+        assert points.loc[key, "settlement_share_gross"] - points.loc[
+            key, "settlement_share_net"] == pytest.approx(m.domino_debit.sum() / total)
+        if players != 4:
+            assert points.loc[key, "settlement_share_gross"] == points.loc[
+                key, "settlement_share_net"]
         assert points.loc[key, "accepted_raw_per_match"] == pytest.approx(total / len(m))
         assert blocked.loc[key, "blocked_rounds"] == m.blocked_rounds.sum()
         assert blocked.loc[key, "rounds"] == m.rounds.sum()
+        # a share of rounds with a Wilson interval: inside [0, 1], around the share
+        share = blocked.loc[key, "blocked_share"]
+        assert share == pytest.approx(m.blocked_rounds.sum() / m.rounds.sum())
+        assert 0 <= blocked.loc[key, "blocked_share_low"] <= share
+        assert share <= blocked.loc[key, "blocked_share_high"] <= 1
         assert blocked.loc[key, "blocked_events"] == (trace.events.kind == "blocked").sum()
     hist = settlement_result.frames["parts_hist"]
     counts = hist.groupby(["strategy", "players", "part"])["count"].sum()
@@ -285,7 +306,7 @@ def test_every_study_figure_carries_the_runs_footer(overshoot_result, settlement
                                                 overshoot_result.settings), overshoot_result),
         (study_plots.zone_turns_figure(overshoot_result.frames["zone_turns"],
                                        overshoot_result.settings), overshoot_result),
-        (study_plots.domino_parts_figure(settlement_result.frames["parts_hist"],
+        (study_plots.domino_parts_figure(settlement_result.frames["domino_parts"],
                                          settlement_result.settings), settlement_result),
         (study_plots.point_sources_figure(settlement_result.frames["points"],
                                           settlement_result.settings), settlement_result),
@@ -352,3 +373,107 @@ def test_overshoot_summary_warns_that_self_play_is_not_head_to_head(overshoot_re
         low = sel.sort_values("events_discarded_per_match", kind="stable").iloc[0]
         assert f"{players} players: {low.strategy} {low.events_discarded_per_match:.2f}" in text
     assert "match-clustered" in text and "1 displayed = 5 raw" in text
+
+
+# ---------------------------------------------------------------------------
+# mixed tables: counted once per deal, paired contrasts; strong strategies
+# ---------------------------------------------------------------------------
+def test_a_strategy_in_two_seats_counts_once_per_deal():
+    """3 players, ``exact,greedy``: greedy fills two of three seats in each of 3 rotations of
+    2 deals (18 rows). By hand: deal 0, exact 1, 2, 3 (rotations) -> 2; greedy (0+2), (4+0),
+    (2+2) / 2 -> 1, 2, 2 -> 5/3; deal 1, exact 0, 0, 3 -> 1; greedy 1, 1, 1 -> 1. Differences
+    1/3 and 0 over n = 2 deals (not 6 rotations, not 12 greedy seats)."""
+    rotations = Table(("exact", "greedy")).rotations(3)
+    rows = []
+    exact_values = {0: [1, 2, 3], 1: [0, 0, 3]}
+    greedy_values = {0: [(0, 2), (4, 0), (2, 2)], 1: [(1, 1), (2, 0), (0, 2)]}
+    for deal in (0, 1):
+        for r, pairing in enumerate(rotations):
+            others = iter(greedy_values[deal][r])
+            for entity, name in enumerate(pairing.entity_strategies):
+                value = exact_values[deal][r] if name == "exact" else next(others)
+                rows.append((r, deal, entity, value))
+    frame = pd.DataFrame(rows, columns=["rotation", "match", "entity", "value"])
+    names = entity_names(rotations, frame["rotation"], frame["entity"])
+    wide = per_deal_means(frame["value"], frame["match"], names)
+    assert wide.loc[0, "exact"] == 2 and wide.loc[0, "greedy"] == pytest.approx(5 / 3)
+    assert wide.loc[1, "exact"] == 1 and wide.loc[1, "greedy"] == 1
+    out = table_contrasts({"value": wide}, [("value", "value per seat", False)],
+                          "exact vs greedy", 3)
+    row = out.iloc[0]
+    assert (row.a, row.b, row.deals) == ("exact", "greedy", 2)
+    assert row.difference == pytest.approx(1 / 6)
+    # t interval on 1 degree of freedom: half-width 12.706 * sd / sqrt(2), sd = (1/3) / sqrt(2)
+    assert row.high - row.difference == pytest.approx(12.7062 * (1 / 3) / 2, rel=1e-4)
+    assert not row.detected and row.words.endswith("no detectable difference")
+
+
+def test_contrast_words_state_a_finding_only_when_the_interval_excludes_zero():
+    wide = pd.DataFrame({"a": [1.0, 2.0, 3.0, 2.0], "b": [0.0, 1.0, 1.5, 1.0]})
+    out = table_contrasts({"v": wide}, [("v", "v", False)], "a vs b", 2).iloc[0]
+    # differences 1, 1, 1.5, 1: mean 1.125, the interval above 0
+    assert out.difference == pytest.approx(1.125) and out.low > 0 and out.detected
+    assert out.words.endswith(": a higher")
+    same = pd.DataFrame({"a": [1.0, 0.0, 2.0], "b": [0.0, 1.0, 2.0]})
+    out = table_contrasts({"v": same}, [("v", "v", False)], "a vs b", 2).iloc[0]
+    assert out.low < 0 < out.high and not out.detected
+    assert out.words.endswith(": no detectable difference")
+    found = contrast_finding(pd.concat([table_contrasts({"v": wide}, [("v", "v", False)],
+                                                        "a vs b", 2), table_contrasts(
+        {"v": same}, [("v", "v", False)], "a vs b", 3)]), "v")
+    assert found == "1 of 2 contrasts of v exclude 0 (2p, a vs b: a higher than b)"
+
+
+def test_strong_strategies_play_their_own_match_count(traces):
+    settings = study_settings("overshoot", [2], ["greedy"], 30, 1, strong="rollout",
+                              strong_matches=6)
+    assert settings["strategies"] == ["greedy", "rollout"] and settings["strong"] == ["rollout"]
+    assert configuration_matches(settings, "greedy") == 30
+    assert configuration_matches(settings, "rollout") == 6
+    assert matches_clause(settings) == "30 matches per configuration (rollout: 6 each)"
+    plain = study_settings("overshoot", [2], ["greedy"], 30, 1)
+    assert "strong" not in plain and "strong_matches" not in plain
+    with pytest.raises(ValueError, match="strong_matches is given without"):
+        study_settings("overshoot", [2], ["greedy"], 30, 1, strong_matches=6)
+    with pytest.raises(ValueError, match="both as a strategy and as a strong strategy"):
+        study_settings("overshoot", [2], ["greedy", "rollout"], 30, 1, strong="rollout")
+    result = settlement.run([2], ["greedy"], 30, 1, strong="rollout", strong_matches=6)
+    points = result.frames["points"].set_index("strategy")
+    assert points.loc["greedy", "matches"] == 30 and points.loc["rollout", "matches"] == 6
+    assert "rollout are self-played at 6 matches per configuration" in result.markdown
+    assert "rollout, 2p: settlement share of accepted points, net of the partner debit" in (
+        result.key_numbers)
+
+
+def _hand_rounds(leaders, winners):
+    """A 2-player self-play rounds frame: one round per match, the given first leaders (seats)
+    and match winners (entities)."""
+    return pd.DataFrame({"match": np.arange(len(leaders)), "round": 0, "leader": leaders,
+                         "leader_entity": leaders, "winner": winners, "match_winner": winners,
+                         "raw_0": [305 if w == 0 else 0 for w in winners],
+                         "raw_1": [305 if w == 1 else 0 for w in winners]})
+
+
+def test_first_lot_edge_and_its_contrast_by_hand():
+    # greedy: the lot winner wins matches 0, 1, 3 (3 of 4); x: matches 0 and 3 (2 of 4)
+    rounds = {("greedy", 2): _hand_rounds([0, 1, 0, 1], [0, 1, 1, 1]),
+              ("x", 2): _hand_rounds([0, 1, 0, 1], [0, 0, 1, 1])}
+    result = seats.analyse(rounds, {"players": [2], "matches": 4, "seed": 0,
+                                    "strategies": ["greedy", "x"]})
+    lot = result.frames["first_lot"].set_index("strategy")
+    low, high = wilson_interval(3, 4)
+    assert lot.loc["greedy", "win_rate"] == 0.75 and lot.loc["greedy", "deals"] == 4
+    assert lot.loc["greedy", "edge"] == pytest.approx(0.25)
+    assert (lot.loc["greedy", "edge_low"], lot.loc["greedy", "edge_high"]) == pytest.approx(
+        (low - 0.5, high - 0.5))
+    assert lot.loc["greedy", "lot_value"] == pytest.approx(0.75 - 0.25)
+    assert lot.loc["x", "edge"] == pytest.approx(0.0)
+    # x - greedy, paired by deal: differences 0, -1, 0, 0 -> mean -0.25, sd 0.5, t(3) = 3.182
+    row = result.frames["contrasts"].iloc[0]
+    assert (row.a, row.b, row.deals) == ("x", "greedy", 4)
+    assert row.difference == pytest.approx(-0.25)
+    assert (row.low, row.high) == pytest.approx((-0.25 - 3.182446 * 0.25,
+                                                 -0.25 + 3.182446 * 0.25), abs=1e-5)
+    assert not row.detected and row.words.endswith("no detectable difference")
+    assert row.words.endswith(result.key_numbers["x - greedy, 2p: first-lot edge"])
+    assert "Plots:" not in result.markdown and "![seats](seats.png)" in result.markdown

@@ -9,16 +9,23 @@ import pytest
 
 from experiments import (
     lengths,
-    mixed_tables,
     openings,
     overshoot,
     seats,
     settlement,
+    study_plots,
     table_plots,
 )
-from experiments.mixed_tables import SELF_PLAY, Table, check_tables
+from experiments.mixed_tables import (
+    SELF_PLAY,
+    Table,
+    check_tables,
+    deal_share,
+    per_deal_means,
+)
 from experiments.settings import study_settings
 from experiments.sources import DataRun
+from experiments.stats import mean_interval
 from sim.studies import trace_events
 
 PLAYERS = [2, 3, 4]
@@ -172,7 +179,7 @@ def test_settlement_per_strategy_points_equal_the_events(settlement_mixed):
         row = points[(points.table == "exact vs greedy") & (points.players == 2)
                      & (points.strategy == name)].iloc[0]
         assert row.accepted_raw_per_match * row.matches == pytest.approx(accepted)
-        assert row.settlement_share == pytest.approx(settled[name] / accepted)
+        assert row.settlement_share_net == pytest.approx(settled[name] / accepted)
 
 
 def test_seats_head_to_head_win_rates(seats_mixed):
@@ -223,13 +230,15 @@ def test_head_to_head_figures_carry_both_sample_sizes(overshoot_mixed):
     footer = (f"{MATCHES} matches per self-play configuration, 80 per table rotation "
               f"(duplicate deals), players 2, 3, 4, seed {SEED}")
     assert table_plots.table_footer(overshoot_mixed.settings) == footer
-    fig = table_plots.head_to_head_figure(overshoot_mixed.frames["paths"],
-                                          overshoot.HEAD_TO_HEAD_PANELS,
-                                          overshoot_mixed.settings, "t")
-    assert footer in [t.get_text() for t in fig.texts]
+    # overshoot's head-to-head figure: the paired contrasts, each row symmetric about 0
+    fig = study_plots.contrasts_figure(overshoot_mixed.frames["contrasts"],
+                                       overshoot_mixed.settings, "t")
+    assert (f"80 deals per table rotation (every rotation on the same deals), players 2, 3, 4, "
+            f"seed {SEED}") in [t.get_text() for t in fig.texts]
     for ax in fig.axes:
-        assert ax.get_ylim()[0] == 0  # no cut-off axis
-    assert mixed_tables.SELF_PLAY in [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        low, high = ax.get_ylim()
+        assert low == pytest.approx(-high) and high > 0
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["exact -\ngreedy"]
 
 
 @pytest.fixture(scope="module")
@@ -305,8 +314,14 @@ def test_openings_seats_and_settlement_table_rows_cover_every_match(openings_mix
         rounds = sum(int(t.matches["rounds"].sum()) for t, _ in traces)
         tiles = openings_mixed.frames["tiles"]
         tiles = tiles[(tiles.table == label) & (tiles.players == players)]
-        # every match's first round, and every round, was led by one strategy's entity
-        assert tiles.first_n.sum() == matches and tiles.any_n.sum() == rounds
+        # every match's first round, and every round, was led by one strategy's entity; the
+        # rotations of one deal that a strategy led with the same tile count once (the unit is
+        # the deal's round), so each count lies between one rotation's and all rotations'
+        rotations = len(traces)
+        assert matches / rotations <= tiles.first_n.sum() <= matches
+        assert rounds / rotations <= tiles.any_n.sum() <= rounds
+        if players == 3:  # greedy fills two seats: some deal it led in two rotations alike
+            assert tiles.first_n.sum() < matches
         rp = seats_mixed.frames["round_positions"]
         led = rp[(rp.table == label) & (rp.players == players) & (rp.offset == 0)]
         assert led.rounds.sum() == rounds
@@ -333,3 +348,151 @@ def test_openings_seats_and_settlement_table_rows_cover_every_match(openings_mix
             debit = debit[debit.table == label]
             for name, count in dominoes.items():
                 assert debit[debit.strategy == name].dominoes.iloc[0] == count
+
+
+def test_overshoot_contrasts_count_a_two_seat_strategy_once_per_deal(overshoot_mixed):
+    """exact - greedy at 3 players (greedy in two seats): by hand from the rotations' traces,
+    each deal's value the mean over greedy's two seats and the three rotations; n = deals."""
+    contrasts = overshoot_mixed.frames["contrasts"]
+    rotations = Table(("exact", "greedy")).rotations(3)
+    per_deal = {"exact": np.zeros(80), "greedy": np.zeros(80)}
+    for r in rotations:
+        trace = _trace_of(3, r.seat_strategies(3), 80)
+        discarded = trace.paths["discarded"].to_numpy().reshape(80, 3)
+        for name in per_deal:
+            seats_of = [e for e, s in enumerate(r.entity_strategies) if s == name]
+            per_deal[name] += discarded[:, seats_of].mean(axis=1) / len(rotations)
+    diff = per_deal["exact"] - per_deal["greedy"]
+    mean, low, high = mean_interval(diff)
+    row = contrasts[(contrasts.players == 3) & (contrasts.column == "discarded")].iloc[0]
+    assert (row.a, row.b, row.deals) == ("exact", "greedy", 80)  # deals, not seats x rotations
+    assert row.difference == pytest.approx(mean)
+    assert (row.low, row.high) == (pytest.approx(low), pytest.approx(high))
+    paths = overshoot_mixed.frames["paths"]
+    greedy = paths[(paths.table == "exact vs greedy") & (paths.players == 3)
+                   & (paths.strategy == "greedy")].iloc[0]
+    assert greedy.deals == 80
+    assert greedy.events_discarded_per_entity == pytest.approx(per_deal["greedy"].mean())
+    assert (greedy.events_discarded_per_entity_low, greedy.events_discarded_per_entity_high) == (
+        pytest.approx(mean_interval(per_deal["greedy"])[1]),
+        pytest.approx(mean_interval(per_deal["greedy"])[2]))
+
+
+def test_head_to_head_claims_follow_their_intervals(overshoot_mixed, settlement_mixed):
+    for result in (overshoot_mixed, settlement_mixed):
+        contrasts = result.frames["contrasts"]
+        # every deal paired (a rate over events begun at 51..60: the deals where both had one)
+        assert len(contrasts) and (contrasts["deals"] <= 80).all()
+        assert (contrasts.loc[contrasts["column"] != "zone10_discarded", "deals"] == 80).all()
+        for row in contrasts.itertuples(index=False):
+            excludes = row.low > 0 or row.high < 0
+            assert row.detected == excludes
+            assert row.words.endswith("no detectable difference") == (not excludes)
+            if excludes:
+                assert row.words.endswith(f"{row.a} {'higher' if row.difference > 0 else 'lower'}")
+            # the summary and the key numbers state the sentence as computed, nothing else
+            assert f"- {row.players}p, {row.table}: {row.words}" in result.markdown
+            key = f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}"
+            assert result.key_numbers[key] == row.words.split(": ", 1)[1]
+
+
+# ---------------------------------------------------------------------------
+# seats: a strategy in several seats counts once per deal (hand-built table)
+# ---------------------------------------------------------------------------
+def _hand_table():
+    """``a,b`` at 3 players (a against b, b), two deals, every rotation, one round each.
+
+    Rotation r seats entity e with the strategy of entity (e - r) mod 3 of (a, b, b). Deal 0:
+    the lot falls to seat 0; the winners of rotations 0, 1, 2 are entities 0 (a, the lot), 0
+    (b, the lot), 1 (b, not the lot). Deal 1: the lot falls to seat 1; winners 2 (b), 1 (a, the
+    lot), 1 (b, the lot).
+    """
+    from experiments.sources import TableData
+
+    table = Table(("a", "b"))
+    leader = {0: 0, 1: 1}
+    winners = {(0, 0): 0, (0, 1): 0, (0, 2): 1, (1, 0): 2, (1, 1): 1, (1, 2): 1}
+    rows = []
+    for (deal, rotation), winner in winners.items():
+        rows.append({"rotation": rotation, "match": deal, "round": 0, "leader": leader[deal],
+                     "leader_entity": leader[deal], "winner": winner, "match_winner": winner,
+                     **{f"raw_{e}": (305 if e == winner else 0) for e in range(3)}})
+    return TableData(table.label, 3, table.rotations(3), pd.DataFrame(rows))
+
+
+def test_a_strategy_in_two_seats_counts_once_per_deal():
+    result = seats.analyse({}, {"players": [3], "matches": 2, "seed": 0, "strategies": ["a"],
+                                "tables": [["a", "b"]], "table_matches": 2},
+                           [(("a vs b", 3), _hand_table())])
+    head = result.frames["head_to_head"].set_index("strategy")
+    # b holds two entities in each of 3 rotations: 6 rows per deal, yet n = 2 deals
+    assert head.loc["b", "entities_per_match"] == 2.0 and head.loc["b", "deals"] == 2
+    assert head.loc["a", "deals"] == 2
+    # per deal: a won 1 of its 3 entity-matches, b 2 of its 6
+    assert head.loc["a", "win_rate"] == pytest.approx(1 / 3)
+    assert head.loc["b", "win_rate"] == pytest.approx(1 / 3)
+    # the lot: a won every match in which it held the lot; b one of two per deal
+    assert head.loc["a", "lot_win_rate"] == pytest.approx(1.0)
+    assert head.loc["b", "lot_win_rate"] == pytest.approx(0.5)
+    assert head.loc["a", "no_lot_win_rate"] == 0 and head.loc["b", "no_lot_win_rate"] == 0
+    lot = result.frames["first_lot"].set_index("strategy")
+    assert lot.loc["a", "edge"] == pytest.approx(1 - 1 / 3)
+    assert lot.loc["b", "edge"] == pytest.approx(0.5 - 1 / 3)
+    assert lot.loc["b", "deals"] == 2 and lot.loc["b", "finished"] == 4  # 4 lot matches, 2 deals
+    # the interval is over the 2 per-deal values, as mixed_tables.deal_share gives it
+    assert (head.loc["b", "lot_win_low"], head.loc["b", "lot_win_high"]) == pytest.approx(
+        deal_share(pd.Series([0.5, 0.5]))[1:3])
+    assert head.loc["b", "lot_win_high"] - head.loc["b", "lot_win_low"] > 0  # never zero-width
+    # the value of the lot, won - lost, paired by deal: a 1 - 0, b 0.5 - 0, on 2 deals
+    assert head.loc["a", "lot_value"] == pytest.approx(1.0)
+    assert head.loc["b", "lot_value"] == pytest.approx(0.5)
+    contrasts = result.frames["contrasts"]
+    diff = contrasts[contrasts["quantity"] == seats.LOT_VALUE_DIFFERENCE].iloc[0]
+    assert (diff.a, diff.b, diff.deals) == ("a", "b", 2)
+    assert diff.difference == pytest.approx(0.5)
+    win = contrasts[contrasts["quantity"] == seats.WIN_RATE].iloc[0]
+    assert win.deals == 2 and win.difference == pytest.approx(0.0) and not win.detected
+    # the seats by position and absolute seat: once per deal too
+    positions = result.frames["positions"]
+    assert set(positions["deals"]) == {2}
+    lead = positions[(positions.strategy == "b") & (positions.position == 0)].iloc[0]
+    assert lead.matches == 4 and lead.win_rate == pytest.approx(0.5)
+
+
+def test_per_deal_means_average_a_strategys_seats():
+    wide = per_deal_means([1, 0, 1, 1, 0, np.nan], [0, 0, 0, 1, 1, 1],
+                          ["a", "b", "b", "a", "b", "a"])
+    assert list(wide.columns) == ["a", "b"] and list(wide.index) == [0, 1]
+    assert wide.loc[0, "b"] == 0.5 and wide.loc[1, "b"] == 0.0 and wide.loc[1, "a"] == 1.0
+    # two seats that always agree carry one deal's information, not two
+    once = deal_share(pd.Series([1.0, 0.0, 1.0, 1.0]))
+    assert once[3] == 4 and once[0] == pytest.approx(0.75)
+    twice = deal_share(pd.Series([1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]))
+    assert once[2] - once[1] > twice[2] - twice[1]
+
+
+def test_seats_claims_follow_their_intervals(seats_mixed):
+    contrasts = seats_mixed.frames["contrasts"]
+    assert len(contrasts) and set(contrasts["table"]) == {SELF_PLAY, "exact vs greedy"}
+    for row in contrasts.itertuples(index=False):
+        assert row.detected == (row.low > 0 or row.high < 0)
+        assert row.words.endswith("no detectable difference") == (not row.detected)
+        assert row.words in seats_mixed.markdown
+        assert row.low <= row.difference <= row.high
+    # at two sides the lot's value is stated once per table, not once per strategy
+    values = contrasts[contrasts["quantity"] == seats.LOT_VALUE]
+    assert values.groupby("players").size().to_dict() == {2: 1, 3: 2, 4: 1}
+    figure = table_plots.head_to_head_figure(seats_mixed.frames["first_lot"],
+                                             seats.HEAD_TO_HEAD_PANELS, seats_mixed.settings, "t")
+    from experiments.figures import place_footer, strategy_colour, text_overlaps
+
+    place_footer(figure)
+    assert text_overlaps(figure) == []
+    labels = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert labels == ["greedy", "exact"]  # every entry a drawn strategy, no marker legend
+    for ax in figure.axes:  # every strategy series in the strategy's own colour
+        for container in ax.containers:
+            assert container.lines[0].get_color() == strategy_colour(container.get_label())
+    for ax in figure.axes:  # both rows: differences on an axis symmetric about 0
+        low, high = ax.get_ylim()
+        assert low == pytest.approx(-high)

@@ -11,7 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.stats import wilson_interval
+from experiments.stats import (
+    clustered_luce,
+    luce_ranking,
+    paired_proportion,
+    wilson_interval,
+)
 from experiments.tournament import TournamentConfig, pairings, tournament
 from experiments.tournament.sequential import (
     FIRST_BATCH,
@@ -26,8 +31,11 @@ from experiments.tournament.sequential import (
 from experiments.tournament.shards import frame_aggregate, seating_tasks
 from experiments.tournament.tables import (
     entity_frame,
+    head_to_head_contrast,
     interval_widths,
+    match_ranking,
     paired_win_rates,
+    pairwise_intervals,
     prefix_sizes,
     tournament_tables,
 )
@@ -93,23 +101,56 @@ def tables_of(matches, players=2, names=("a", "b")):
 
 def test_paired_interval_by_hand():
     # The seat decides every deal (entity 0 always wins): a and b win each deal once in two
-    # seatings, y = 1 of x = 2 on all 3 deals -> rate 0.5 with zero spread.
+    # seatings, y = 1 of x = 2 on all 3 deals -> rate 0.5. The deals agree, but the interval is
+    # not zero-width: two pseudo-deals of size 2 (one won twice, one lost twice) add residuals
+    # 4 * (0.25 + 0.25) = 2, so v = (5 / 4) * 2 / (6 + 4)^2 = 0.025, n = 0.25 / v = 10 and the
+    # interval is Wilson's for 5 of 10: [0.2366, 0.7634], narrower than Wilson on 3 of 6.
     seat_luck = entity_frame(_duplicate_matches([[0, 0, 0], [0, 0, 0]]))
     table = paired_win_rates(seat_luck, ["a", "b"]).set_index("strategy")
     assert table.loc["a", "deals"] == 3 and table.loc["a", "win_rate"] == 0.5
-    assert table.loc["a", "paired_low"] == 0.5 and table.loc["a", "paired_high"] == 0.5
+    assert table.loc["a", "paired_low"] == pytest.approx(0.23660, abs=1e-4)
+    assert table.loc["a", "paired_high"] == pytest.approx(0.76340, abs=1e-4)
+    assert table.loc["a", "design_effect"] == pytest.approx(6 / 10)
     # Wilson on 3 wins of 6 ignores the pairing: about [0.188, 0.812].
+    assert table.loc["a", "wilson_low"] == pytest.approx(0.1876, abs=1e-3)
     summary = tables_of(_duplicate_matches([[0, 0, 0], [0, 0, 0]]))[0].set_index("strategy")
     assert summary.loc["a", "win_low"] == pytest.approx(0.1876, abs=1e-3)
 
     # The deal decides (a wins deal 0 in both seatings, b wins deal 1 in both):
-    # y = [2, 0], x = [2, 2], r = 0.5, residuals [1, -1], variance (ddof 1) 2,
-    # se = sqrt(2 * 2) / 4 = 0.5, interval 0.5 +- 1.959964 * 0.5.
+    # y = [2, 0], x = [2, 2], p = 0.5, residuals 1 + 1 plus the pseudo-deals' 2 = 4 over
+    # (4 + 4)^2 = 64 deals' worth, times (2 + 2) / (2 + 1): v = 1 / 12, n = 3, Wilson for 1.5 of
+    # 3: 0.5 +- 1.959964 * sqrt(1 / 12 + 1.959964^2 / 36) / (1 + 1.959964^2 / 3) = +-0.37466.
     deal_luck = entity_frame(_duplicate_matches([[0, 1], [1, 0]]))
     table = paired_win_rates(deal_luck, ["a", "b"]).set_index("strategy")
     assert table.loc["a", "win_rate"] == 0.5
-    assert table.loc["a", "paired_low"] == pytest.approx(0.5 - 1.959964 * 0.5, abs=1e-6)
-    assert table.loc["a", "paired_high"] == pytest.approx(0.5 + 1.959964 * 0.5, abs=1e-6)
+    assert table.loc["a", "paired_low"] == pytest.approx(0.5 - 0.37466, abs=1e-5)
+    assert table.loc["a", "paired_high"] == pytest.approx(0.5 + 0.37466, abs=1e-5)
+
+
+def test_paired_proportion_at_the_ends_takes_the_worst_case():
+    # Every event a success: nothing said about the pairing; each deal counts once (n = G = 3,
+    # X^2 / sum X_c^2 = 36 / 12): Wilson for 3 of 3.
+    table = paired_proportion(np.ones(6), np.repeat([0, 1, 2], 2)).iloc[0]
+    low, high = wilson_interval(3, 3)
+    assert table.effective_events == pytest.approx(3.0)
+    assert (table.low, table.high) == (pytest.approx(float(low)), pytest.approx(float(high)))
+    assert table.high == 1.0 and 0 < table.low < 1
+
+
+def test_pairwise_intervals_and_head_to_head_contrast_by_hand():
+    deal_luck = entity_frame(_duplicate_matches([[0, 1], [1, 0]]))
+    table = pairwise_intervals(deal_luck, ["a", "b"], True).set_index(["strategy", "opponent"])
+    # The same events as a's win rate (two strategies, no unfinished match).
+    assert table.loc[("a", "b"), "share"] == 0.5 and table.loc[("a", "b"), "units"] == 2
+    assert table.loc[("a", "b"), "low"] == pytest.approx(0.5 - 0.37466, abs=1e-5)
+    # a - b per deal: +1 (deal 0), -1 (deal 1): mean 0, sd sqrt(2), se 1, t(1) = 12.706: the
+    # interval passes the ends of a difference of win rates and is clipped to [-1, 1].
+    contrast = head_to_head_contrast(deal_luck, "a", "b", True)
+    assert contrast.difference == 0 and contrast.units == 2
+    assert (contrast.low, contrast.high) == (-1.0, 1.0) and not contrast.detected
+    # Unpaired (no duplicate deals), the unit is the match: 4 units, a - b = +1, -1, +1, -1.
+    unpaired = head_to_head_contrast(deal_luck, "a", "b", False)
+    assert unpaired.units == 4 and unpaired.difference == 0
 
 
 def test_duplicate_tournament_reports_the_paired_interval(compiled_engine, tmp_path):
@@ -122,7 +163,9 @@ def test_duplicate_tournament_reports_the_paired_interval(compiled_engine, tmp_p
     assert "## Win rate with the duplicate deals paired" in text
     independent = tournament(2, ["random", "greedy"], 400, seed=3)
     assert independent.paired is None
-    assert "paired" not in independent.markdown()
+    text = independent.markdown()
+    assert "duplicate deals paired" not in text and "paired (deals as clusters" not in text
+    assert "The unit of the ranking's and the pairwise shares' intervals is the match" in text
 
 
 def test_summary_by_hand():
@@ -270,20 +313,26 @@ def test_prefix_sizes_are_log_spaced_up_to_matches():
 
 
 def test_interval_widths_by_hand():
-    # The deal decides (see test_paired_interval_by_hand): paired half-width 1.959964 * 0.5 at
-    # n = 2; on the first deal alone no interval (one cluster).
+    # The deal decides (see test_paired_interval_by_hand): at n = 2 the paired interval is
+    # Wilson's for 1.5 of 3, half-width 0.37466; on the first deal alone a wins both seatings
+    # (p = 1): the worst case, one deal, Wilson for 1 of 1.
     deal_luck = entity_frame(_duplicate_matches([[0, 1], [1, 0]]))
     widths = interval_widths(deal_luck, ["a", "b"], True, [1, 2]).set_index(
         ["strategy", "matches_per_seating"])
-    assert widths.loc[("a", 2), "half_width"] == pytest.approx(1.959964 * 0.5, abs=1e-6)
-    assert widths.loc[("a", 2), "matches"] == 4 and widths.loc[("a", 2), "interval"] == "paired"
-    assert np.isnan(widths.loc[("a", 1), "half_width"])
-    # Without pairing: Wilson on a's wins of the prefix (deal 0: a wins both -> 2 of 2).
+    assert widths.loc[("a", 2), "paired_half_width"] == pytest.approx(0.37466, abs=1e-5)
+    assert widths.loc[("a", 2), "matches"] == 4
+    low, high = wilson_interval(1, 1)
+    assert widths.loc[("a", 1), "paired_low"] == pytest.approx(float(low))
+    assert widths.loc[("a", 1), "paired_half_width"] == pytest.approx((1 - float(low)) / 2)
+    # Beside it, Wilson on a's wins of the prefix (deal 0: 2 of 2; both deals: 2 of 4).
+    low, high = wilson_interval(np.array([2, 2]), np.array([2, 4]))
+    assert widths.loc[("a", 1), "wilson_half_width"] == pytest.approx((high[0] - low[0]) / 2)
+    assert widths.loc[("a", 2), "wilson_half_width"] == pytest.approx((high[1] - low[1]) / 2)
+    # Without duplicate deals there is no pairing: Wilson alone.
     wilson = interval_widths(deal_luck, ["a", "b"], False, [1, 2]).set_index(
         ["strategy", "matches_per_seating"])
-    low, high = wilson_interval(np.array([2, 2]), np.array([2, 4]))
-    assert wilson.loc[("a", 1), "half_width"] == pytest.approx((high[0] - low[0]) / 2)
-    assert wilson.loc[("a", 2), "half_width"] == pytest.approx((high[1] - low[1]) / 2)
+    assert wilson["paired_half_width"].isna().all()
+    assert wilson.loc[("a", 2), "wilson_half_width"] == pytest.approx((high[1] - low[1]) / 2)
 
 
 def test_interval_width_files(small_duplicate):
@@ -293,12 +342,124 @@ def test_interval_width_files(small_duplicate):
     # The full prefix is the paired interval of the summary.
     full = widths[widths["matches_per_seating"] == 300].set_index("strategy")
     paired = result.paired.set_index("strategy")
-    assert full["low"].to_numpy() == pytest.approx(paired["paired_low"].to_numpy(), abs=1e-6)
+    assert full["paired_low"].to_numpy() == pytest.approx(paired["paired_low"].to_numpy(),
+                                                          abs=1e-6)
     # Thirty times the deals, about 1/sqrt(30) = 0.18 of the width.
     greedy = widths[widths["strategy"] == "greedy"].set_index("matches_per_seating")
-    assert 0.1 < greedy.loc[300, "half_width"] / greedy.loc[10, "half_width"] < 0.3
+    for column in ("paired_half_width", "wilson_half_width"):
+        assert 0.1 < greedy.loc[300, column] / greedy.loc[10, column] < 0.3
     assert (out / "interval_width.png").stat().st_size > 0
     assert "## Interval width against sample size" in (out / "summary.md").read_text()
+
+
+def interval_columns(result):
+    """Every (table, low, high) pair of proportion intervals of a tournament result."""
+    pairs = [(result.summary, "win_low", "win_high"), (result.pairwise_table(), "low", "high")]
+    if result.paired is not None:
+        pairs += [(result.paired, "paired_low", "paired_high"),
+                  (result.paired, "wilson_low", "wilson_high")]
+    if result.widths is not None:
+        pairs += [(result.widths, "paired_low", "paired_high"),
+                  (result.widths, "wilson_low", "wilson_high")]
+    return pairs
+
+
+def test_no_tournament_proportion_interval_leaves_0_1_or_has_zero_width(small_duplicate):
+    """The rule for every proportion interval a tournament writes: inside [0, 1], and never
+    zero-width (no proportion's data are constant enough for that: a Wilson interval at any
+    finite n has width); the ranking's intervals are finite and positive-width."""
+    result, _ = small_duplicate
+    hand = tournament_result_of(_duplicate_matches([[0, 0, 0, 1], [0, 0, 0, 1]]))
+    for tables in (result, hand):
+        for table, low, high in interval_columns(tables):
+            bounds = table[[low, high]].dropna()
+            assert len(bounds), (low, high)
+            assert ((bounds[low] >= 0) & (bounds[high] <= 1)).all(), (low, high)
+            assert (bounds[high] - bounds[low] > 0).all(), (low, high)
+        ranking = tables.ranking
+        assert (ranking["high"] - ranking["low"] > 0).all()
+        assert ((ranking["low"] <= ranking["log_strength"])
+                & (ranking["log_strength"] <= ranking["high"])).all()
+
+
+def tournament_result_of(matches):
+    """The full result of a hand-made duplicate match frame (two strategies a, b)."""
+    from experiments.tournament.run import build_result
+
+    config = TournamentConfig(players=2, strategies=("a", "b"),
+                              matches=int(matches["match"].max()) + 1, seed=1, duplicate=True)
+    return build_result(config, matches)
+
+
+def test_summary_claims_follow_their_intervals(small_duplicate):
+    """A contrast is worded as a finding exactly where its interval excludes 0."""
+    result, out = small_duplicate
+    text = (out / "summary.md").read_text()
+    for row in result.contrasts.itertuples(index=False):
+        assert row.strength_detected == (row.strength_low > 0 or row.strength_high < 0)
+        assert row.win_detected == (row.win_low > 0 or row.win_high < 0)
+        assert -1 <= row.win_low <= row.win_high <= 1
+    assert text.count("![") == 3 and "**`ranking.png`**" in text and "**`pairwise.png`**" in text
+    hand = tournament_result_of(_duplicate_matches([[0, 1], [1, 0]])).markdown()
+    assert "head-to-head win rate: +0.0 pp [-100.0, +100.0], n = 2" in hand
+    assert "no detectable difference" in hand and "a higher" not in hand
+
+
+def test_luce_clustered_interval_by_hand():
+    # Two players, a wins 60 of 100 matches: log strengths +-0.5 log(60 / 40) = +-0.20273;
+    # the information of the difference is n p (1 - p) = 24 (se 0.20412), a's centred
+    # half-width 1.959964 * 0.20412 / 2. One match per cluster: the sandwich's meat
+    # sum (y - p)^2 = 60 * 0.4^2 + 40 * 0.6^2 = 24 equals the information H, so with the two
+    # pseudo-deals, (102 / 101) (H + 2 H / 100) / ((1 + 2 / 100) H)^2 = (100 / 101) / H: the
+    # clustered interval is the independent one times sqrt(100 / 101), exactly.
+    participants = np.tile([0, 1], (100, 1))
+    winners = np.array([0] * 60 + [1] * 40)
+    fit = clustered_luce(participants, winners, 2, np.arange(100))
+    log_s, low, high = luce_ranking(participants, winners, 2)
+    assert fit.log_strength[0] == pytest.approx(0.5 * np.log(1.5))
+    assert high[0] - log_s[0] == pytest.approx(1.959964 * 0.5 / np.sqrt(24), rel=1e-6)
+    assert fit.high[0] - fit.log_strength[0] == pytest.approx(
+        (high[0] - log_s[0]) * np.sqrt(100 / 101), rel=1e-9)
+    d, d_low, d_high = fit.difference(0, 1)
+    assert d == pytest.approx(np.log(1.5)) and d_high - d == pytest.approx(
+        1.959964 / np.sqrt(24) * np.sqrt(100 / 101), rel=1e-6)
+    independent = clustered_luce(participants, winners, 2, np.arange(100), robust=False)
+    assert independent.high == pytest.approx(high, rel=1e-9)
+
+
+def test_luce_clustered_interval_widens_with_correlated_deals_only():
+    rng = np.random.default_rng(11)
+    truth = np.log([1.0, 1.6, 0.7])
+    matches = 6000
+    participants = np.tile([0, 1, 2], (matches, 1))
+    p = np.exp(truth) / np.exp(truth).sum()
+    winners = rng.choice(3, size=matches, p=p)
+    # One match per deal: the sandwich and the information agree to sampling error.
+    one = clustered_luce(participants, winners, 3, np.arange(matches))
+    plain = clustered_luce(participants, winners, 3, np.arange(matches), robust=False)
+    ratio = (one.high - one.low) / (plain.high - plain.low)
+    assert np.all(np.abs(ratio - 1) < 0.05)
+    # Each deal decides its four matches alike (a deal's matches copies of one): the
+    # independent interval of the 4x data is half as wide as it should be; the clustered
+    # one is the one-match-per-deal interval exactly.
+    k = 4
+    copies = clustered_luce(np.repeat(participants, k, axis=0), np.repeat(winners, k), 3,
+                            np.repeat(np.arange(matches), k))
+    naive = clustered_luce(np.repeat(participants, k, axis=0), np.repeat(winners, k), 3,
+                           np.repeat(np.arange(matches), k), robust=False)
+    assert copies.high - copies.low == pytest.approx(one.high - one.low, rel=1e-9)
+    assert np.all((copies.high - copies.low) / (naive.high - naive.low) > 1.9)
+
+
+def test_duplicate_ranking_takes_the_deal_as_cluster(small_duplicate):
+    result, _ = small_duplicate
+    ranking, fit = match_ranking(result.matches, ["random", "greedy"], True)
+    pd.testing.assert_frame_equal(ranking, result.ranking)
+    assert fit.clusters == 300
+    independent = tables_of(result.matches, names=("random", "greedy"))[2]
+    # The same strengths as the per-seating sums' fit; another interval.
+    assert ranking["log_strength"].to_numpy() == pytest.approx(
+        independent["log_strength"].to_numpy(), abs=1e-8)
 
 
 def test_cs_radius_by_hand():
@@ -400,3 +561,41 @@ def test_until_separated_config_refuses(kwargs, words):
             "duplicate": True, "until_separated": True, **kwargs}
     with pytest.raises(ValueError, match=words):
         TournamentConfig.build(**args)
+
+
+def test_tournament_figures_read_cleanly(small_duplicate, tmp_path, monkeypatch):
+    """No text overprints another, every strategy series has its colour, and the log axes of
+    interval_width.png hold every point (a zero width once fell off them)."""
+    import matplotlib.colors as mcolors
+
+    import experiments.tournament.plots as plots
+    from experiments.figures import save_png, strategy_colour, text_overlaps
+
+    figures = {}
+
+    def capture(figure, path, dpi):
+        save_png(figure, path, dpi)
+        figures[path.name.split(".")[1]] = figure
+
+    monkeypatch.setattr(plots, "save_png", capture)
+    result, _ = small_duplicate
+    result.save(tmp_path / "again")
+    assert set(figures) == {"pairwise", "ranking", "interval_width"}
+    for name, figure in figures.items():
+        assert text_overlaps(figure) == [], name
+    ax = figures["ranking"].axes[0]
+    colours = {mcolors.to_hex(line.get_color()) for line in ax.get_lines()
+               if len(line.get_xdata()) == 1}
+    assert colours == {strategy_colour("random"), strategy_colour("greedy")}
+    ax = figures["interval_width"].axes[0]
+    low, high = ax.get_ylim()
+    for line in ax.get_lines():
+        y = np.asarray(line.get_ydata(), dtype=float)
+        assert np.all((y >= low) & (y <= high)), line.get_label()
+        name = line.get_label().split(":")[0]
+        if name in ("random", "greedy"):
+            assert mcolors.to_hex(line.get_color()) == strategy_colour(name)
+    # random's and greedy's widths are the same (their win rates are complements): drawn once
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert sum(label.startswith("random:") for label in labels) == 2
+    assert not any(label.startswith("greedy:") for label in labels)

@@ -11,9 +11,11 @@ import shlex
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.colors import to_hex
 
 from experiments import strength, tune
-from experiments.stats import Z95, wilson_interval
+from experiments.figures import strategy_colour
+from experiments.stats import t_quantile, wilson_interval
 from strategies.catalogue import resolve
 from strategies.definition import variant
 from strategies.weighted import DEFAULT_WEIGHTS, weighted
@@ -109,13 +111,52 @@ def test_a_tiny_run_writes_its_files(tiny_runs):
     history = pd.read_csv(first / "history.csv")
     assert history["generation"].tolist() == [0, 1]
     # generation 0's mean is the default vector: exactly even against itself
-    assert history.loc[0, "mean_fitness"] == 0.5
+    assert history.loc[0, "mean_point_fitness"] == 0.5
     assert len(pd.read_csv(first / "candidates.csv")) == TINY["generations"] * TINY["population"]
-    history, candidates = a.frames["history"], a.frames["candidates"]  # unrounded
-    for g, rows in candidates.groupby("generation"):
-        assert history.loc[g, "best_fitness"] == pytest.approx(rows["fitness"].max())
-        assert history.loc[g, "median_fitness"] == pytest.approx(rows["fitness"].median())
     assert "Held-out validation" in a.markdown and best["spec"] in a.markdown
+    assert "![fitness](fitness.png)" in a.markdown and "Plots:" not in a.markdown
+
+
+def test_the_history_columns_hold_their_documented_relations(tiny_runs):
+    a, *_ = tiny_runs
+    history, candidates = a.frames["history"], a.frames["candidates"]  # unrounded
+    assert "mean_fitness" not in history and "best_fitness" not in history
+    for g, rows in candidates.groupby("generation"):
+        row = history.loc[g]
+        # the best, median and worst of the sampled candidates: best >= median >= worst
+        assert row.best_candidate_fitness == pytest.approx(rows["fitness"].max())
+        assert row.median_candidate_fitness == pytest.approx(rows["fitness"].median())
+        assert row.worst_candidate_fitness == pytest.approx(rows["fitness"].min())
+        assert row.best_candidate_fitness >= row.median_candidate_fitness >= \
+            row.worst_candidate_fitness
+        best = rows[rows["candidate"] == row.best_candidate].iloc[0]
+        assert (row.best_candidate_low, row.best_candidate_high) == \
+            pytest.approx((best["low"], best["high"]))
+        # the mean point is no candidate: free to beat the best one; the paired difference's
+        # mean is the difference of the two win rates, inside its interval
+        assert row.mean_minus_best == pytest.approx(row.mean_point_fitness
+                                                    - row.best_candidate_fitness)
+        assert row.mean_minus_best_low <= row.mean_minus_best <= row.mean_minus_best_high
+        assert row.mean_point_low <= row.mean_point_fitness <= row.mean_point_high
+
+
+def test_fitness_figure_names_the_opponent_of_every_series(tiny_runs, monkeypatch, tmp_path):
+    a, *_ = tiny_runs
+    drawn = []
+    monkeypatch.setattr(tune, "save_png", lambda fig, path, dpi: drawn.append(fig))
+    tune.plot_fitness(a, tmp_path / "fitness.png")
+    axis = drawn[0].axes[0]
+    labels = [text.get_text() for text in axis.get_legend().get_texts()]
+    # training series name the training opponent, held-out ones the validation strategy
+    assert "mean point vs weighted (training deals, seed 5)" in labels
+    assert "tuned vs greedy (held-out, 40 deals, seed 6)" in labels
+    assert "tuned vs weighted (held-out, 40 deals, seed 6)" in labels
+    assert "fitness = win rate vs weighted" in axis.get_title()
+    assert "vs weighted" not in axis.get_ylabel()  # the axis holds held-out rates vs greedy too
+    held_out = {text.get_text(): handle for text, handle in
+                zip(axis.get_legend().get_texts(), axis.get_legend().legend_handles)}
+    assert to_hex(held_out["tuned vs greedy (held-out, 40 deals, seed 6)"].get_color()) == \
+        to_hex(strategy_colour("greedy"))
 
 
 def test_validation_intervals_match_their_sample_size(tiny_runs):
@@ -126,11 +167,14 @@ def test_validation_intervals_match_their_sample_size(tiny_runs):
     for row in validation.itertuples():
         assert row.deals == deals and row.matches == 2 * deals
         assert row.win_rate == pytest.approx(row.wins / row.matches)
-        # a per-deal mean lies in [0, 1]: its sd is at most 1/2
-        assert row.paired_high - row.paired_low <= 2 * Z95 * 0.5 / math.sqrt(deals) + 1e-12
+        # a per-deal mean lies in [0, 1]: its sd (n - 1 divisor) is at most 1/2 sqrt(n/(n-1))
+        sd = 0.5 * math.sqrt(deals / (deals - 1))
+        half = t_quantile(deals - 1) * sd / math.sqrt(deals)
+        assert row.paired_high - row.paired_low <= 2 * half + 1e-12
         low, high = wilson_interval(row.wins, row.matches)
         assert (row.wilson_low, row.wilson_high) == pytest.approx((float(low), float(high)))
         assert row.gain == pytest.approx(row.win_rate - row.default_win_rate)
+        assert row.gain_low <= row.gain <= row.gain_high
     own = validation.iloc[0]
     # the default vector against itself: exactly even, no width
     assert own.default_win_rate == own.default_low == own.default_high == 0.5

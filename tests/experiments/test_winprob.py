@@ -37,7 +37,7 @@ def tiny_run(compiled_engine, tmp_path_factory):
 
 def test_run_writes_the_files(tiny_run):
     _result, out, _ = tiny_run
-    for name in ("table", "sides", "check", "timing"):
+    for name in ("table", "sides", "check", "timing", "order"):
         assert (out / f"{name}.parquet").is_file() and (out / f"{name}.csv").is_file()
     for name in ("heatmaps.png", "check.png", "summary.md", "run.json"):
         assert (out / name).is_file(), name
@@ -57,6 +57,13 @@ def test_run_writes_the_files(tiny_run):
     np.testing.assert_allclose(sums.to_numpy(), 1.0, atol=1e-9)
     check = pd.read_csv(out / "check.csv")
     assert set(check.players) == {2, 4} and (check.matches == 20).all()
+    # counted once per state: entity 0 only (entity 1's rate is the complement)
+    for players, states in winprob.CHECK_STATES.items():
+        if players in (2, 4):
+            sel = check[check.players == players]
+            assert len(sel) == len(states) and (sel.entity == 0).all()
+            assert not sel.duplicated(["state", "leader"]).any()
+    assert ((check.wins / check.matches - check.direct).abs() < 1e-12).all()
     timing = pd.read_csv(out / "timing.csv")
     assert timing.set_index("players").states.to_dict() == {2: 61 * 61 * 2, 4: 71 * 71 * 4}
     assert "Direct check" in (out / "summary.md").read_text()
@@ -74,15 +81,36 @@ def test_the_generated_module_holds_the_runs_table(tiny_run):
     assert module.WIN_TABLE_PROFILE == "greedy" and module.WIN_TABLE_ROUNDS == 2
     assert module.WIN_TABLE_COMMAND == winprob.command_for(result.settings, out, ship)
     # the generator on the module's own numbers gives the module's text, byte for byte
-    assert WP.table_module_source(module.WIN_TABLE, module.WIN_TABLE_PROFILE,
-                                  module.WIN_TABLE_COMMAND, module.WIN_TABLE_ROUNDS) \
-        == ship.read_text()
+    for p, players in enumerate((2, 4)):
+        sel = sides[sides.players == players]
+        lead = sel.lead.map({"own": 0, "opponent": 1, "lot": 2}).to_numpy()
+        found = module.WIN_TABLE_HALF_WIDTH[p, sel.own.to_numpy(), sel.opponent.to_numpy(), lead]
+        # rounded up: never narrower than the run's, by less than one step
+        assert (found >= sel.half_width.to_numpy() - 1e-6).all()
+        np.testing.assert_allclose(found, sel.half_width.to_numpy(), atol=QUANTUM_STEP + 1e-7)
+    assert WP.table_module_source(module.WIN_TABLE, module.WIN_TABLE_HALF_WIDTH,
+                                  module.WIN_TABLE_PROFILE, module.WIN_TABLE_COMMAND,
+                                  module.WIN_TABLE_ROUNDS) == ship.read_text()
+    assert "Largest: " in module.__doc__
 
 
+FITTED = pytest.mark.skipif(
+    not hasattr(shipped, "WIN_TABLE_HALF_WIDTH"),
+    reason="the shipped table predates the fit and its half-widths: regenerate it with "
+           "WIN_TABLE_COMMAND")
+
+
+def _order_rule(table: np.ndarray, half: np.ndarray) -> list[dict]:
+    """adjacent_drops of each table size, quantisation steps forgiven."""
+    return [WP.adjacent_drops(table[p], half[p], tol=2 * QUANTUM_STEP) for p in range(2)]
+
+
+@FITTED
 def test_shipped_module_is_the_generators_output():
     text = Path(shipped.__file__).read_text()
-    assert text == WP.table_module_source(shipped.WIN_TABLE, shipped.WIN_TABLE_PROFILE,
-                                          shipped.WIN_TABLE_COMMAND, shipped.WIN_TABLE_ROUNDS)
+    assert text == WP.table_module_source(shipped.WIN_TABLE, shipped.WIN_TABLE_HALF_WIDTH,
+                                          shipped.WIN_TABLE_PROFILE, shipped.WIN_TABLE_COMMAND,
+                                          shipped.WIN_TABLE_ROUNDS)
     assert shipped.WIN_TABLE_COMMAND in shipped.__doc__
 
 
@@ -164,3 +192,58 @@ def test_every_figure_carries_the_runs_footer(tiny_run, monkeypatch, tmp_path):
     for fig in drawn:
         assert footer in [t.get_text() for t in fig.texts]
     assert len(drawn) == 2
+
+
+@FITTED
+def test_shipped_table_is_ordered_within_its_error():
+    """No adjacent drop over scores 0..50 exceeds its half-width (the fit leaves none at all);
+    every half-width is 0 exactly where the value is exact and positive elsewhere."""
+    table = shipped.WIN_TABLE.astype(np.float64)
+    half = shipped.WIN_TABLE_HALF_WIDTH.astype(np.float64)
+    for counts in _order_rule(table, half):
+        assert counts["inside_beyond"] == 0 and counts["inside_drops"] == 0, counts
+    inner = half[:, :61, :61]
+    diagonal = np.arange(61)
+    assert (inner[:, diagonal, diagonal, 2] == 0).all()
+    inner = inner.copy()
+    inner[:, diagonal, diagonal, 2] = np.nan
+    assert np.nanmin(inner) > 0  # no zero-width interval unless exact by construction
+    assert (half[:, 61] == 0).all() and (half[:, :, 61] == 0).all()
+
+
+def test_fitted_run_is_ordered_symmetric_and_labels_its_exact_values(tiny_run):
+    result, _, _ = tiny_run
+    sides = result.frames["sides"]
+    for players in (2, 4):
+        table = winprob.side_array(sides, players, "p_win")
+        half = winprob.side_array(sides, players, "half_width")
+        counts = WP.adjacent_drops(table, half)
+        assert counts["inside_drops"] == 0 and counts["inside_beyond"] == 0
+        inner = table[:61, :61]
+        np.testing.assert_allclose(inner[..., 0] + inner[..., 1].T, 1.0, atol=1e-12)
+        sel = sides[sides.players == players]
+        exact = sel[sel.exact == "symmetry"]
+        assert len(exact) == 61 and (exact.lead == "lot").all()
+        assert (exact.own == exact.opponent).all() and (exact.p_win == 0.5).all()
+        assert (exact.half_width == 0).all()
+        terminal = sel[sel.exact == "terminal"]
+        assert ((terminal.own == 61) | (terminal.opponent == 61)).all()
+        assert len(terminal) == (62 + 61) * 3
+    order = result.frames["order"]
+    fitted = order[order.table == "fitted"]
+    assert (fitted.inside_drops == 0).all() and len(fitted) == 2
+    key = result.key_numbers
+    assert key["2p: P(entity 0 wins) from 0-0 with the first lot"].startswith(
+        "0.5, exact by symmetry")
+    assert "largest 95% half-width" in " ".join(key)
+
+
+def test_summary_lists_only_committed_files_and_captions_every_figure(tiny_run):
+    result, out, _ = tiny_run
+    text = result.markdown
+    committed, _, left_out = text.partition("written but not committed")
+    assert "`table.csv`" not in committed and "`sides.csv`" not in committed
+    assert "`check.csv`" in committed and "`table.csv`" in left_out
+    for name in ("heatmaps", "check"):
+        assert f"![{name}]({name}.png)" in text and f"**`{name}.png`**" in text
+    assert "Plots:" not in text

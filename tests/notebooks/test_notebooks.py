@@ -151,6 +151,15 @@ def test_overshoot_notebook_shows_the_committed_results(small_results, tmp_path,
         discards = key[f"{tag}: overshoot discards per entity per match (events)"]
         wins = key[f"{tag}: match win rate per entity (paired)"]
         assert f"{discards} head to head; wins {wins}" in text, tag
+    # the head-to-head claims are the paired contrasts' sentences, as the results wrote them
+    for row in pd.read_csv(overshoot / "contrasts.csv").query("table == 'exact vs greedy'") \
+            .itertuples():
+        assert f"  {row.players}p: {row.words}" in text
+    for row in pd.read_csv(settlement / "contrasts.csv").itertuples():
+        assert f"{row.players}p, {row.table}: {row.words}" in text
+    points = pd.read_csv(settlement / "points.csv")
+    for row in points[points.table == "self-play"].itertuples():
+        assert f"{row.strategy} {row.settlement_share_net:.1%}" in text
     debit = pd.read_csv(settlement / "partner_debit.csv")
     for row in debit[debit.table == "self-play"].itertuples():
         assert (f"{row.strategy}, 4p: the partner debit applies to {row.with_debit_rate:.0%} "

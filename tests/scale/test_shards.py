@@ -232,8 +232,16 @@ def test_tournament_shards_resume_and_summary_only(compiled_engine, tmp_path):
     summary = tournament(2, names, 1_000, seed=8, duplicate=True, out=tmp_path / "summary",
                          shard_size=300, summary_only=True)
     assert summary.matches is None and not (tmp_path / "summary" / "matches.parquet").exists()
-    for name in ("summary.csv", "pairwise.csv", "ranking.csv"):
-        assert (tmp_path / "summary" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes()
+    assert (tmp_path / "summary" / "summary.csv").read_bytes() == \
+        (tmp_path / "plain" / "summary.csv").read_bytes()
+    # Without match rows the deals cannot be clusters: the same shares and strengths, with
+    # intervals over independent matches (the summary says so).
+    kept, full = (pd.read_csv(tmp_path / d / "pairwise.csv") for d in ("summary", "plain"))
+    pd.testing.assert_frame_equal(kept[["strategy", "opponent", "share"]],
+                                  full[["strategy", "opponent", "share"]], rtol=1e-12)
+    assert set(kept.interval) == {"wilson"} and set(full.interval) == {"deal-clustered"}
+    kept, full = (pd.read_csv(tmp_path / d / "ranking.csv") for d in ("summary", "plain"))
+    np.testing.assert_allclose(kept.log_strength, full.log_strength, atol=1e-6)
 
 
 def test_tournament_three_players_summary_only_matches_full(compiled_engine):

@@ -212,3 +212,71 @@ def test_backward_induction_agrees_with_complete_matches(greedy_2p):
         low, high = values.interval(displayed, lead)
         spread = np.hypot(np.sqrt(direct * (1 - direct) / matches), (high[0] - low[0]) / 3.92)
         assert abs(direct - backward) <= 3 * spread, (displayed, lead, direct, backward)
+
+
+def test_pool_adjacent_violators_by_hand():
+    # 3 > 2 and 4 > 3 pool into their means; nothing else moves
+    np.testing.assert_allclose(WP.pool_adjacent_violators([1, 3, 2, 4, 3, 5]),
+                               [1, 2.5, 2.5, 3.5, 3.5, 5])
+    # weighted: (3 * 3 + 1 * 2) / 4 = 2.75
+    np.testing.assert_allclose(WP.pool_adjacent_violators([1, 3, 2, 4], [1, 3, 1, 1]),
+                               [1, 2.75, 2.75, 4])
+    # a pool that grows backwards: 5, 1 -> 3, then 4 > 3 -> (4 + 5 + 1) / 3
+    np.testing.assert_allclose(WP.pool_adjacent_violators([4, 5, 1]), [10 / 3] * 3)
+    np.testing.assert_allclose(WP.pool_adjacent_violators([3, 1, 2], increasing=False),
+                               [3, 1.5, 1.5])
+    with pytest.raises(ValueError, match="positive weights"):
+        WP.pool_adjacent_violators([1, 2], [1, 0])
+
+
+def _ordered_table() -> np.ndarray:
+    """A side table ordered everywhere: 0.5 + (own - opponent) / 200, lot the mean."""
+    axis = np.arange(62)
+    own = 0.5 + (axis[:, None] - axis[None, :]) / 200
+    table = np.stack([own + 0.01, own - 0.01, own], axis=-1)
+    table[61], table[:, 61] = 1.0, 0.0
+    return table
+
+
+def test_fit_pools_one_swap_and_leaves_the_zone_alone():
+    table = _ordered_table()
+    # own 10 -> 11 at opponent 20 (own lead): 0.466 -> 0.464, a drop of 0.002
+    table[10, 20, 0], table[11, 20, 0] = 0.466, 0.464
+    # within 10 of 61 (both scores) a drop may be real: own 55 -> 56 at 58 stays as given
+    table[55, 58, 0], table[56, 58, 0] = 0.50, 0.40
+    half = np.full(table.shape, 0.01)
+    fitted, _, violation = WP.fit_side_table(table, half, symmetric=False)
+    assert violation <= WP.FIT_TOLERANCE
+    np.testing.assert_allclose(fitted[10:12, 20, 0], [0.465, 0.465])  # the pair's mean
+    expected = table.copy()
+    expected[10:12, 20, 0] = 0.465
+    expected[:61, :61, 2] = expected[:61, :61, :2].mean(axis=2)
+    np.testing.assert_allclose(fitted, expected, atol=1e-12)
+    assert fitted[55, 58, 0] == 0.50 and fitted[56, 58, 0] == 0.40
+    drops = WP.adjacent_drops(table, half)
+    # inside: the swap (0.002) and opponent 19 -> 20 at own 10 (0.465 -> 0.466), both within
+    # their 0.01 half-width; zone: own 55 -> 56 at 58 (0.1) and opponent 58 -> 59 at own 56
+    # (0.40 -> 0.495), both beyond 0.01
+    assert (drops["inside_drops"], drops["inside_beyond"]) == (2, 0)
+    assert (drops["zone_drops"], drops["zone_beyond"]) == (2, 2)
+    after = WP.adjacent_drops(fitted, half)
+    # the fitted lot is the mean of the leads: (0.50 + 0.475) / 2 -> (0.40 + 0.48) / 2 and
+    # -> (0.495 + 0.475) / 2 carry the two zone drops into the lot column
+    assert after["inside_drops"] == 0 and after["zone_drops"] == 4
+
+
+def test_fit_is_symmetric_and_ordered_on_noise():
+    rng = np.random.default_rng(3)
+    table = _ordered_table()
+    table[:61, :61, :2] += rng.normal(0, 0.03, (61, 61, 2))
+    half = np.full(table.shape, 0.03)
+    fitted, _, _ = WP.fit_side_table(table, half, symmetric=True)
+    inner = fitted[:61, :61]
+    np.testing.assert_allclose(inner[..., 0] + inner[..., 1].T, 1.0, atol=1e-12)
+    np.testing.assert_allclose(np.diagonal(inner[..., 2]), 0.5, atol=1e-12)
+    top = WP.MONOTONE_TOP
+    assert (np.diff(inner[:top + 1], axis=0) >= -1e-12).all()
+    assert (np.diff(inner[:, :top + 1], axis=1) <= 1e-12).all()
+    assert WP.adjacent_drops(fitted, half)["inside_drops"] == 0
+    assert WP.adjacent_drops(table, half)["inside_drops"] > 0  # the noise broke the order
+    assert (fitted[61, :61] == 1).all() and (fitted[:61, 61] == 0).all()
