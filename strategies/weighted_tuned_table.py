@@ -40,7 +40,7 @@ TUNED_PARAMETERS = {
 """Parameter name -> tuned value (every parameter of the strategy)."""
 
 TUNED_VALIDATION = {
-    'weighted': (0.5335, 0.5253504594288786, 0.5416495405711214),
-    'rollout': (0.4489, 0.4401673258987012, 0.4576326741012988),
+    'weighted': (0.5335, 0.5253484857812774, 0.5416515142187226),
+    'rollout': (0.4489, 0.4401652110284038, 0.45763478897159626),
 }
 """Baseline -> (win rate, paired 95% low, high) on the held-out deals."""
