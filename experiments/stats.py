@@ -188,6 +188,11 @@ def contrast_words(contrast: Contrast, a: str, b: str, quantity: str, digits: in
     scale, unit = (100.0, " pp") if pct else (1.0, "")
     d, lo, hi = (scale * contrast.difference, scale * contrast.low, scale * contrast.high)
     places = max(digits - 2, 1) if pct else digits
+    # enough decimals that no bound which is not 0 prints as 0 ("[-0.5, -0.0]" reads as
+    # touching 0 where the interval excludes it)
+    while places < digits + 4 and any(v != 0 and round(v, places) == 0 for v in (lo, hi)
+                                      if np.isfinite(v)):
+        places += 1
     text = (f"{a} - {b}, {quantity}: {d:+.{places}f}{unit} [{lo:+.{places}f}, {hi:+.{places}f}], "
             f"n = {contrast.units:,}")
     if np.isfinite(contrast.effect):

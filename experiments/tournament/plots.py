@@ -170,13 +170,17 @@ def plot_interval_width(widths: pd.DataFrame, path, footer: str | None = None,
 
 
 def log_ticks(axis, low: float, high: float, form: str) -> None:
-    """Ticks 1, 2, 3, 5 x 10^k inside ``[low, high]`` on a log ``axis``, written with ``form``, no
+    """Ticks 1, 2, 3, 5 x 10^k (1, 2, 5 beyond two decades; 1 beyond four) inside ``[low, high]``
+    on a log ``axis``, written with ``form``, no
     minor tick labels: every tick label sits beside the axes (matplotlib's log locator keeps
     labels of ticks outside the limits, which overprint the footer)."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
 
     powers = np.arange(np.floor(np.log10(low)), np.ceil(np.log10(high)) + 1)
-    ticks = [m * 10.0 ** k for k in powers for m in (1, 2, 3, 5)]
+    decades = np.log10(high / low)
+    # fewer ticks per decade as the axis spans more: "2,000" and "3,000" collide across 3 decades
+    mantissas = (1, 2, 3, 5) if decades <= 2 else (1, 2, 5) if decades <= 4 else (1,)
+    ticks = [m * 10.0 ** k for k in powers for m in mantissas]
     ticks = [t for t in ticks if low <= t <= high]
     if len(ticks) < 2:  # a narrow range: its ends
         ticks = [low, high]

@@ -196,3 +196,12 @@ def test_bootstrap_ranks_separate_clear_items_and_not_close_ones():
     assert (ranks.loc[3, "rank_low"], ranks.loc[3, "rank_high"]) == (4, 4)
     assert ranks.loc[0, "rank_low"] == 2 and ranks.loc[0, "rank_high"] == 3
     assert ranks["best_share"].sum() == pytest.approx(1.0)
+
+
+def test_contrast_words_never_print_a_bound_that_is_not_zero_as_zero():
+    from experiments.stats import Contrast
+
+    text = contrast_words(Contrast(-0.003, -0.005, -0.0004, 1000, -0.01), "A", "B", "edge", pct=True)
+    assert "-0.30 pp [-0.50, -0.04]" in text and text.endswith("A lower")
+    text = contrast_words(Contrast(0.0, 0.0, 0.0, 10, float("nan")), "A", "B", "x")
+    assert "+0.000 [+0.000, +0.000]" in text and text.endswith("no detectable difference")
