@@ -270,24 +270,17 @@ def pairwise_intervals(entities: pd.DataFrame, names: list[str], duplicate: bool
         ``decided`` (matches either won, int64), ``units`` (deals or matches, int64),
         ``share``, ``low``, ``high``, ``interval`` (``"deal-clustered"`` or ``"wilson"``).
     """
-    if not duplicate:
-        rows = []
-        for a in names:
-            for b in names:
-                if a == b:
-                    continue
-                both = head_to_head(entities, a, b)
-                decided = both[(both.a_won + both.b_won) > 0]
-                rows.append((a, b, int(decided.a_won.sum()), int(decided.b_won.sum()),
-                             len(decided)))
-        return wilson_pairs(rows)
-    rows = []
+    counts, rows = [], []
     for a in names:
         for b in names:
             if a == b:
                 continue
             both = head_to_head(entities, a, b)
             decided = both[(both.a_won + both.b_won) > 0]
+            if not duplicate:
+                counts.append((a, b, int(decided.a_won.sum()), int(decided.b_won.sum()),
+                               len(decided)))
+                continue
             if decided.empty:
                 rows.append({"strategy": a, "opponent": b, "decided": 0, "units": 0,
                              "share": np.nan, "low": np.nan, "high": np.nan,
@@ -297,6 +290,8 @@ def pairwise_intervals(entities: pd.DataFrame, names: list[str], duplicate: bool
             rows.append({"strategy": a, "opponent": b, "decided": len(decided),
                          "units": int(fit.clusters), "share": fit.rate, "low": fit.low,
                          "high": fit.high, "interval": "deal-clustered"})
+    if not duplicate:
+        return wilson_pairs(counts)
     return pd.DataFrame(rows).astype({"decided": "int64", "units": "int64"})
 
 
