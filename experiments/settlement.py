@@ -70,7 +70,6 @@ from experiments.stats import (
 from sim.tiles import TARGET_RAW, entity_count
 
 NAME = "settlement"
-PARTS = ("placement", "credit", "debit", "net")
 
 
 def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
