@@ -10,7 +10,7 @@ cluster, the same command resumes from them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cli.arguments import (
@@ -24,10 +24,9 @@ from cli.arguments import (
 from cli.failures import run_on_backend
 from cli.sealing import add_seal_arguments, seal_options
 from experiments import lengths, openings, overshoot, seats, settlement
-from experiments.settings import study_settings
-from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR, DataRun
-from sim.engine.spec import check_threads
-from sim.files import MANIFEST_NAME, claim_directory
+from experiments.runs import StudySpec, claim_run, execute, study_scale
+from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR
+from sim.files import MANIFEST_NAME
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 from strategies.catalogue import resolve_field
 
@@ -37,16 +36,17 @@ DEFAULT_STRATEGIES = "greedy,random"
 
 @dataclass(frozen=True)
 class Study:
-    """One study's subcommand: its Python entry point, its default size and its help."""
+    """One study's subcommand: what it computes from a run's data, its default size and its
+    help."""
 
     name: str
-    run: Callable
+    compute: Callable
     matches_default: int
     description: str
 
 
 STUDIES = (
-    Study("overshoot", overshoot.run, 10_000,
+    Study("overshoot", overshoot.compute, overshoot.DEFAULT_MATCHES,
           "Overshoot risk under the exact-61 rule, per strategy (self-play) and player count:\n"
           "the probability that a score event is discarded as a function of its entity's\n"
           "displayed score before it (0..60), the turns and rounds the winner spent within 10\n"
@@ -55,7 +55,7 @@ STUDIES = (
           "discard_probability.png, zone_turns.png and summary.md into --out; with --table\n"
           "also contrasts (paired A - B per table, the deal as the unit) and head_to_head.png.\n"
           "--strong adds slow strong strategies (rollout, matchplay) at --strong-matches."),
-    Study("settlement", settlement.run, 10_000,
+    Study("settlement", settlement.compute, settlement.DEFAULT_MATCHES,
           "Settlement value, per strategy (self-play) and player count: distributions of the\n"
           "domino event's parts (final placement, credit, debit, net) and of blocked credits,\n"
           "the share of accepted points that comes from settlement, how often rounds end\n"
@@ -64,7 +64,7 @@ STUDIES = (
           "partner_debit (parquet and CSV), domino_parts.png, point_sources.png and summary.md\n"
           "into --out; with --table also contrasts (paired A - B per table, the deal as the\n"
           "unit) and head_to_head.png. --strong adds slow strong strategies at --strong-matches."),
-    Study("openings", openings.run, 20_000,
+    Study("openings", openings.compute, openings.DEFAULT_MATCHES,
           "Openings: for each of the 28 tiles as the match's first opening (and as any round's\n"
           "opening), the leader's mean round point differential and match win rate with 95%\n"
           "intervals, per strategy (self-play) and player count; and a counterfactual study:\n"
@@ -74,7 +74,7 @@ STUDIES = (
           "probability at several score states. Writes tiles, cf_tiles, cf_hands, cf_summary,\n"
           "cf_values, cf_gain (parquet and CSV), opening_tiles.png, counterfactual.png,\n"
           "state_values.png, gain_playouts.png and summary.md."),
-    Study("seats", seats.run, 20_000,
+    Study("seats", seats.compute, seats.DEFAULT_MATCHES,
           "Seats: the value of winning the first lot (the lot winner's side's match win rate\n"
           "against the fair share), match win rates by seat clockwise from the first leader\n"
           "(seat effects with 3 and 4 players), by absolute seat (a check), and who wins each\n"
@@ -83,7 +83,7 @@ STUDIES = (
           "deals (paired contrasts). Writes first_lot, positions, absolute_seats,\n"
           "round_positions, contrasts (parquet and CSV), seats.png and summary.md into --out\n"
           "(with --table also head_to_head and head_to_head.png)."),
-    Study("lengths", lengths.run, 10_000,
+    Study("lengths", lengths.compute, lengths.DEFAULT_MATCHES,
           "Match length and score paths, per strategy (self-play) and player count: rounds per\n"
           "match (mean with a 95% interval, p10, median, p90, the share lasting 10+ rounds),\n"
           "placements and turns per match, the displayed score of the eventual winner and of\n"
@@ -191,10 +191,12 @@ SHARDS_EPILOG = ("While it runs, finished shards are kept in DIR/shards; after a
                  "the\nsame command resumes from them. They are removed once the output is written.")
 
 
-def study_run(study: Study, args) -> tuple[dict, Callable]:
-    """The study's checked settings and a runner ``runner(**run_options)`` (ValueError, one line)."""
-    resolved = resolve_field(args.strategies)  # once: the runner gets the objects
-    threads = check_threads(args.threads)
+def study_spec(study: Study, args, scale: dict) -> StudySpec:
+    """The study's spec, checked once (ValueError, one line): its settings from the options, its
+    scale options from ``scale`` (:func:`cli.arguments.backend_options`)."""
+    resolved = resolve_field(args.strategies)  # once: the spec holds the objects
+    options = study_scale(threads=args.threads, progress=not args.quiet, out=args.out,
+                          shard_size=scale["shard_size"], keep_shards=scale["keep_shards"])
     # Checked once, a sealed run's secret drawn here for every source and shard; a sealed run
     # resumed without --secret keeps the secret its run.json or shard manifests recorded.
     out = Path(args.out)
@@ -203,51 +205,33 @@ def study_run(study: Study, args) -> tuple[dict, Callable]:
     if study.name == "openings":
         playout = openings.one_strategy(args.playout_strategy, "playout_strategy")
         base = openings.one_strategy(args.baseline, "baseline")
-        settings = openings.settings_for(args.players, resolved, args.matches, args.seed,
-                                         args.hands, args.playouts, playout, base,
-                                         args.score_states, args.table, args.table_matches,
-                                         **seal)
-        extra = {"hands": settings["hands"], "playouts": settings["playouts"],
-                 "playout_strategy": playout, "baseline": base,
-                 "score_states": settings["score_states"], "tables": args.table,
-                 "table_matches": settings.get("table_matches"), **seal}
-    elif study.name in TABLE_STUDIES:
+        spec = openings.study_spec(args.players, resolved, args.matches, args.seed, args.hands,
+                                   args.playouts, playout, base, score_states=args.score_states,
+                                   tables=args.table, table_matches=args.table_matches, **seal)
+    else:
+        tables = ({"tables": args.table, "table_matches": args.table_matches}
+                  if study.name in TABLE_STUDIES else {})
         strong = ({"strong": args.strong, "strong_matches": args.strong_matches}
                   if study.name in STRONG_STUDIES else {})
-        settings = study_settings(study.name, args.players, resolved, args.matches, args.seed,
-                                  args.table, args.table_matches, **strong, **seal)
-        extra = {"tables": args.table, "table_matches": settings.get("table_matches"), **seal}
-        if settings.get("strong"):
-            extra.update(strong=args.strong, strong_matches=settings["strong_matches"])
-    else:
-        settings = study_settings(study.name, args.players, resolved, args.matches, args.seed,
-                                  **seal)
-        extra = dict(seal)
-
-    def runner(**run_options):
-        return study.run(settings["players"], resolved, settings["matches"], settings["seed"],
-                         threads=threads, **extra, **run_options)
-
-    return settings, runner
+        spec = StudySpec.build(study.name, args.players, resolved, args.matches, args.seed,
+                               **tables, **strong, **seal)
+    return replace(spec, scale=options)
 
 
 def run_study_command(args) -> int:
     """Handler of every study's subcommand; returns the exit status."""
-    shards = Path(args.out) / SHARDS_DIR
     try:
         scale = backend_options(args, default_shard_size=DEFAULT_SHARD_SIZE)
-        settings, runner = study_run(args.study, args)
-        DataRun(settings, directory=shards, shard_size=scale["shard_size"]).check()
-        claim_directory(args.out, settings)
+        spec = study_spec(args.study, args, scale)
+        claim_run(spec)  # the one claim of the run, before a cluster starts
     except ValueError as exc:
         return usage_error(exc)
     status, result, elapsed = run_on_backend(
-        scale,
-        lambda backend: runner(progress=not args.quiet, out=args.out, backend=backend,
-                               shard_size=scale["shard_size"], keep_shards=scale["keep_shards"]),
-        shards=shards, out=args.out)
+        scale, lambda backend: execute(spec.on(backend), args.study.compute),
+        shards=Path(args.out) / SHARDS_DIR, out=args.out)
     if status != EXIT_OK:
         return status
+    settings = spec.settings
     sealed = f" (sealed, secret {settings['secret']})" if settings.get("sealed") else ""
     print(f"{result.name}{sealed}: {elapsed:.1f} s; wrote {len(result.files)} files to {args.out}")
     for key, value in result.key_numbers.items():

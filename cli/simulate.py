@@ -110,9 +110,8 @@ def run_simulate(args) -> int:
         summary_only = scale["summary_only"]
         out = check_output_file(args.out, (".json", ".csv") if summary_only else (".parquet", ".pq"))
         spec = run_spec(args, parts_directory(out) / SHARD_MANIFEST)
-        manifest, tasks = simulate_manifest(spec.players, spec.strategies, spec.matches, spec.seed,
-                                            spec.max_rounds, spec.first_match, scale["shard_size"],
-                                            **hidden_run_options(args.allow_hidden), **spec.seal_options)
+        manifest, tasks = simulate_manifest(spec, scale["shard_size"],
+                                            **hidden_run_options(args.allow_hidden))
         store = ShardStore(parts_directory(out), manifest, "summary" if summary_only else "frames")
         store.check()
         compiled = compile_first(spec, local=scale["backend"] == "local")

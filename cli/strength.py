@@ -25,9 +25,9 @@ from cli.failures import run_on_backend
 from cli.sealing import add_seal_arguments, seal_options
 from experiments import strength
 from experiments.reports import md_table
-from experiments.sources import SHARDS_DIR, DataRun
-from sim.engine.spec import check_threads
-from sim.files import MANIFEST_NAME, claim_directory
+from experiments.runs import claim_run, execute
+from experiments.sources import SHARDS_DIR
+from sim.files import MANIFEST_NAME
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 from strategies.catalogue import resolve_field
 
@@ -95,25 +95,19 @@ def run_strength_command(args) -> int:
                    # sealed run resumed without --secret keeps the secret it recorded
                    **seal_options(args, Path(args.out) / MANIFEST_NAME,
                                   shards / strength.SOURCE / SHARD_MANIFEST)}
-        settings = strength.strength_settings(ladder, args.players, args.deals, args.seed,
-                                              **options)
-        threads = check_threads(args.threads)
-        DataRun(settings, directory=shards, shard_size=scale["shard_size"]).check()
-        claim_directory(args.out, settings)
+        spec = strength.study_spec(ladder, args.players, args.deals, args.seed, **options,
+                                   threads=args.threads, progress=not args.quiet, out=args.out,
+                                   shard_size=scale["shard_size"],
+                                   keep_shards=scale["keep_shards"])
+        claim_run(spec)  # the one claim of the run, before a cluster starts
     except ValueError as exc:
         return usage_error(exc)
-    options.update(timing_matches=settings["timing_matches"], max_rounds=settings["max_rounds"],
-                   resamples=settings["resamples"])
     status, result, elapsed = run_on_backend(
-        scale,
-        lambda backend: strength.run(ladder, settings["players"], settings["deals"],
-                                     settings["seed"], **options, threads=threads,
-                                     progress=not args.quiet, out=args.out, backend=backend,
-                                     shard_size=scale["shard_size"],
-                                     keep_shards=scale["keep_shards"]),
+        scale, lambda backend: execute(spec.on(backend), strength.compute),
         shards=shards, out=args.out)
     if status != EXIT_OK:
         return status
+    settings = spec.settings
     sealed = f", sealed, secret {settings['secret']}" if settings.get("sealed") else ""
     print(f"strength: {len(settings['pairings'])} pairings x players "
           f"{','.join(map(str, settings['players']))} x {settings['matches']:,} matches "

@@ -18,12 +18,11 @@ from cli.failures import run_on_backend
 from cli.sealing import add_seal_arguments, seal_options
 from experiments.reports import md_table
 from experiments.tournament.config import TournamentConfig
-from experiments.tournament.run import tournament
+from experiments.tournament.run import claim_tournament, play
 from experiments.tournament.seatings import pairings
-from experiments.tournament.sequential import TARGET_DEALS, until_separated
+from experiments.tournament.sequential import TARGET_DEALS, play_until_separated
 from experiments.tournament.shards import SHARDS_DIR, shard_store
-from sim.engine.spec import check_threads
-from sim.files import MANIFEST_NAME, claim_directory
+from sim.files import MANIFEST_NAME
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 
 
@@ -79,26 +78,19 @@ def run_tournament_command(args) -> int:
         config = TournamentConfig.build(args.players, args.strategies, args.matches, args.seed,
                                         duplicate=args.duplicate, max_rounds=args.max_rounds,
                                         until_separated=args.until_separated,
-                                        alpha=0.05 if args.alpha is None else args.alpha, **seal)
-        threads = check_threads(args.threads)
-        claim_directory(args.out, config.as_dict())
-        shard_store(args.out, config, scale["shard_size"], scale["summary_only"]).check()
+                                        alpha=0.05 if args.alpha is None else args.alpha, **seal,
+                                        threads=args.threads, shard_size=scale["shard_size"],
+                                        keep_shards=scale["keep_shards"],
+                                        summary_only=scale["summary_only"], out=args.out,
+                                        progress=not args.quiet)
+        claim_tournament(config)  # the one claim of the run, before a cluster starts
+        shard_store(config).check()
     except ValueError as exc:
         return usage_error(exc)
+    play_config = play_until_separated if config.until_separated else play
+
     def work(backend):
-        if config.until_separated:
-            return until_separated(config.players, config.resolved, config.matches, config.seed,
-                                   alpha=config.alpha, threads=threads,
-                                   max_rounds=config.max_rounds, out=args.out,
-                                   progress=not args.quiet, backend=backend,
-                                   shard_size=scale["shard_size"],
-                                   keep_shards=scale["keep_shards"], **config.seal_options)
-        return tournament(config.players, config.resolved, config.matches, config.seed,
-                          duplicate=config.duplicate, threads=threads,
-                          max_rounds=config.max_rounds, out=args.out,
-                          progress=not args.quiet, backend=backend,
-                          shard_size=scale["shard_size"], summary_only=scale["summary_only"],
-                          keep_shards=scale["keep_shards"], **config.seal_options)
+        return play_config(config.on(backend))
 
     status, result, elapsed = run_on_backend(scale, work, shards=Path(args.out) / SHARDS_DIR,
                                              out=args.out)

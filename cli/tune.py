@@ -15,8 +15,7 @@ from cli.arguments import (
 )
 from cli.failures import run_reporting_failures
 from experiments import tune
-from sim.engine.spec import check_threads
-from sim.files import claim_directory
+from experiments.runs import claim_run
 
 
 def add_arguments(parser) -> None:
@@ -85,27 +84,20 @@ def add_arguments(parser) -> None:
 def run_tune_command(args) -> int:
     """Handler of ``five-up tune``; returns the exit status."""
     try:
-        settings = tune.tune_settings(args.strategy, args.against, args.players, args.seed,
-                                      args.validation_seed, args.deals, args.generations,
-                                      args.population, args.sigma, args.pick,
-                                      args.validation_deals, args.validate_against,
-                                      args.max_rounds)
-        threads = check_threads(args.threads)
+        spec = tune.study_spec(args.strategy, args.against, args.players, args.seed,
+                               args.validation_seed, args.deals, args.generations,
+                               args.population, args.sigma, args.pick, args.validation_deals,
+                               args.validate_against, args.max_rounds, threads=args.threads,
+                               progress=not args.quiet, out=args.out)
         if args.ship is not None:
             check_output_file(args.ship, (".py",))
-        claim_directory(args.out, settings)
+        claim_run(spec)  # the one claim of the run
     except ValueError as exc:
         return usage_error(exc)
+    settings = spec.settings
     command = tune.command_for(settings, args.out, args.ship)
     status, result = run_reporting_failures(
-        lambda: tune.run(args.strategy, args.against, settings["players"], settings["seed"],
-                         settings["validation_seed"], settings["deals"],
-                         settings["generations"], settings["population"], settings["sigma"],
-                         settings["pick"], settings["validation_deals"],
-                         args.validate_against, settings["max_rounds"], threads=threads,
-                         progress=not args.quiet, out=args.out, ship=args.ship,
-                         command=command),
-        out=args.out)
+        lambda: tune.tune_and_ship(spec, args.ship, command), out=args.out)
     if status != EXIT_OK:
         return status
     print(f"tune: {settings['generations']} generations x {settings['population']} candidates x "

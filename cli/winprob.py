@@ -7,8 +7,7 @@ import sys
 from cli.arguments import EXIT_OK, Command, check_output_file, strategies_help, usage_error
 from cli.failures import run_reporting_failures
 from experiments import winprob
-from sim.engine.spec import check_threads
-from sim.files import claim_directory
+from experiments.runs import claim_run
 
 
 def add_arguments(parser) -> None:
@@ -49,22 +48,18 @@ def add_arguments(parser) -> None:
 def run_winprob_command(args) -> int:
     """Handler of ``five-up winprob``; returns the exit status."""
     try:
-        settings = winprob.settings_for(args.players, args.strategies, args.rounds_per_state,
-                                        args.seed, args.replicates, args.check_matches)
-        threads = check_threads(args.threads)
+        spec = winprob.study_spec(args.players, args.strategies, args.rounds_per_state,
+                                  args.seed, args.replicates, args.check_matches,
+                                  threads=args.threads, progress=not args.quiet, out=args.out)
         if args.ship is not None:
-            winprob.check_shippable(settings)
+            winprob.check_shippable(spec.settings)
             check_output_file(args.ship, (".py",))
-        claim_directory(args.out, settings)
+        claim_run(spec)  # the one claim of the run
     except ValueError as exc:
         return usage_error(exc)
-    command = winprob.command_for(settings, args.out, args.ship)
+    command = winprob.command_for(spec.settings, args.out, args.ship)
     status, result = run_reporting_failures(
-        lambda: winprob.run(settings["players"], args.strategies, args.rounds_per_state,
-                            settings["seed"], args.replicates, settings["check_matches"],
-                            threads=threads, progress=not args.quiet, out=args.out,
-                            ship=args.ship, command=command),
-        out=args.out)
+        lambda: winprob.solve_and_ship(spec, args.ship, command), out=args.out)
     if status != EXIT_OK:
         return status
     print(f"{result.name}: wrote {len(result.files)} files to {args.out}", file=sys.stdout)

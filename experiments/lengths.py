@@ -80,7 +80,7 @@ from experiments.reports import (
     md_table,
     summary_head,
 )
-from experiments.runs import run_traced
+from experiments.runs import StudySpec, run_experiment, traced_result
 from experiments.settings import matches_clause
 from experiments.sources import pairs
 from experiments.stats import (
@@ -93,6 +93,8 @@ from experiments.stats import (
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 
 NAME = "lengths"
+DEFAULT_MATCHES = 10_000
+"""Matches per configuration when none are given."""
 HORIZON = 20
 """Rounds covered by the trajectories and gaps (later rounds change few matches' scores)."""
 LONG_MATCH_ROUNDS = 10
@@ -103,19 +105,14 @@ QUANTILE_METHOD = "inverted_cdf"
 """Quantiles are observed values: the smallest value whose cumulative share reaches q."""
 
 
-def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
-        threads: int | None = None, progress: bool = False, out=None,
-        traces: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, tables=None, table_matches: int | None = None,
-        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None,
-        strong=None, strong_matches: int | None = None) -> ExperimentResult:
-    """Run the match-length study (arguments as :func:`experiments.overshoot.run`).
+def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
+    """Run the match-length study (arguments as :func:`experiments.overshoot.run`: a
+    :class:`experiments.runs.StudySpec`, or the keywords of
+    :meth:`experiments.runs.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
 
     ``traces`` may hold precomputed :func:`experiments.sources.collect_traces`
-    output for the same settings; ``tables`` and ``table_matches``: mixed tables besides
-    self-play, as :func:`experiments.overshoot.run` (the module docstring says what their rows
-    hold); ``strong`` and ``strong_matches``: slow strong strategies self-played at their own
-    match count.
+    output for the same settings; mixed tables' rows: the module docstring says what they
+    hold.
 
     Returns
     -------
@@ -123,12 +120,14 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         Frames ``lengths``, ``rounds_hist``, ``trajectories``, ``gaps``, ``contrasts``, each
         with a ``table`` column.
     """
-    return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
-                      tables=tables, table_matches=table_matches, sealed=sealed,
-                      secret=secret, decision_timeout=decision_timeout, strong=strong,
-                      strong_matches=strong_matches,
-                      threads=threads, progress=progress, out=out, backend=backend,
-                      shard_size=shard_size, keep_shards=keep_shards)
+    spec = StudySpec.of(NAME, args, options, DEFAULT_MATCHES)
+    return run_experiment(spec, lambda data: compute(data, traces))
+
+
+def compute(data, traces: dict | None = None) -> ExperimentResult:
+    """The study's result from a run's data (:class:`experiments.sources.DataRun`), or from
+    given ``traces``: what :func:`run` and the command line compute."""
+    return traced_result(analyse, data, traces)
 
 
 def analyse(traces, settings: dict, tables=()) -> ExperimentResult:

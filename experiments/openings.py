@@ -78,7 +78,15 @@ from experiments.figures import (
 )
 from experiments.mixed_tables import SELF_PLAY, entity_names, per_deal_means, strategies_in
 from experiments.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
-from experiments.runs import run_experiment
+from experiments.runs import (
+    DEFAULT_PLAYERS,
+    DEFAULT_SEED,
+    DEFAULT_STRATEGIES,
+    StudySpec,
+    given_spec,
+    run_experiment,
+    study_scale,
+)
 from experiments.settings import study_settings
 from experiments.sources import DataRun, leader_differential, pairs
 from experiments.stats import (
@@ -107,6 +115,8 @@ from strategies.catalogue import (
 from strategies.definition import Strategy
 
 NAME = "openings"
+DEFAULT_MATCHES = 20_000
+"""Matches per configuration of the observed view when none are given."""
 TILE_NAMES = [tile_name(t) for t in range(N_TILES)]
 
 DEFAULT_SCORE_STATES = ((0, 0), (40, 40), (55, 30), (30, 55))
@@ -151,22 +161,40 @@ FEATURES = {
 """The simple hand features the opening gain is conditioned on (:func:`hand_features`)."""
 
 
-def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_000,
-        seed: int = 0, hands: int = 300, playouts: int = 100, playout_strategy="greedy",
-        baseline="greedy", threads: int | None = None, progress: bool = False,
-        out=None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, score_states=DEFAULT_SCORE_STATES, tables=None,
-        table_matches: int | None = None, sealed: bool = False, secret: str | None = None,
-        decision_timeout: float | None = None, strong_continuations=STRONG_CONTINUATIONS,
-        strong_hands: int | None = None, strong_playouts: int | None = None) -> ExperimentResult:
-    """Run the openings study.
+def run(*args, **options) -> ExperimentResult:
+    """Run the openings study: ``run(spec)`` with the :class:`experiments.runs.StudySpec` of
+    :func:`study_spec` (the command line builds one), or ``run(players, strategies, matches,
+    seed, **options)`` with the arguments of :func:`study_spec`, checked once there.
+
+    Returns
+    -------
+    ExperimentResult
+        Frames ``tiles`` (with a ``table`` column, ``"self-play"`` or the table's label; a
+        strategy counted once per round and deal), ``lead_contrasts`` (mixed tables: the
+        leading strategies paired by deal) and, with ``hands > 0``, ``cf_tiles``, ``cf_hands``,
+        ``cf_summary`` (0-0, round differential), ``cf_values`` and ``cf_gain`` (every state
+        and value), ``cf_continuations`` (the gain per continuation), ``cf_strong`` (tile
+        values under the strong continuations) and ``cf_features`` (the gain by hand feature).
+    """
+    spec = given_spec(NAME, args, options) or study_spec(*args, **options)
+    return run_experiment(spec, compute)
+
+
+def study_spec(players=DEFAULT_PLAYERS, strategies=DEFAULT_STRATEGIES,
+               matches: int = DEFAULT_MATCHES, seed: int = DEFAULT_SEED, hands: int = 300,
+               playouts: int = 100, playout_strategy="greedy", baseline="greedy", *,
+               score_states=DEFAULT_SCORE_STATES, tables=None, table_matches: int | None = None,
+               sealed: bool = False, secret: str | None = None,
+               decision_timeout: float | None = None, strong_continuations=STRONG_CONTINUATIONS,
+               strong_hands: int | None = None, strong_playouts: int | None = None,
+               **scale) -> StudySpec:
+    """The checked spec of an openings run (ValueError, one line): its settings
+    (:func:`settings_for`), its strategies and its scale options.
 
     Parameters
     ----------
-    players, strategies, matches, seed, threads, progress, out, backend, shard_size, keep_shards
-        As :func:`experiments.overshoot.run` (``matches`` for the observed view;
-        the counterfactual is sharded by
-        :data:`experiments.sources.CF_HANDS_PER_SHARD` hands).
+    players, strategies, matches, seed
+        As :meth:`experiments.runs.StudySpec.build` (``matches`` for the observed view).
     hands : int
         Sampled leader hands per player count for the counterfactual (0 skips it).
     playouts : int
@@ -194,41 +222,41 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         Their hands and playouts per (hand, tile): default ``hands //``
         :data:`STRONG_HANDS_DIVISOR` and ``playouts //`` :data:`STRONG_PLAYOUTS_DIVISOR` (at
         least 2 each).
+    **scale
+        ``threads``, ``progress``, ``out``, ``backend``, ``shard_size``, ``keep_shards``: as
+        :meth:`experiments.runs.StudySpec.build` (the counterfactual is sharded by
+        :data:`experiments.sources.CF_HANDS_PER_SHARD` hands).
 
     Returns
     -------
-    ExperimentResult
-        Frames ``tiles`` (with a ``table`` column, ``"self-play"`` or the table's label; a
-        strategy counted once per round and deal), ``lead_contrasts`` (mixed tables: the
-        leading strategies paired by deal) and, with ``hands > 0``, ``cf_tiles``, ``cf_hands``,
-        ``cf_summary`` (0-0, round differential), ``cf_values`` and ``cf_gain`` (every state
-        and value), ``cf_continuations`` (the gain per continuation), ``cf_strong`` (tile
-        values under the strong continuations) and ``cf_features`` (the gain by hand feature).
+    experiments.runs.StudySpec
     """
-    settings = settings_for(players, strategies, matches, seed, hands, playouts,
+    resolved = resolve_field(strategies)
+    settings = settings_for(players, resolved, matches, seed, hands, playouts,
                             playout_strategy, baseline, score_states, tables, table_matches,
                             sealed=sealed, secret=secret, decision_timeout=decision_timeout,
                             strong_continuations=strong_continuations,
                             strong_hands=strong_hands, strong_playouts=strong_playouts)
+    return StudySpec(settings, tuple(resolved), study_scale(**scale))
 
-    def compute(data):
-        # the observed tables are built one configuration at a time (memory)
-        tiles = [observed_tiles(frame, strategy, count)
-                 for (strategy, count), frame in data.rounds()]
-        contrasts = []
-        for (label, count), table in data.table_rounds():
-            tiles += _observed_table(table, label, count)
-            contrasts.append(lead_contrasts(table, label, count))
-        cf = data.counterfactuals() if settings["hands"] > 0 else {}
-        states = (state_tables(settings, threads=data.threads, progress=data.progress)
-                  if settings["hands"] > 0 else [])
-        strong = (continuation_results(settings, threads=data.threads, progress=data.progress)
-                  if settings["hands"] > 0 else {})
-        return analyse(tiles, cf, settings, states, contrasts=contrasts, strong=strong)
 
-    return run_experiment(settings, compute, out=out, backend=backend,
-                                 shard_size=shard_size, threads=threads, progress=progress,
-                                 keep_shards=keep_shards)
+def compute(data) -> ExperimentResult:
+    """The study's result from a run's data (:class:`experiments.sources.DataRun`): what
+    :func:`run` and the command line compute."""
+    settings = data.settings
+    # the observed tables are built one configuration at a time (memory)
+    tiles = [observed_tiles(frame, strategy, count)
+             for (strategy, count), frame in data.rounds()]
+    contrasts = []
+    for (label, count), table in data.table_rounds():
+        tiles += _observed_table(table, label, count)
+        contrasts.append(lead_contrasts(table, label, count))
+    cf = data.counterfactuals() if settings["hands"] > 0 else {}
+    states = (state_tables(settings, threads=data.threads, progress=data.progress)
+              if settings["hands"] > 0 else [])
+    strong = (continuation_results(settings, threads=data.threads, progress=data.progress)
+              if settings["hands"] > 0 else {})
+    return analyse(tiles, cf, settings, states, contrasts=contrasts, strong=strong)
 
 
 def settings_for(players, strategies, matches, seed, hands, playouts, playout_strategy,

@@ -53,7 +53,7 @@ from experiments.reports import (
     md_table,
     summary_head,
 )
-from experiments.runs import run_traced
+from experiments.runs import StudySpec, run_experiment, traced_result
 from experiments.sources import pairs
 from experiments.settings import matches_clause, strong_sentence
 from experiments.stats import (
@@ -64,72 +64,24 @@ from experiments.stats import (
 from sim.tiles import entity_count
 
 NAME = "overshoot"
+DEFAULT_MATCHES = 10_000
+"""Matches per configuration when none are given."""
 MAX_EVENT_RAW = 170
 """No event can exceed 170 raw (168 pips in the set, round5 adds at most 2)."""
 SAFE_BELOW_DISPLAYED = (305 - MAX_EVENT_RAW) // 5 + 1
 """Displayed scores below this (28) can never see a discard."""
 
 
-def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_000, seed: int = 0,
-        threads: int | None = None, progress: bool = False, out=None,
-        traces: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, tables=None, table_matches: int | None = None,
-        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None,
-        strong=None, strong_matches: int | None = None) -> ExperimentResult:
-    """Run the overshoot study.
+def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
+    """Run the overshoot study: ``run(spec)`` with a :class:`experiments.runs.StudySpec` of
+    this study (the command line builds one), or ``run(players, strategies, matches, seed,
+    **options)``, checked once by :meth:`experiments.runs.StudySpec.build` (its parameters:
+    the players, strategies, matches (default :data:`DEFAULT_MATCHES`), seed, mixed tables,
+    sealing, strong strategies and the scale keywords ``threads``, ``progress``, ``out``,
+    ``backend``, ``shard_size``, ``keep_shards``).
 
-    Parameters
-    ----------
-    players : sequence of int or str
-        Player counts (2, 3, 4).
-    strategies : str or sequence of str and Strategy
-        Strategies, each studied in self-play: specs (a built-in name,
-        ``MODULE:NAME``, ``FILE.py:NAME``, ``name[k=v,...]``; a comma-separated
-        string) or :class:`strategies.Strategy` objects. With ``backend="dask"``
-        the workers import a strategy's module by its spec; a strategy defined
-        in a notebook or ``__main__`` runs on the local backend only.
-    matches : int
-        Matches per (strategy, players) configuration.
-    seed : int
-    threads : int, optional
-    progress : bool
-        A progress bar over matches.
-    out : path, optional
-        Write the frames, plots and summary there.
-    traces : dict, optional
-        Precomputed :func:`experiments.sources.collect_traces` output for the
-        same settings (the notebook shares one set with the settlement study).
-    backend : str or sim.scale.backends.Backend
-        ``"local"`` (default: this process's threads), ``"dask"`` (a LocalCluster
-        for this call) or an open backend; the frames are the same on each.
-    shard_size : int, optional
-        Matches per shard (default :data:`experiments.sources.DEFAULT_SHARD_SIZE`).
-    keep_shards : bool
-        With ``out``: keep ``out/shards`` after the result is written (it is
-        always kept after a failure, so that the same call resumes).
-    tables : str or sequence, optional
-        Mixed tables besides self-play (:mod:`experiments.mixed_tables`):
-        ``"exact,greedy"`` or a list such as ``["exact,greedy", "rollout,greedy"]``;
-        each is played in every rotation on the same deals.
-    table_matches : int, optional
-        Matches per rotation of each table (default ``matches``).
-    sealed : bool
-        Run every Python strategy (``compiled=False``) in a process of its own
-        and key the decision streams with a run secret (``secret``; a random
-        one when not given), as :meth:`sim.engine.spec.RunSpec.build`. The
-        secret is drawn once for the whole study (every configuration, table
-        and shard) and recorded in the settings (``run.json``); to resume an
-        interrupted sealed run, pass it again.
-    secret : str, optional
-        The run secret, 32 hexadecimal digits, keying the decision streams
-        (sealed or not): the same secret gives the same frames.
-    decision_timeout : float, optional
-        With ``sealed``: seconds a Python strategy may take for one decision.
-    strong : str or sequence of str and Strategy, optional
-        Slow strong strategies (``rollout``, ``matchplay``), each studied in self-play like
-        ``strategies`` but at ``strong_matches`` matches per configuration.
-    strong_matches : int, optional
-        Matches per (strong strategy, players) configuration (default ``matches``).
+    ``traces``: precomputed :func:`experiments.sources.collect_traces` output for the same
+    settings (the notebook shares one set with the settlement study).
 
     Returns
     -------
@@ -139,12 +91,14 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 10_00
         ``contrasts`` (the paired contrasts ``A - B`` of each table's strategies, deals as
         units: :func:`experiments.mixed_tables.table_contrasts`).
     """
-    return run_traced(NAME, analyse, players, strategies, matches, seed, traces=traces,
-                      tables=tables, table_matches=table_matches, sealed=sealed,
-                      secret=secret, decision_timeout=decision_timeout, strong=strong,
-                      strong_matches=strong_matches,
-                      threads=threads, progress=progress, out=out, backend=backend,
-                      shard_size=shard_size, keep_shards=keep_shards)
+    spec = StudySpec.of(NAME, args, options, DEFAULT_MATCHES)
+    return run_experiment(spec, lambda data: compute(data, traces))
+
+
+def compute(data, traces: dict | None = None) -> ExperimentResult:
+    """The study's result from a run's data (:class:`experiments.sources.DataRun`), or from
+    given ``traces``: what :func:`run` and the command line compute."""
+    return traced_result(analyse, data, traces)
 
 
 def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:

@@ -121,9 +121,15 @@ class ExperimentResult:
     files: list[str] = field(default_factory=list)
 
     def save(self, out) -> list[str]:
+        """Claim ``out`` for the result's settings (:func:`sim.files.claim_directory`) and
+        :meth:`write` the result there."""
+        return self.write(claim_directory(out, self.settings))
+
+    def write(self, out) -> list[str]:
         """Write every frame (parquet and CSV), every plot, ``summary.md`` and the key numbers
-        (:data:`KEY_NUMBERS`, what README and the notebooks quote) into ``out``."""
-        path = claim_directory(out, self.settings)
+        (:data:`KEY_NUMBERS`, what README and the notebooks quote) into ``out``, a directory
+        already claimed for the result's settings (a run claims it once, before it plays)."""
+        path = Path(out)
         written = []
         for name, frame in self.frames.items():
             flat = _flat(frame)

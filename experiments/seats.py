@@ -72,8 +72,7 @@ from experiments.reports import (
     md_table,
     summary_head,
 )
-from experiments.runs import run_experiment
-from experiments.settings import study_settings
+from experiments.runs import StudySpec, run_experiment
 from experiments.sources import leader_differential, pairs
 from experiments.stats import (
     clustered_mean,
@@ -84,26 +83,20 @@ from experiments.stats import (
 from sim.tiles import entities_for, entity_count
 
 NAME = "seats"
+DEFAULT_MATCHES = 20_000
+"""Matches per configuration when none are given."""
 REFERENCE = "greedy"
 """The self-play strategy every other strategy's first-lot edge is compared with (when studied;
 otherwise the first strategy)."""
 
 
-def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_000, seed: int = 0,
-        threads: int | None = None, progress: bool = False, out=None,
-        rounds: dict | None = None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, tables=None, table_matches: int | None = None,
-        sealed: bool = False, secret: str | None = None, decision_timeout: float | None = None,
-        strong=None, strong_matches: int | None = None) -> ExperimentResult:
-    """Run the seats study (arguments as :func:`experiments.overshoot.run`).
+def run(*args, rounds: dict | None = None, **options) -> ExperimentResult:
+    """Run the seats study (arguments as :func:`experiments.overshoot.run`: a
+    :class:`experiments.runs.StudySpec`, or the keywords of
+    :meth:`experiments.runs.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
 
     ``rounds`` may hold precomputed :func:`experiments.sources.collect_rounds`
-    output for the same settings; ``backend``, ``shard_size`` and
-    ``keep_shards`` as :func:`experiments.overshoot.run`.
-
-    ``tables`` and ``table_matches``: mixed tables besides self-play; ``strong`` and
-    ``strong_matches``: slow strong strategies self-played at their own match count; ``sealed``,
-    ``secret`` and ``decision_timeout``: the run's sealing, as :func:`experiments.overshoot.run`.
+    output for the same settings.
 
     Returns
     -------
@@ -113,16 +106,15 @@ def run(players=(2, 3, 4), strategies=("greedy", "random"), matches: int = 20_00
         with mixed tables, ``head_to_head``; every frame then also holds a row per (table,
         players, strategy).
     """
-    settings = study_settings(NAME, players, strategies, matches, seed, tables, table_matches,
-                              sealed=sealed, secret=secret, decision_timeout=decision_timeout,
-                              strong=strong, strong_matches=strong_matches)
+    spec = StudySpec.of(NAME, args, options, DEFAULT_MATCHES)
+    return run_experiment(spec, lambda data: compute(data, rounds))
 
-    def compute(data):
-        source = data.rounds() if rounds is None else rounds
-        return analyse(source, settings, data.table_rounds())
 
-    return run_experiment(settings, compute, out=out, backend=backend, shard_size=shard_size,
-                          threads=threads, progress=progress, keep_shards=keep_shards)
+def compute(data, rounds: dict | None = None) -> ExperimentResult:
+    """The study's result from a run's data (:class:`experiments.sources.DataRun`), or from
+    given ``rounds``: what :func:`run` and the command line compute."""
+    source = data.rounds() if rounds is None else rounds
+    return analyse(source, data.settings, data.table_rounds())
 
 
 def analyse(rounds, settings: dict, tables=()) -> ExperimentResult:

@@ -186,6 +186,17 @@ class DataRun:
     stores: dict = field(default_factory=dict, repr=False)
     _owned: object = field(default=None, repr=False)
 
+    @classmethod
+    def of(cls, spec) -> DataRun:
+        """The data of a study run (:class:`experiments.runs.StudySpec`): its settings, and its
+        scale options' backend, threads, shard size, progress and kept shards; the stores go to
+        ``out/shards`` when the run has an output directory."""
+        scale = spec.scale
+        return cls(spec.settings, backend=scale.backend,
+                   directory=None if scale.out is None else scale.out / SHARDS_DIR,
+                   shard_size=scale.shard_size, threads=scale.threads, progress=scale.progress,
+                   keep_shards=scale.keep_shards)
+
     def __post_init__(self):
         if isinstance(self.shard_size, bool) or not isinstance(self.shard_size, (int, np.integer)) \
                 or self.shard_size < 1:

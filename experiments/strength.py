@@ -56,14 +56,15 @@ import pandas as pd
 
 from experiments.figures import new_figure, run_footer, save_png, stamp, strategy_colour
 from experiments.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
-from experiments.runs import run_experiment
+from experiments.runs import StudySpec, given_spec, run_experiment
 from experiments.settings import seal_of, strategy_settings
 from experiments.stats import (Contrast, contrast_words, paired_contrast, paired_share_interval,
                                proportion)
 from sim.checks import check_int, check_player_counts, check_seed
 from sim.engine.runs import simulate
-from sim.engine.spec import RunSpec, checked_seal_options, hidden_run_options
+from sim.engine.spec import check_seating, checked_seal_options, hidden_run_options
 from sim.progress import progress_bar
+from sim.scale.options import ScaleOptions
 from sim.scale.runner import run_shards
 from sim.scale.shards import Task, plan
 from sim.scale.store import ShardStore
@@ -170,7 +171,7 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     (:func:`sim.engine.spec.checked_seal_options`; a sealed run's secret is drawn here, once
     for every pairing, seating and the timing pass).
 
-    Every pairing is also checked by the engine (:meth:`sim.engine.spec.RunSpec.build`,
+    Every pairing is also checked as the engine seats it (:func:`sim.engine.spec.check_seating`,
     nothing compiled): a hidden-information strategy without ``allow_hidden`` is
     refused here, before any work, with the engine's own message.
     """
@@ -211,16 +212,15 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     if hidden_run_options(allow_hidden):
         settings["allow_hidden"] = True
     # The engine's check also refuses a sealed run of a strategy defined in a notebook.
-    options = _run_options(settings)
+    seating = {"allow_hidden": settings.get("allow_hidden", False),
+               "sealed": settings.get("sealed", False)}
     spec = dict(zip(names, settings["strategy_specs"]))
     for count in counts:
         for _, upper, lower in settings["pairings"]:
-            RunSpec.build(count, [spec[upper], spec[lower]], 1, settings["seed"],
-                          max_rounds=settings["max_rounds"], **options)
+            check_seating(count, [spec[upper], spec[lower]], **seating)
         if settings["timing_matches"]:
             for name in names:
-                RunSpec.build(count, [spec[name], spec[name]], 1, settings["seed"],
-                              max_rounds=settings["max_rounds"], **options)
+                check_seating(count, [spec[name], spec[name]], **seating)
     return settings
 
 
@@ -566,15 +566,31 @@ def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
     return ExperimentResult(NAME, settings, frames, _markdown(settings, frames, key), plots, key)
 
 
-def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEALS, seed: int = 0,
-        *, challenger: str = DEFAULT_CHALLENGER, reference: str = DEFAULT_REFERENCE,
-        ceiling: str = DEFAULT_CEILING, timing_matches: int = DEFAULT_TIMING_MATCHES,
-        max_rounds: int = DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
-        resamples: int = DEFAULT_RESAMPLES, versus=None, threads: int | None = None,
-        progress: bool = False, out=None, backend="local", shard_size: int | None = None,
-        keep_shards: bool = False, sealed: bool = False, secret: str | None = None,
-        decision_timeout: float | None = None) -> ExperimentResult:
-    """Play the strength ladder, time its strategies, and summarise.
+def run(*args, **options) -> ExperimentResult:
+    """Play the strength ladder, time its strategies, and summarise: ``run(spec)`` with the
+    :class:`experiments.runs.StudySpec` of :func:`study_spec` (the command line builds one), or
+    ``run(ladder, players, deals, seed, **options)`` with the arguments of :func:`study_spec`,
+    checked once there.
+
+    Returns
+    -------
+    ExperimentResult
+        Frames ``ladder``, ``gap``, ``timing``, ``wall``, ``matches`` (and ``contrasts`` with
+        ``versus``); plot ``ladder``.
+    """
+    spec = given_spec(NAME, args, options) or study_spec(*args, **options)
+    return run_experiment(spec, compute)
+
+
+def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEALS,
+               seed: int = 0, *, challenger: str = DEFAULT_CHALLENGER,
+               reference: str = DEFAULT_REFERENCE, ceiling: str = DEFAULT_CEILING,
+               timing_matches: int = DEFAULT_TIMING_MATCHES, max_rounds: int = DEFAULT_MAX_ROUNDS,
+               allow_hidden: bool = False, resamples: int = DEFAULT_RESAMPLES, versus=None,
+               sealed: bool = False, secret: str | None = None,
+               decision_timeout: float | None = None, **scale) -> StudySpec:
+    """The checked spec of a strength run (ValueError, one line): its settings
+    (:func:`strength_settings`), its strategies and its scale options.
 
     Parameters
     ----------
@@ -602,35 +618,37 @@ def run(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFAULT_DEA
     versus : str or sequence, optional
         Yardstick strategies (added to the field): every other strategy plays
         each of them, instead of the ladder's pairings (:func:`versus_pairings`).
-    threads, progress, out, backend, shard_size, keep_shards
-        As :func:`experiments.overshoot.run` (``shard_size``: matches per
-        shard of one seating, default :data:`SHARD_SIZE`); the timing pass
-        always runs in this process on one thread.
     sealed, secret, decision_timeout
         The run's sealing, as :func:`experiments.overshoot.run`: every pairing and the
         timing pass play with it (a sealed Python strategy is timed in its own process).
+    **scale
+        ``threads``, ``progress``, ``out``, ``backend``, ``shard_size``, ``keep_shards``: as
+        :meth:`experiments.runs.StudySpec.build` (``shard_size``: matches per shard of one
+        seating, default :data:`SHARD_SIZE`); the timing pass always runs in this process on
+        one thread.
+
 
     Returns
     -------
-    ExperimentResult
-        Frames ``ladder``, ``gap``, ``timing``, ``wall``, ``matches`` (and ``contrasts`` with
-        ``versus``); plot ``ladder``.
+    experiments.runs.StudySpec
     """
-    settings = strength_settings(ladder, players, deals, seed, challenger=challenger,
+    resolved = resolve_field(ladder, "ladder")
+    settings = strength_settings(resolved, players, deals, seed, challenger=challenger,
                                  reference=reference, ceiling=ceiling,
                                  timing_matches=timing_matches, max_rounds=max_rounds,
                                  allow_hidden=allow_hidden, resamples=resamples,
                                  versus=versus, sealed=sealed, secret=secret,
                                  decision_timeout=decision_timeout)
+    return StudySpec(settings, tuple(resolved),
+                     ScaleOptions.build(default_shard_size=SHARD_SIZE, **scale))
 
-    def compute(data):
-        matches, wall = play_ladder(data, settings)
-        timing = time_strategies(settings, progress=data.progress)
-        return analyse(matches, timing, settings, wall)
 
-    return run_experiment(settings, compute, out=out, backend=backend,
-                          shard_size=SHARD_SIZE if shard_size is None else shard_size,
-                          threads=threads, progress=progress, keep_shards=keep_shards)
+def compute(data) -> ExperimentResult:
+    """The ladder's result from a run's data (:class:`experiments.sources.DataRun`): its
+    pairings played on the data's backend, then the timing pass in this process."""
+    matches, wall = play_ladder(data, data.settings)
+    timing = time_strategies(data.settings, progress=data.progress)
+    return analyse(matches, timing, data.settings, wall)
 
 
 # ---------------------------------------------------------------------------

@@ -71,6 +71,7 @@ import math
 import shlex
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -79,6 +80,7 @@ from matplotlib.ticker import FixedLocator, MaxNLocator
 from experiments.figures import (color_cycle, new_figure, run_footer, save_png, stamp,
                                  strategy_colour)
 from experiments.reports import figure_caption, fmt_ci, md_table
+from experiments.runs import StudySpec, claim_run, given_spec, study_scale
 from experiments.settings import strategy_settings
 from experiments.stats import Contrast, contrast_words, paired_contrast, paired_share_interval
 from experiments.strength import (
@@ -89,7 +91,6 @@ from experiments.strength import (
 )
 from experiments.tournament.seatings import derive_seed
 from sim.checks import check_finite, check_int, check_seed
-from sim.engine.spec import check_threads
 from sim.files import atomic_write, claim_directory
 from sim.progress import progress_bar
 from sim.tiles import DEFAULT_MAX_ROUNDS
@@ -511,13 +512,38 @@ def command_for(settings: dict, out, ship=None) -> str:
     return shlex.join(words)
 
 
-def run(strategy=DEFAULT_STRATEGY, against=DEFAULT_AGAINST, players=DEFAULT_PLAYERS,
-        seed=DEFAULT_SEED, validation_seed=DEFAULT_VALIDATION_SEED, deals=DEFAULT_DEALS,
-        generations=DEFAULT_GENERATIONS, population=None, sigma=DEFAULT_SIGMA,
-        pick=DEFAULT_PICK, validation_deals=DEFAULT_VALIDATION_DEALS, validate_against=None,
-        max_rounds=DEFAULT_MAX_ROUNDS, threads=None, progress: bool = False, out=None,
-        ship=None, command: str | None = None) -> TuneResult:
-    """Tune, validate and (with ``out``) write the outputs (see the module docstring).
+def run(*args, ship=None, command: str | None = None, **options) -> TuneResult:
+    """Tune, validate and (with ``out``) write the outputs (see the module docstring):
+    ``run(spec)`` with the :class:`experiments.runs.StudySpec` of :func:`study_spec`, or
+    ``run(strategy, against, players, ...)`` with the arguments of :func:`study_spec`, checked
+    once there.
+
+    Parameters
+    ----------
+    ship : path, optional
+        Also write the table module (:func:`table_module_source`) there.
+    command : str, optional
+        The command recorded in the summary and the shipped module (default
+        :func:`command_for`).
+
+    Returns
+    -------
+    TuneResult
+    """
+    spec = given_spec(NAME, args, options) or study_spec(*args, **options)
+    claim_run(spec)
+    out = options.get("out", spec.out)  # as given: the command records it as typed
+    return tune_and_ship(spec, ship,
+                         command or command_for(spec.settings, "DIR" if out is None else out, ship))
+
+
+def study_spec(strategy=DEFAULT_STRATEGY, against=DEFAULT_AGAINST, players=DEFAULT_PLAYERS,
+               seed=DEFAULT_SEED, validation_seed=DEFAULT_VALIDATION_SEED, deals=DEFAULT_DEALS,
+               generations=DEFAULT_GENERATIONS, population=None, sigma=DEFAULT_SIGMA,
+               pick=DEFAULT_PICK, validation_deals=DEFAULT_VALIDATION_DEALS,
+               validate_against=None, max_rounds=DEFAULT_MAX_ROUNDS, **scale) -> StudySpec:
+    """The checked spec of a tuning run (ValueError, one line): its settings
+    (:func:`tune_settings`) and its scale options.
 
     Parameters
     ----------
@@ -533,34 +559,32 @@ def run(strategy=DEFAULT_STRATEGY, against=DEFAULT_AGAINST, players=DEFAULT_PLAY
     deals, generations, population, sigma, pick, validation_deals, validate_against,
     max_rounds
         See :func:`tune_settings`.
-    threads : int, optional
-    progress : bool
-        One progress bar over every match of the run.
-    out : path, optional
-        Output directory (claimed; refused if it holds another run).
-    ship : path, optional
-        Also write the table module (:func:`table_module_source`) there.
-    command : str, optional
-        The command recorded in the summary and the shipped module (default
-        :func:`command_for`).
+    **scale
+        ``threads``, ``progress`` (one progress bar over every match of the run) and ``out``
+        (the output directory, claimed; refused if it holds another run):
+        :meth:`experiments.runs.StudySpec.build`.
 
     Returns
     -------
-    TuneResult
+    experiments.runs.StudySpec
     """
     settings = tune_settings(strategy, against, players, seed, validation_seed, deals,
                              generations, population, sigma, pick, validation_deals,
                              validate_against, max_rounds)
-    threads = check_threads(threads)
-    if out is not None:
-        claim_directory(out, settings)
+    return StudySpec(settings, scale=study_scale(**scale))
+
+
+def tune_and_ship(spec: StudySpec, ship=None, command: str = "") -> TuneResult:
+    """Tune and validate ``spec`` (its output directory claimed:
+    :func:`experiments.runs.claim_run`), write the outputs there and, with ``ship``, the table
+    module; ``command`` is the one recorded in the summary and the shipped module."""
+    settings = spec.settings
     started = time.perf_counter()
-    with progress_bar(matches_per_run(settings), progress, desc=NAME) as bar:
-        history, candidates, mean = optimise(settings, threads, bar)
+    with progress_bar(matches_per_run(settings), spec.scale.progress, desc=NAME) as bar:
+        history, candidates, mean = optimise(settings, spec.scale.threads, bar)
         theta = pick_vector(settings, candidates, mean)
-        validation = validate(theta, settings, threads, bar)
+        validation = validate(theta, settings, spec.scale.threads, bar)
     wall = time.perf_counter() - started
-    command = command or command_for(settings, out if out is not None else "DIR", ship)
     parameters = _vector_columns(theta, settings["parameters"])
     best = {
         "strategy": settings["strategy"], "pick": settings["pick"],
@@ -577,17 +601,23 @@ def run(strategy=DEFAULT_STRATEGY, against=DEFAULT_AGAINST, players=DEFAULT_PLAY
               "vector": vector}
     result = TuneResult(settings, best, frames, "", wall, command)
     result.markdown = summary_markdown(result)
-    if out is not None:
-        save(result, out)
+    if spec.out is not None:
+        write(result, spec.out)
     if ship is not None:
         ship_table(result, ship)
     return result
 
 
 def save(result: TuneResult, out) -> list[str]:
-    """Write ``best.json``, the CSV frames, ``fitness.png`` and ``summary.md`` into ``out``
-    (claimed with the settings: ``run.json``). Only small files: no parquet."""
-    path = claim_directory(out, result.settings)
+    """Claim ``out`` with the result's settings (``run.json``) and :func:`write` the result
+    there."""
+    return write(result, claim_directory(out, result.settings))
+
+
+def write(result: TuneResult, out) -> list[str]:
+    """Write ``best.json``, the CSV frames, ``fitness.png`` and ``summary.md`` into ``out``,
+    already claimed with the settings (``run.json``). Only small files: no parquet."""
+    path = Path(out)
     written = ["run.json"]
     atomic_write(path / "best.json",
                  lambda p: p.write_text(json.dumps(result.best, indent=2) + "\n"))

@@ -66,7 +66,7 @@ import pandas as pd
 from experiments.figures import new_figure, run_footer, save_png, stamp
 from experiments.reports import ExperimentResult, figure_caption, fmt_ci, md_table
 from experiments.results import by_name
-from experiments.runs import run_experiment
+from experiments.runs import StudySpec, claim_run, execute, given_spec, study_scale
 from experiments.settings import strategy_settings
 from experiments.stats import wilson_interval
 from sim.checks import check_int, check_player_counts, check_seed
@@ -148,10 +148,49 @@ def self_play(settings: dict) -> bool:
     return len(set(settings["strategies"])) == 1
 
 
-def run(players=(2, 3, 4), strategies="greedy", rounds_per_state=None, seed: int = 0,
-        replicates=None, check_matches: int = DEFAULT_CHECK_MATCHES, threads: int | None = None,
-        progress: bool = False, out=None, ship=None, command: str | None = None) -> ExperimentResult:
-    """Compute the win-probability tables (see the module docstring).
+def run(*args, ship=None, command: str | None = None, **options) -> ExperimentResult:
+    """Compute the win-probability tables (see the module docstring): ``run(spec)`` with the
+    :class:`experiments.runs.StudySpec` of :func:`study_spec`, or ``run(players, strategies,
+    rounds_per_state, seed, replicates, check_matches, **options)`` with the arguments of
+    :func:`study_spec`, checked once there.
+
+    Parameters
+    ----------
+    ship : path, optional
+        Also write the compact table module (:mod:`strategies.winprob_table`)
+        there; needs 2 and 4 players and a self-play profile.
+    command : str, optional
+        The command recorded in the shipped module (default :func:`command_for`).
+
+    Returns
+    -------
+    ExperimentResult
+        Frames ``table``, ``sides``, ``check``, ``timing``.
+    """
+    spec = given_spec(NAME, args, options) or study_spec(*args, **options)
+    if ship is not None:
+        check_shippable(spec.settings)
+    claim_run(spec)
+    # the output directory as given (the shipped module records the command as typed)
+    out = options.get("out", spec.out)
+    return solve_and_ship(spec, ship, command or command_for(spec.settings, out, ship))
+
+
+def solve_and_ship(spec: StudySpec, ship=None, command: str | None = None) -> ExperimentResult:
+    """Compute the tables of ``spec`` (its output directory claimed:
+    :func:`experiments.runs.claim_run`), save them there and, with ``ship``, write the table
+    module recording ``command``."""
+    result = execute(spec, lambda data: compute(data, spec.strategies))
+    if ship is not None:
+        ship_table(result, ship, command)
+    return result
+
+
+def study_spec(players=(2, 3, 4), strategies="greedy", rounds_per_state=None, seed: int = 0,
+               replicates=None, check_matches: int = DEFAULT_CHECK_MATCHES,
+               **scale) -> StudySpec:
+    """The checked spec of a run (ValueError, one line): its settings (:func:`settings_for`),
+    its profile's strategies and its scale options.
 
     Parameters
     ----------
@@ -164,50 +203,40 @@ def run(players=(2, 3, 4), strategies="greedy", rounds_per_state=None, seed: int
     seed : int
     check_matches : int
         Complete matches from each state of :data:`CHECK_STATES` (0: no check).
-    threads : int, optional
-    progress : bool
-    out : path, optional
-        Output directory (claimed; refused if it holds another run).
-    ship : path, optional
-        Also write the compact table module (:mod:`strategies.winprob_table`)
-        there; needs 2 and 4 players and a self-play profile.
-    command : str, optional
-        The command recorded in the shipped module (default :func:`command_for`).
+    **scale
+        ``threads``, ``progress`` and ``out`` (the output directory, claimed; refused if it
+        holds another run): :meth:`experiments.runs.StudySpec.build`.
 
     Returns
     -------
-    ExperimentResult
-        Frames ``table``, ``sides``, ``check``, ``timing``.
+    experiments.runs.StudySpec
     """
     settings = settings_for(players, strategies, rounds_per_state, seed, replicates, check_matches)
-    if ship is not None:
-        check_shippable(settings)
-    resolved = resolve_field(strategies)
+    return StudySpec(settings, tuple(resolve_field(strategies)), study_scale(**scale))
 
-    def compute(_data):
-        solved, sides, checks, timing = {}, {}, [], []
-        for count, rounds, reps in zip(settings["players"], settings["rounds_per_state"],
-                                       settings["replicates"]):
-            player = WP.RoundPlayer(count, resolved, settings["seed"], threads)
-            simulated = WP.simulate_states(count, resolved, rounds, settings["seed"],
-                                           threads=threads, progress=progress, player=player)
-            values = WP.win_values(simulated, reps, progress=progress)
-            solved[count] = values
-            started = time.perf_counter()
-            if count in WP.TABLE_PLAYERS:
-                sides[count] = side_frame(values, settings["profile"], self_play(settings))
-            fit_seconds = time.perf_counter() - started
-            started = time.perf_counter()
-            if settings["check_matches"] > 0:
-                checks.append(_check(player, values, sides.get(count), settings, threads,
-                                     progress))
-            timing.append(_timing(values, time.perf_counter() - started, fit_seconds))
-        return analyse(solved, checks, timing, settings, sides)
 
-    result = run_experiment(settings, compute, out=out, threads=threads, progress=progress)
-    if ship is not None:
-        ship_table(result, ship, command or command_for(settings, out, ship))
-    return result
+def compute(data, resolved) -> ExperimentResult:
+    """The tables of a run's settings (``data``: its :class:`experiments.sources.DataRun`, for
+    its settings, threads and progress) under the profile ``resolved`` (its strategies)."""
+    settings, threads, progress = data.settings, data.threads, data.progress
+    solved, sides, checks, timing = {}, {}, [], []
+    for count, rounds, reps in zip(settings["players"], settings["rounds_per_state"],
+                                   settings["replicates"]):
+        player = WP.RoundPlayer(count, resolved, settings["seed"], threads)
+        simulated = WP.simulate_states(count, resolved, rounds, settings["seed"],
+                                       threads=threads, progress=progress, player=player)
+        values = WP.win_values(simulated, reps, progress=progress)
+        solved[count] = values
+        started = time.perf_counter()
+        if count in WP.TABLE_PLAYERS:
+            sides[count] = side_frame(values, settings["profile"], self_play(settings))
+        fit_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        if settings["check_matches"] > 0:
+            checks.append(_check(player, values, sides.get(count), settings, threads,
+                                 progress))
+        timing.append(_timing(values, time.perf_counter() - started, fit_seconds))
+    return analyse(solved, checks, timing, settings, sides)
 
 
 def command_for(settings: dict, out, ship=None) -> str:

@@ -1,17 +1,21 @@
-"""A tournament's configuration: everything that defines its results, checked once."""
+"""A tournament's configuration: everything that defines its results, and how it runs,
+checked once."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sim.checks import check_int, check_players, check_seed
 from sim.engine.spec import check_seal, check_sealable, seal_run_options
+from sim.scale.options import ScaleOptions
 from strategies.catalogue import resolve_field, spec_of
 
 
 @dataclass(frozen=True)
 class TournamentConfig:
-    """Everything that defines a tournament's results (build it with :meth:`build`).
+    """Everything that defines a tournament's results, and how it runs (build it with
+    :meth:`build`): the one spec of a tournament, built at its entry point (the command line or
+    :func:`experiments.tournament.run.tournament`) and passed down whole.
 
     Attributes
     ----------
@@ -51,6 +55,9 @@ class TournamentConfig:
         shard and seating plays with the same one.
     decision_timeout : float or None
         Seconds a sealed Python strategy may take for one decision.
+    scale : sim.scale.options.ScaleOptions
+        Backend, threads, shard size, kept shards, summary-only, output directory and progress:
+        how the tournament runs, not part of its settings (:meth:`as_dict`).
     """
 
     players: int
@@ -67,12 +74,13 @@ class TournamentConfig:
     sealed: bool = False
     secret: str | None = field(default=None, repr=False)
     decision_timeout: float | None = None
+    scale: ScaleOptions = field(default_factory=ScaleOptions, repr=False, compare=False)
 
     @classmethod
     def build(cls, players, strategies, matches, seed, duplicate: bool = False,
               max_rounds=1000, until_separated: bool = False,
               alpha=0.05, sealed: bool = False, secret: str | None = None,
-              decision_timeout=None) -> TournamentConfig:
+              decision_timeout=None, **scale) -> TournamentConfig:
         """Check the arguments and resolve the field once; a ValueError's one line names the
         argument and what was found.
 
@@ -82,6 +90,9 @@ class TournamentConfig:
         ``duplicate``; ``alpha`` (its error level) must lie strictly between 0 and 1.
         ``sealed``, ``secret`` and ``decision_timeout`` as :meth:`sim.engine.spec.RunSpec.build`
         (a sealed run given no secret gets a fresh one here: pass the recorded one to resume).
+        ``scale``: ``backend``, ``threads``, ``shard_size`` (default
+        :data:`sim.scale.shards.DEFAULT_SHARD_SIZE`), ``keep_shards``, ``summary_only``, ``out``,
+        ``progress`` (:meth:`sim.scale.options.ScaleOptions.build`).
         """
         players = check_players(players)
         resolved = tuple(resolve_field(strategies))
@@ -105,7 +116,12 @@ class TournamentConfig:
                    specs=tuple(spec_of(s) for s in resolved),
                    strategy_code={s.name: s.code_key for s in resolved}, resolved=resolved,
                    until_separated=bool(until_separated), alpha=check_alpha(alpha),
-                   sealed=sealed, secret=secret, decision_timeout=decision_timeout)
+                   sealed=sealed, secret=secret, decision_timeout=decision_timeout,
+                   scale=ScaleOptions.build(**scale))
+
+    def on(self, backend) -> TournamentConfig:
+        """The same tournament on ``backend`` (an open backend the command line started)."""
+        return replace(self, scale=self.scale.on(backend))
 
     def spec_of(self, name: str) -> str:
         """The spec a shard job gets for the strategy named ``name``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -85,11 +86,17 @@ class TournamentResult:
         return run_footer(c.as_dict(), sample=sample)
 
     def save(self, out_dir: str | os.PathLike) -> list[str]:
+        """Claim ``out_dir`` for the tournament's settings (refused if it holds a different run:
+        :func:`sim.files.claim_directory`) and :meth:`write` the files there."""
+        return self.write(claim_directory(out_dir, self.config.as_dict()))
+
+    def write(self, out_dir: str | os.PathLike) -> list[str]:
         """Write matches.parquet, summary.csv/.md, pairwise.csv, ranking.csv, paired.csv (duplicate
         tournaments with match rows), interval_width.csv
-        (with match rows), sequential.csv (a sequential run) and their plots into a claimed
-        ``out_dir`` (refused if it holds a different run)."""
-        out = claim_directory(out_dir, self.config.as_dict())
+        (with match rows), sequential.csv (a sequential run) and their plots into ``out_dir``,
+        a directory already claimed for the tournament's settings (a run claims it once, before
+        it plays)."""
+        out = Path(out_dir)
         written = []
         if self.matches is not None:
             atomic_write(out / "matches.parquet", lambda p: self.matches.to_parquet(p, index=False))

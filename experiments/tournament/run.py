@@ -1,7 +1,7 @@
 """Round-robin strategy tournaments: every seating played on the engine, then the tables.
 
 Pipeline: :class:`~experiments.tournament.config.TournamentConfig` checks the
-field once; :func:`~experiments.tournament.seatings.pairings` lists every
+field and the scale options once; :func:`claim_tournament` claims the output directory once; :func:`~experiments.tournament.seatings.pairings` lists every
 seating; each seating's matches run as shards on a backend, with a seed derived
 from the master seed (:mod:`experiments.tournament.shards`); the tables are
 built from per-seating sums (:mod:`experiments.tournament.tables`) and
@@ -26,10 +26,7 @@ from experiments.tournament.tables import (
     ranking_contrasts,
     tournament_tables,
 )
-from sim.checks import check_int
-from sim.engine.spec import check_threads
 from sim.files import claim_directory
-from sim.scale.shards import DEFAULT_SHARD_SIZE
 
 
 def tournament(players: int, strategies: list, matches: int, seed: int,
@@ -90,14 +87,26 @@ def tournament(players: int, strategies: list, matches: int, seed: int,
     """
     config = TournamentConfig.build(players, strategies, matches, seed, duplicate, max_rounds,
                                     sealed=sealed, secret=secret,
-                                    decision_timeout=decision_timeout)
-    if out is not None:
-        claim_directory(out, config.as_dict())
-    run = run_seatings(config, out=out, backend=backend, threads=check_threads(threads),
-                       shard_size=check_int(DEFAULT_SHARD_SIZE if shard_size is None else shard_size,
-                                            "shard_size", 1),
-                       summary_only=summary_only, progress=progress)
-    if summary_only:
+                                    decision_timeout=decision_timeout, backend=backend,
+                                    threads=threads, shard_size=shard_size,
+                                    summary_only=summary_only, keep_shards=keep_shards, out=out,
+                                    progress=progress)
+    claim_tournament(config)
+    return play(config)
+
+
+def claim_tournament(config: TournamentConfig) -> None:
+    """Claim the tournament's output directory for its settings, once per run, before anything
+    plays (:func:`sim.files.claim_directory`); nothing without an output directory."""
+    if config.scale.out is not None:
+        claim_directory(config.scale.out, config.as_dict())
+
+
+def play(config: TournamentConfig) -> TournamentResult:
+    """Play every seating of ``config`` (its output directory claimed: :func:`claim_tournament`)
+    as its scale options say, build the tables and write them there."""
+    run = run_seatings(config)
+    if config.scale.summary_only:
         summary, grid, ranks = tournament_tables(run.aggregate, config.players,
                                                  list(config.strategies))
         result = TournamentResult(config=config, matches=None, entities=None, summary=summary,
@@ -106,9 +115,9 @@ def tournament(players: int, strategies: list, matches: int, seed: int,
                                                               list(config.strategies)))
     else:
         result = build_result(config, run.frame())
-    if out is not None:
-        result.save(out)
-        if not keep_shards:
+    if config.scale.out is not None:
+        result.write(config.scale.out)
+        if not config.scale.keep_shards:
             run.store.remove()
     return result
 

@@ -46,15 +46,11 @@ import pandas as pd
 
 from experiments.tournament.config import TournamentConfig
 from experiments.tournament.report import TournamentResult
-from experiments.tournament.run import build_result
+from experiments.tournament.run import build_result, claim_tournament
 from experiments.tournament.shards import seating_job, seating_tasks, shard_store
-from sim.checks import check_int
-from sim.engine.spec import check_threads
-from sim.files import claim_directory
 from sim.progress import progress_bar
 from sim.scale.backends import open_backend
 from sim.scale.runner import run_shards
-from sim.scale.shards import DEFAULT_SHARD_SIZE
 
 SIGMA = 0.5
 """Sub-Gaussian scale of a per-deal score in [0, 1] (Hoeffding's lemma)."""
@@ -282,24 +278,32 @@ def until_separated(players: int, strategies: list, matches: int, seed: int, alp
     config = TournamentConfig.build(players, strategies, matches, seed, duplicate=True,
                                     max_rounds=max_rounds, until_separated=True, alpha=alpha,
                                     sealed=sealed, secret=secret,
-                                    decision_timeout=decision_timeout)
-    threads = check_threads(threads)
-    shard_size = check_int(DEFAULT_SHARD_SIZE if shard_size is None else shard_size,
-                           "shard_size", 1)
-    if out is not None:
-        claim_directory(out, config.as_dict())
-    store = shard_store(out, config, shard_size, False).open() if out is not None else None
+                                    decision_timeout=decision_timeout, threads=threads, out=out,
+                                    progress=progress, backend=backend, shard_size=shard_size,
+                                    keep_shards=keep_shards)
+    claim_tournament(config)
+    return play_until_separated(config)
+
+
+def play_until_separated(config: TournamentConfig) -> TournamentResult:
+    """Play ``config`` (a sequential tournament: ``until_separated``, its output directory
+    claimed: :func:`experiments.tournament.run.claim_tournament`) deal by deal until the test
+    separates its two strategies or its ``matches`` cap, as its scale options say; build the
+    tables and write them there."""
+    scale = config.scale
+    store = shard_store(config).open() if scale.out is not None else None
+    backend = scale.backend
     owned = not hasattr(backend, "run")
     backend = open_backend(backend)
     seatings = 2
-    bar = progress_bar(seatings * config.matches, progress, desc="until separated")
+    bar = progress_bar(seatings * config.matches, scale.progress, desc="until separated")
     a, b = config.strategies
     rho = mixture_rho(alpha=config.alpha)
     frames, scores, stop, played = [], np.zeros(0), None, 0
     try:
         for first, count in batch_bounds(config.matches):
-            run = run_shards(seating_job, seating_tasks(config, shard_size, first, count),
-                             backend=backend, store=store, threads=threads, bar=bar)
+            run = run_shards(seating_job, seating_tasks(config, scale.shard_size, first, count),
+                             backend=backend, store=store, threads=scale.threads, bar=bar)
             frame = run.frame()
             frames.append(frame)
             scores = np.concatenate([scores, deal_scores(frame, a)])
@@ -329,8 +333,8 @@ def until_separated(players: int, strategies: list, matches: int, seed: int, alp
                             low=float(last["cs_low"]), high=float(last["cs_high"]),
                             winner=winner, path=path)
     result = build_result(config, all_matches, matches_per_seating=deals, sequential=sequential)
-    if out is not None:
-        result.save(out)
-        if not keep_shards and store is not None:
+    if scale.out is not None:
+        result.write(scale.out)
+        if not scale.keep_shards:
             store.remove()
     return result

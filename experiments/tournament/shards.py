@@ -15,8 +15,6 @@ only these, and every tournament's tables are built from them
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -83,22 +81,24 @@ def seating_tasks(config: TournamentConfig, shard_size: int, first_match: int = 
     return tasks
 
 
-def shard_store(out_dir, config: TournamentConfig, shard_size: int, summary_only: bool) -> ShardStore:
-    """The (unopened) store ``DIR/shards`` of a tournament."""
-    manifest = {"kind": "tournament", "config": config.as_dict(), "shard_size": int(shard_size)}
-    return ShardStore(Path(out_dir) / SHARDS_DIR, manifest,
-                      "summary" if summary_only else "frames")
+def shard_store(config: TournamentConfig) -> ShardStore:
+    """The (unopened) store ``OUT/shards`` of a tournament with an output directory."""
+    scale = config.scale
+    manifest = {"kind": "tournament", "config": config.as_dict(), "shard_size": scale.shard_size}
+    return ShardStore(scale.out / SHARDS_DIR, manifest,
+                      "summary" if scale.summary_only else "frames")
 
 
-def run_seatings(config: TournamentConfig, *, out=None, backend="local", threads=None,
-                 shard_size: int, summary_only: bool = False, progress: bool = False) -> ShardRun:
-    """Run every seating; returns the :class:`sim.scale.runner.ShardRun` (store closed, files kept)."""
-    tasks = seating_tasks(config, shard_size)
-    store = shard_store(out, config, shard_size, summary_only).open() if out is not None else None
+def run_seatings(config: TournamentConfig) -> ShardRun:
+    """Run every seating as ``config.scale`` says; returns the :class:`sim.scale.runner.ShardRun`
+    (store closed, files kept)."""
+    scale = config.scale
+    tasks = seating_tasks(config, scale.shard_size)
+    store = shard_store(config).open() if scale.out is not None else None
     try:
-        return run_shards(seating_job, tasks, backend=backend, store=store,
-                          aggregate=seating_aggregate if summary_only else None,
-                          threads=threads, progress=progress, desc="tournament")
+        return run_shards(seating_job, tasks, backend=scale.backend, store=store,
+                          aggregate=seating_aggregate if scale.summary_only else None,
+                          threads=scale.threads, progress=scale.progress, desc="tournament")
     finally:
         if store is not None:
             store.close()

@@ -182,6 +182,33 @@ def checked_seal_options(sealed=False, secret=None, decision_timeout=None) -> di
     return seal_run_options(*check_seal(sealed, secret, decision_timeout))
 
 
+def check_seating(players, strategies, *, allow_hidden: bool = False,
+                  sealed: bool = False) -> list[Strategy]:
+    """Check a table's seating as a run would seat it, before anything is built or played.
+
+    The strategy of each seat (:func:`seat_strategies`: one per seat, or two partnerships
+    with 4 players, known and loadable, distinct names), a ``sees_hidden`` audit strategy only
+    with ``allow_hidden`` (:func:`check_hidden`) and, with ``sealed``, only strategies a sealed
+    run can play (:func:`check_sealable`): what :meth:`RunSpec.build` checks of a seating, for
+    a tool that plays many seatings and checks them all first.
+
+    Returns
+    -------
+    list of Strategy
+        Each seat's strategy.
+
+    Raises
+    ------
+    ValueError
+        One line naming the strategy or the argument.
+    """
+    seats = seat_strategies(players, strategies)
+    check_hidden(seats, allow_hidden)
+    if sealed:
+        check_sealable(seats)
+    return seats
+
+
 def secret_words(secret: str | None) -> np.ndarray:
     """uint64[2]: a run secret (32 hexadecimal digits) as the kernels take it; zeros for none."""
     if secret is None:

@@ -5,6 +5,7 @@
 - :mod:`sim.scale.aggregates`  summary-only mode: shards reduced to additive quantities
 - :mod:`sim.scale.backends`    where shards run: this process (``local``) or a dask cluster
 - :mod:`sim.scale.runner`      :func:`~sim.scale.runner.run_shards`: the missing shards, on a backend
+- :mod:`sim.scale.options`     :class:`~sim.scale.options.ScaleOptions`: a run's backend, threads, shards, output
 - :mod:`sim.scale.simulate`    the engine's own job: :func:`sim.simulate` in shards
 
 Because match ``i`` depends only on ``(seed, i)`` and the strategies, a

@@ -26,30 +26,46 @@ def simulate_job(first_match: int, count: int, *, players: int, strategies, seed
                     first_match=first_match, **engine_options)
 
 
-def simulate_manifest(players, strategies, matches, seed, max_rounds=None, first_match=0,
-                      shard_size=DEFAULT_SHARD_SIZE, **engine_options) -> tuple[dict, list[Task]]:
-    """Manifest and tasks of a sharded :func:`sim.simulate` run (arguments validated)."""
-    max_rounds = DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds
-    setup = RunSpec.build(players, strategies, matches, seed, max_rounds=max_rounds,
-                          first_match=first_match, params=engine_options.get("params"),
-                          allow_hidden=engine_options.get("allow_hidden", False),
-                          sealed=engine_options.get("sealed", False), secret=engine_options.get("secret"),
-                          decision_timeout=engine_options.get("decision_timeout"))
-    # A sealed run's secret is drawn once, here: every shard plays with it, and the manifest keeps it.
+SEAL_OPTIONS = ("sealed", "secret", "decision_timeout")
+"""The engine options of a run's sealing: a shard job gets the spec's (one secret for all)."""
+
+
+def simulate_spec(players, strategies, matches, seed, max_rounds=None, first_match=0,
+             **engine_options) -> RunSpec:
+    """The checked :class:`sim.engine.spec.RunSpec` of a sharded :func:`sim.simulate` run
+    (``engine_options``: ``params``, ``allow_hidden`` and the sealing); a sealed run's secret
+    is drawn here, once for every shard."""
+    return RunSpec.build(players, strategies, matches, seed,
+                         max_rounds=DEFAULT_MAX_ROUNDS if max_rounds is None else max_rounds,
+                         first_match=first_match, params=engine_options.get("params"),
+                         allow_hidden=engine_options.get("allow_hidden", False),
+                         sealed=engine_options.get("sealed", False),
+                         secret=engine_options.get("secret"),
+                         decision_timeout=engine_options.get("decision_timeout"))
+
+
+def simulate_manifest(spec: RunSpec, shard_size=DEFAULT_SHARD_SIZE,
+                      **engine_options) -> tuple[dict, list[Task]]:
+    """Manifest and tasks of a sharded :func:`sim.simulate` run of ``spec`` (built and checked
+    once by the caller: :func:`simulate_spec`). ``engine_options``: the run's other engine
+    options as given (``params``, ``allow_hidden``), written into every shard's config with the
+    spec's sealing."""
+    # A sealed run's secret was drawn once, in the spec: every shard plays with it, and the
+    # manifest keeps it.
     engine_options = {key: value for key, value in engine_options.items()
-                      if key not in ("sealed", "secret", "decision_timeout")} | setup.seal_options
+                      if key not in SEAL_OPTIONS} | spec.seal_options
     shard_size = check_int(shard_size, "shard_size", 1)
     # Seats travel as spec strings (JSON-ready, resolved again on the worker); the code
     # digests make a run whose strategy code changed another run (refused on resume).
-    specs = [spec_of(strategy) for strategy in setup.strategies]
-    config = canonical({"players": setup.players, "strategies": specs, "seed": setup.seed,
-                        "max_rounds": setup.max_rounds, **engine_options})
+    specs = [spec_of(strategy) for strategy in spec.strategies]
+    config = canonical({"players": spec.players, "strategies": specs, "seed": spec.seed,
+                        "max_rounds": spec.max_rounds, **engine_options})
     manifest = {"kind": "simulate", "job": f"{simulate_job.__module__}:{simulate_job.__name__}",
-                "config": config, "first_match": setup.first_match, "matches": setup.matches,
+                "config": config, "first_match": spec.first_match, "matches": spec.matches,
                 "shard_size": int(shard_size),
-                "strategy_code": {s.name: s.code_key for s in setup.strategies}}
-    tasks = [Task(shard, config) for shard in plan(setup.matches, int(shard_size), setup.seed,
-                                                   setup.first_match)]
+                "strategy_code": {s.name: s.code_key for s in spec.strategies}}
+    tasks = [Task(shard, config) for shard in plan(spec.matches, int(shard_size), spec.seed,
+                                                   spec.first_match)]
     return manifest, tasks
 
 
@@ -82,8 +98,9 @@ def simulate_sharded(players: int, strategies, matches: int, seed: int, *,
         ``run.frame()`` equals ``sim.simulate(...)`` row for row;
         ``run.aggregate`` in summary-only mode (see :func:`summary_table`).
     """
-    manifest, tasks = simulate_manifest(players, strategies, matches, seed, max_rounds, first_match,
-                                        shard_size, **engine_options)
+    spec = simulate_spec(players, strategies, matches, seed, max_rounds, first_match,
+                         **engine_options)
+    manifest, tasks = simulate_manifest(spec, shard_size, **engine_options)
     mode = "summary" if summary_only else "frames"
     store = ShardStore(directory, manifest, mode).open() if directory is not None else None
     try:
