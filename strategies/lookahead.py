@@ -27,16 +27,16 @@ Pieces
     the decision stream, consistent with the hand sizes, the boneyard size,
     the layout, the deciding hand and the known lacking values.
 :func:`continue_round`
-    A trace-free round loop from the current scratch state to the round's
-    end, every seat playing ``greedy``; score events, overshoot discards,
-    domino and blocked settlement as in :mod:`sim.engine.play` (rulings 5, 6 and
-    8-12). ``tests/strategies/test_lookahead.py`` checks it reproduces the
-    engine round by round.
-
-The event rules are the engine's primitives too (:func:`sim.core.rules.domino_parts`,
-:func:`~sim.core.rules.rank_blocked_hands`, :func:`~sim.core.rules.blocked_credit`);
-what is written again here is only the target test on the scratch scores,
-without the engine's trace and per-round statistics a playout does not want.
+    A quiet round loop from the current scratch state to the round's end,
+    every seat playing ``greedy`` (or its doubles variant). It drives the
+    engine's own steps (:mod:`sim.core.step`: :func:`~sim.core.step.draw_tile`,
+    :func:`~sim.core.step.place` with its score event and domino settlement,
+    :func:`~sim.core.step.settle_blocked`) with an empty trace
+    (:func:`~sim.core.step.quiet_trace`), so score events, overshoot discards,
+    domino and blocked settlement are the engine's (rulings 5, 6 and 8-12); the
+    scratch keeps no public history (its ``BOARD_KEEP_HISTORY`` is 0).
+    ``tests/strategies/test_lookahead.py`` checks it reproduces the engine
+    round by round.
 
 Scratch allocation
 ------------------
@@ -57,12 +57,12 @@ from sim.core.jit import ALLOCATING_OPTIONS, KERNEL_OPTIONS, hot_kernel, kernel
 from sim.core.state import (BOARD_ERROR, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
     BOARD_PLAYED, BOARD_TOTAL, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
     END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, ENTITY_OF_SEAT, NODE_FIELDS, NO_PARENT,
-    SCRATCH_ORDER, SCRATCH_PIPS, TILES_MATCHING, TILE_IS_DOUBLE, TILE_PIPS, PlayerView, new_workspace)
+    N_ENTITIES, TILES_MATCHING, TILE_IS_DOUBLE, TILE_PIPS, PlayerView, new_workspace)
 from sim.core.bits import bit_count, lowest_bit_index
-from sim.core.rules import (blocked_credit, domino_parts, list_openings, list_placements,
-    no_hand_can_play, open_layout, place_tile, placement_points, playable_tiles,
-    rank_blocked_hands)
+from sim.core.rules import (list_openings, list_placements, no_hand_can_play, open_layout,
+    place_tile, playable_tiles)
 from sim.core.rng import next_below
+from sim.core.step import draw_tile, place, quiet_trace, settle_blocked
 from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
 from strategies.greedy import greedy as greedy_strategy
 
@@ -80,11 +80,6 @@ reference-count-free kernels otherwise inherits ``_nrt=False`` and cannot
 allocate."""
 
 assert KERNEL_OPTIONS["_nrt"] is False  # the engine kernels stay allocation-free
-
-EVENT_DISCARDED = 0
-EVENT_ACCEPTED = 1
-EVENT_HIT_TARGET = 2
-
 
 @njit(cache=True, _nrt=True)
 def new_scratch():
@@ -284,62 +279,19 @@ def sample_world(ws, view, rng):
 # Quiet round loop (greedy everywhere)
 # ---------------------------------------------------------------------------
 @hot_kernel
-def apply_event(scores, entity, raw):
-    """Target-test one event (ruling 8): EVENT_DISCARDED, EVENT_ACCEPTED or EVENT_HIT_TARGET."""
-    if scores[entity] + raw > TARGET_RAW:
-        return EVENT_DISCARDED
-    scores[entity] += raw
-    if scores[entity] == TARGET_RAW:
-        return EVENT_HIT_TARGET
-    return EVENT_ACCEPTED
+def playout_end(ws, players, end):
+    """The end of a playout as its callers know it: ``end`` (a step's end code), or
+    ``END_TARGET`` when a domino or blocked settlement put an entity at exactly 305.
 
-
-@hot_kernel
-def settle_domino(ws, players, entity_of_seat, seat, points):
-    """Domino event (ruling 10) on ``ws.scores``; returns END_DOMINO or END_TARGET."""
-    credit, debit = domino_parts(ws, players, entity_of_seat, seat)
-    raw = points + credit - debit
-    if apply_event(ws.scores, entity_of_seat[seat], raw) == EVENT_HIT_TARGET:
-        return END_TARGET
-    return END_DOMINO
-
-
-@hot_kernel
-def settle_blocked(ws, players, entity_of_seat, first_seat):
-    """Blocked settlement (ruling 11) on ``ws.scores``; ties clockwise from ``first_seat``.
-
-    The engine breaks ties clockwise from the round's leader, which a player
-    view does not name; lookahead passes the deciding seat instead. It only
-    matters when two equal hands both earn a credit and the first reaches 305.
-    Returns END_BLOCKED or END_TARGET.
+    The core's settlements return ``END_DOMINO`` / ``END_BLOCKED`` whatever their events did
+    (an entity at 305 in ``ws.scores`` has won); a playout's callers read ``END_TARGET`` as
+    "the match ended". No entity is at 305 when a playout starts (the match would be over).
     """
-    pips = ws.seat_scratch[SCRATCH_PIPS]
-    order = ws.seat_scratch[SCRATCH_ORDER]
-    rank_blocked_hands(ws, players, first_seat, pips, order)
-    for rank in range(players):
-        seat = order[rank]
-        credit = blocked_credit(players, entity_of_seat, pips, seat)
-        if credit != 0 and apply_event(ws.scores, entity_of_seat[seat], credit) == EVENT_HIT_TARGET:
-            return END_TARGET
-    return END_BLOCKED
-
-
-@hot_kernel
-def play_scratch(ws, players, entity_of_seat, seat, tile, parent, side, joined):
-    """Seat plays (tile, parent, side, joined) on the scratch state; returns the end kind.
-
-    END_DOMINO / END_TARGET (domino event or placement event reached 305) or
-    END_NONE. Placement events are target-tested (ruling 8).
-    """
-    total = place_candidate(ws, tile, parent, side, joined)
-    points = placement_points(total)
-    ws.hands[seat] &= ~(1 << tile)
-    ws.hand_sizes[seat] -= 1
-    if ws.hands[seat] == 0:
-        return settle_domino(ws, players, entity_of_seat, seat, points)
-    if points > 0 and apply_event(ws.scores, entity_of_seat[seat], points) == EVENT_HIT_TARGET:
-        return END_TARGET
-    return END_NONE
+    if end == END_DOMINO or end == END_BLOCKED:
+        for entity in range(N_ENTITIES[players]):
+            if ws.scores[entity] == TARGET_RAW:
+                return END_TARGET
+    return end
 
 
 @hot_kernel
@@ -422,7 +374,11 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus=
     next_draw : int64
         Draw pointer into ``ws.deal``.
     tie_seat : int64
-        Blocked-settlement ties are broken clockwise from this seat.
+        Blocked-settlement ties are broken clockwise from this seat (the core's
+        ``tie_seat``). The engine breaks them clockwise from the round's leader,
+        which a player view does not name; playouts pass the deciding seat. It
+        only matters when two equal hands both earn a credit and the first
+        reaches 305.
     first_row : int64
         If >= 0, ``seat``'s first action is ``view.cands[first_row]`` (a
         rollout's candidate) instead of greedy's choice.
@@ -432,7 +388,8 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus=
     Returns
     -------
     int64
-        END_DOMINO, END_BLOCKED or END_TARGET; ``ws.scores`` holds the result.
+        END_DOMINO, END_BLOCKED or END_TARGET (any event that put an entity at
+        305, settlements included: :func:`playout_end`); ``ws.scores`` holds the result.
 
     Notes
     -----
@@ -441,6 +398,7 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus=
     """
     players = view.players
     entity_of_seat = view.entity_of_seat
+    trace = quiet_trace(ws)
     forced = first_row >= 0
     source = view.cands
     row = first_row
@@ -458,8 +416,7 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus=
                 while next_draw < N_TILES:
                     tile = ws.deal[next_draw]
                     next_draw += 1
-                    ws.hands[seat] |= 1 << tile
-                    ws.hand_sizes[seat] += 1
+                    draw_tile(ws, trace, seat, tile)
                     if (1 << tile) & playable_tiles(ws):
                         tiles = 1 << tile
                         break
@@ -470,14 +427,16 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus=
                 source = ws.cands
                 row = playout_row(ws, view, seat, count, double_bonus)
             forced = False
-            end = play_scratch(
-                ws, players, entity_of_seat, seat, source[row, CAND_TILE], source[row, CAND_PARENT],
-                source[row, CAND_SIDE], source[row, CAND_JOINED],
+            end = place(
+                ws, trace, players, entity_of_seat, seat, source[row, CAND_TILE],
+                source[row, CAND_PARENT], source[row, CAND_SIDE], source[row, CAND_JOINED],
             )
             if end != END_NONE:
-                return end
+                return playout_end(ws, players, end)
         if next_draw == N_TILES and no_hand_can_play(ws, players):
-            return settle_blocked(ws, players, entity_of_seat, tie_seat)
+            return playout_end(
+                ws, players, settle_blocked(ws, trace, players, entity_of_seat, tie_seat)
+            )
         seat = (seat + 1) % players
 
 
@@ -534,10 +493,7 @@ __all__ = [
     "place_candidate",
     "deal_boneyard",
     "sample_world",
-    "apply_event",
-    "settle_domino",
-    "settle_blocked",
-    "play_scratch",
+    "playout_end",
     "greedy_row",
     "playout_row",
     "continue_round",
