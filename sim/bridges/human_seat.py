@@ -40,7 +40,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.bridges.match_state import MatchState, Phase
+from sim.bridges.match_codes import Phase
+from sim.bridges.match_state import MatchState
 from sim.bridges.pettingzoo_agents import candidate_action
 from sim.core import rng as R
 from sim.core import state as K

@@ -52,7 +52,8 @@ import numpy as np
 
 import strategies
 from sim.bridges.availability import require
-from sim.bridges.match_state import MatchState, encode_action
+from sim.bridges.match_codes import encode_action
+from sim.bridges.match_state import MatchState
 from sim.core import rng as R
 from sim.core import state as K
 from sim.tiles import TARGET_RAW

@@ -33,19 +33,17 @@ import sys
 import numpy as np
 
 from sim.bridges.availability import require
-from sim.bridges.match_state import (
-    DEFAULT_MAX_ROUNDS,
+from sim.bridges.match_codes import MAX_CHANCE_OUTCOMES, MAX_MOVES_PER_ROUND, NUM_ACTIONS
+from sim.bridges.match_observer import (
     INFORMATION_STATE_PIECES,
     INFORMATION_STATE_SHAPE,
-    MAX_CHANCE_OUTCOMES,
-    MAX_MOVES_PER_ROUND,
-    NUM_ACTIONS,
     OBSERVATION_PIECES,
     OBSERVATION_SHAPE,
-    MatchState,
 )
+from sim.bridges.match_state import MatchState
 from sim.core.state import MAX_PLAYERS
 from sim.files import atomic_write
+from sim.tiles import DEFAULT_MAX_ROUNDS
 
 pyspiel = require("pyspiel", "openspiel")
 

@@ -52,15 +52,11 @@ from typing import ClassVar
 import numpy as np
 
 from sim.bridges.availability import require
-from sim.bridges.match_state import (
-    DEFAULT_MAX_ROUNDS,
-    NUM_ACTIONS,
-    OBSERVATION_OFFSETS,
-    OBSERVATION_SHAPE,
-    MatchState,
-)
+from sim.bridges.match_codes import NUM_ACTIONS
+from sim.bridges.match_observer import OBSERVATION_OFFSETS, OBSERVATION_SHAPE
+from sim.bridges.match_state import MatchState
 from sim.core.state import ARMS_PER_SPINNER, MAX_NODES, NO_ENTITY
-from sim.tiles import N_TILES, N_VALUES, RAW_PER_DISPLAYED, TARGET_RAW, TILES
+from sim.tiles import DEFAULT_MAX_ROUNDS, N_TILES, N_VALUES, RAW_PER_DISPLAYED, TARGET_RAW, TILES
 
 pettingzoo = require("pettingzoo", "rl")
 spaces = require("gymnasium.spaces", "rl")

@@ -1,0 +1,396 @@
+"""What a seat may know of a :class:`sim.bridges.match_state.MatchState`: strings and tensors.
+
+The observer of the state machine, kept apart from its transitions as OpenSpiel keeps a
+game's ``Observer`` apart from its ``State``: every function here reads a state (through its
+public attributes and workspace) and changes nothing.
+:class:`~sim.bridges.match_state.MatchState` delegates its ``*_string`` and ``*_tensor``
+methods here.
+
+Strings
+-------
+``information_state_string(seat)``: the seat, the table, the round number, the scores and
+the leader, the tiles dealt to the seat and its hand now, and every action of the current round as the seat
+saw it (its own draws with the tile, the others' as ``draws``); at the end all hands.
+Earlier rounds enter through the scores and the round number only: a round's deal is fresh,
+so nothing else of a finished round bears on the rest of the match (perfect recall within a
+round). ``observation_string(seat)``: the current public state plus the seat's hand.
+
+Tensors (float32, flat; ``*_PIECES`` give every slice, in order)
+---------------------------------------------------------------
+:data:`OBSERVATION_PIECES` (``observation_tensor``, shape :data:`OBSERVATION_SHAPE`):
+
+``observer`` : (4,)
+    One-hot of the observing seat.
+``players`` : (3,)
+    One-hot of the table size (2, 3, 4).
+``phase`` : (5,)
+    One-hot of :class:`Phase` (lot, deal, play, draw, over).
+``to_move`` : (4,)
+    One-hot of the seat to place or draw (zeros at a lot, a deal and the end).
+``leader`` : (4,)
+    One-hot of the round's leader (zeros during a lot).
+``round`` : (1,)
+    Rounds finished / ``max_rounds``.
+``scores`` : (4,)
+    Raw score of each entity / 305 (0 past the last entity).
+``hand`` : (28,)
+    The observer's hand (1 per tile held).
+``layout`` : (28,)
+    Tiles on the layout.
+``hand_sizes`` : (4,)
+    Tiles in each seat's hand (a count).
+``boneyard`` : (1,)
+    Tiles left to deal or draw (a count).
+``lacking`` : (4, 7)
+    Per seat, the values it is publicly known to lack (``Workspace.lacking``).
+``open_count`` : (7,)
+    Open connections per value (a count).
+``total`` : (1,)
+    The layout's scoring total (raw).
+``nodes`` : (28 * 32,)
+    Row-major ``[28, 32]``: layout node ``k`` (in play order) is row ``k``: one-hot tile (28),
+    line side A open, line side B open, at least one arm open, both arms open. (Flat so that
+    OpenSpiel's playthrough prints it compactly.)
+``shown`` : (4, 28)
+    Every seat's hand once the game is over (settlement shows them); zeros before.
+
+:data:`INFORMATION_STATE_PIECES` (``information_state_tensor``, shape
+:data:`INFORMATION_STATE_SHAPE`): the observation pieces, then
+
+``dealt`` : (28,)
+    The tiles dealt to the observer this round.
+``history`` : (143 * 72,)
+    Row-major ``[MAX_ACTIONS_PER_ROUND = 143, 72]`` (flat like ``nodes``): row ``k`` = the
+    round's ``k``-th public action (``Workspace.history``): one-hot seat (4),
+    one-hot kind (play, draw, pass: 3), one-hot tile (28: the placed tile, or the observer's
+    own drawn tile; zeros for another seat's draw and a pass), one-hot parent node (28), one-hot
+    side (line, arm: 2; zeros for the opening), one-hot joined value (7; plays only).
+
+Both tensors depend only on what the observer may know: resampling the hidden tiles
+(:meth:`~sim.bridges.match_state.MatchState.resample_from_infostate`) leaves them, and the
+information state string, unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim.bridges.match_codes import (CHANCE, N_PHASES, SIDES_PER_PARENT, TILE_NAMES, Phase,
+    decode_action, hand_text, tiles_of)
+from sim.core import state as K
+from sim.engine.export import SIDE_NAMES
+from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
+
+N_ACTION_KINDS = 3
+"""Public action kinds of the history: ``ACTION_PLAY``, ``ACTION_DRAW``, ``ACTION_PASS``."""
+
+SCORE_SCALE = TARGET_RAW
+"""Scores enter the tensors divided by this (305)."""
+
+_TABLE_SIZES = K.MAX_PLAYERS - 1
+"""Entries of the ``players`` one-hot (2, 3, 4 players)."""
+
+NODE_WIDTH = N_TILES + 4
+"""Per layout node: one-hot tile, line side A open, line side B open, >= 1 arm open, 2 arms open."""
+
+HISTORY_WIDTH = K.MAX_PLAYERS + N_ACTION_KINDS + N_TILES + K.MAX_NODES + SIDES_PER_PARENT + N_VALUES
+"""Per history row: seat, kind (play/draw/pass), tile, parent, side (line/arm), joined value."""
+
+OBSERVATION_PIECES = (
+    ("observer", (K.MAX_PLAYERS,)),
+    ("players", (_TABLE_SIZES,)),
+    ("phase", (N_PHASES,)),
+    ("to_move", (K.MAX_PLAYERS,)),
+    ("leader", (K.MAX_PLAYERS,)),
+    ("round", (1,)),
+    ("scores", (K.MAX_ENTITIES,)),
+    ("hand", (N_TILES,)),
+    ("layout", (N_TILES,)),
+    ("hand_sizes", (K.MAX_PLAYERS,)),
+    ("boneyard", (1,)),
+    ("lacking", (K.MAX_PLAYERS, N_VALUES)),
+    ("open_count", (N_VALUES,)),
+    ("total", (1,)),
+    ("nodes", (K.MAX_NODES * NODE_WIDTH,)),
+    ("shown", (K.MAX_PLAYERS, N_TILES)),
+)
+"""(name, shape) of each slice of the observation tensor, in order (module docstring)."""
+
+INFORMATION_STATE_PIECES = OBSERVATION_PIECES + (
+    ("dealt", (N_TILES,)),
+    ("history", (K.MAX_ACTIONS_PER_ROUND * HISTORY_WIDTH,)),
+)
+"""(name, shape) of each slice of the information state tensor, in order."""
+
+
+def _piece_offsets(pieces) -> dict[str, tuple[int, tuple[int, ...]]]:
+    offsets = {}
+    start = 0
+    for name, shape in pieces:
+        offsets[name] = (start, shape)
+        start += int(np.prod(shape))
+    return offsets
+
+
+OBSERVATION_OFFSETS = _piece_offsets(OBSERVATION_PIECES)
+"""name -> (first index in the flat tensor, shape)."""
+
+INFORMATION_STATE_OFFSETS = _piece_offsets(INFORMATION_STATE_PIECES)
+"""name -> (first index in the flat tensor, shape)."""
+
+OBSERVATION_SHAPE = (sum(int(np.prod(shape)) for _, shape in OBSERVATION_PIECES),)
+"""Shape of :meth:`~sim.bridges.match_state.MatchState.observation_tensor` (flat)."""
+
+INFORMATION_STATE_SHAPE = (sum(int(np.prod(shape)) for _, shape in INFORMATION_STATE_PIECES),)
+"""Shape of :meth:`~sim.bridges.match_state.MatchState.information_state_tensor` (flat)."""
+
+# Column offsets inside one history row of the information state tensor
+_HISTORY_KIND = K.MAX_PLAYERS
+_HISTORY_TILE = _HISTORY_KIND + N_ACTION_KINDS
+_HISTORY_PARENT = _HISTORY_TILE + N_TILES
+_HISTORY_SIDE = _HISTORY_PARENT + K.MAX_NODES
+_HISTORY_JOINED = _HISTORY_SIDE + SIDES_PER_PARENT
+
+
+
+# ---------------------------------------------------------------------------
+# Strings
+# ---------------------------------------------------------------------------
+def action_to_string(state, seat: int, action: int) -> str:
+    """A short text for ``action`` taken by ``seat`` (``CHANCE`` for an outcome) in ``state``."""
+    action = int(action)
+    phase = state.phase
+    if seat == CHANCE:
+        if phase == Phase.LOT:
+            return f"lot: seat {action} leads"
+        if phase == Phase.DEAL:
+            return f"deal {TILE_NAMES[action]} to seat {state.tiles_taken // HAND_SIZE}"
+        if phase == Phase.DRAW:
+            return f"seat {state.mover} draws {TILE_NAMES[action]}"
+        return f"chance {action}"
+    tile, parent, side, joined = decode_action(action)
+    if parent == K.NO_PARENT:
+        return f"seat {seat} opens {TILE_NAMES[tile]}"
+    other = int(K.TILE_PIPS[tile]) - joined
+    return f"seat {seat} plays {joined}-{other} on node {parent} ({SIDE_NAMES[side]})"
+
+
+def own_draws(state, seat: int, rows: list) -> dict[int, int]:
+    """History row -> tile, for the draws of ``seat`` in ``rows`` (the round's history)."""
+    own = {}
+    draws = 0
+    first_draw = HAND_SIZE * state.players
+    deal = state.ws.deal
+    for index, row in enumerate(rows):
+        if row[K.H_KIND] == K.ACTION_DRAW:
+            if row[K.H_SEAT] == seat:
+                own[index] = int(deal[first_draw + draws])
+            draws += 1
+    return own
+
+
+def _header(state, seat: int) -> str:
+    scores = " ".join(str(s) for s in state.scores())
+    leader = "?" if state.phase == Phase.LOT else str(state.leader)
+    return (f"seat {seat} of {state.players}; round {state.rounds_played + 1}; "
+            f"scores {scores}; leader {leader}")
+
+
+def _shown_text(state) -> str:
+    if state.phase != Phase.OVER:
+        return ""
+    hands = "; ".join(f"{s}: {hand_text(int(state.ws.hands[s]))}" for s in range(state.players))
+    return f"\nshown {hands}"
+
+
+def dealt_mask(state, seat: int) -> int:
+    """Tiles dealt to ``seat`` this round so far (empty during a lot)."""
+    if state.phase == Phase.LOT:
+        return 0
+    deal = state.ws.deal
+    first = seat * HAND_SIZE
+    last = min(state.tiles_taken, first + HAND_SIZE)
+    mask = 0
+    for k in range(first, last):
+        mask |= 1 << int(deal[k])
+    return mask
+
+
+def information_state_string(state, seat: int) -> str:
+    """Everything ``seat`` knows (module docstring), as text."""
+    ws = state.ws
+    lines = [_header(state, seat)]
+    if state.phase == Phase.LOT:
+        lines.append("lot")
+    else:
+        lines.append(f"dealt {min(state.tiles_taken, HAND_SIZE * state.players)}: "
+                     f"{hand_text(dealt_mask(state, seat))}; hand "
+                     f"{hand_text(int(ws.hands[seat]))}")
+        rows = ws.history[: int(ws.board[K.BOARD_HISTORY])].tolist()
+        own = own_draws(state, seat, rows)
+        for index, row in enumerate(rows):
+            lines.append(_row_text(row, own.get(index, K.NO_TILE)))
+    return "\n".join(lines) + _shown_text(state)
+
+
+def _row_text(row, drawn: int) -> str:
+    actor = row[K.H_SEAT]
+    kind = row[K.H_KIND]
+    if kind == K.ACTION_DRAW:
+        return f"{actor} draws" + ("" if drawn == K.NO_TILE else f" {TILE_NAMES[drawn]}")
+    if kind == K.ACTION_PASS:
+        return f"{actor} passes"
+    tile = row[K.H_TILE]
+    if row[K.H_PARENT] == K.NO_PARENT:
+        return f"{actor} opens {TILE_NAMES[tile]} ({row[K.H_POINTS]})"
+    joined = row[K.H_JOINED]
+    return (f"{actor} plays {joined}-{int(K.TILE_PIPS[tile]) - joined} on "
+            f"{row[K.H_PARENT]} {SIDE_NAMES[row[K.H_SIDE]]} ({row[K.H_POINTS]})")
+
+
+def observation_string(state, seat: int) -> str:
+    """The current public state plus ``seat``'s hand, as text."""
+    ws = state.ws
+    board = ws.board
+    phase = state.phase
+    n_nodes = int(board[K.BOARD_NODES]) if phase != Phase.LOT else 0
+    layout = " ".join(
+        f"{TILE_NAMES[int(ws.nodes[k, K.NODE_TILE])]}" for k in range(n_nodes)) or "-"
+    sizes = " ".join(str(int(ws.hand_sizes[s])) for s in range(state.players))
+    lacking = " ".join(str(int(ws.lacking[s])) for s in range(state.players))
+    mover = state.mover if phase in (Phase.PLAY, Phase.DRAW) else "-"
+    return (f"{_header(state, seat)}; {phase.name.lower()}; to move {mover}\n"
+            f"hand {hand_text(int(ws.hands[seat]))}\n"
+            f"layout {layout}; total {int(board[K.BOARD_TOTAL])}; open "
+            f"{' '.join(str(int(c)) for c in ws.open_count)}\n"
+            f"sizes {sizes}; boneyard {N_TILES - state.tiles_taken}; lacking {lacking}"
+            + _shown_text(state))
+
+
+def state_text(state) -> str:
+    """``str(state)``: seat 0's observation header and every hand (for debugging)."""
+    ws = state.ws
+    hands = "; ".join(f"{s}: {hand_text(int(ws.hands[s]))}" for s in range(state.players))
+    return f"{observation_string(state, 0).splitlines()[0]}\nhands {hands}"
+
+
+# ---------------------------------------------------------------------------
+# Tensors
+# ---------------------------------------------------------------------------
+def _fill_observation(state, out: np.ndarray, seat: int, offsets) -> None:
+    ws = state.ws
+    board = ws.board
+    phase = state.phase
+
+    def put(name, index, value=1.0):
+        out[offsets[name][0] + index] = value
+
+    put("observer", seat)
+    put("players", state.players - 2)
+    put("phase", int(phase))
+    if phase in (Phase.PLAY, Phase.DRAW):
+        put("to_move", state.mover)
+    if phase != Phase.LOT:
+        put("leader", state.leader)
+    put("round", 0, state.rounds_played / state.max_rounds)
+    start = offsets["scores"][0]
+    out[start:start + state.n_entities] = ws.scores[: state.n_entities] / SCORE_SCALE
+    start = offsets["hand"][0]
+    hand = int(ws.hands[seat])
+    for t in tiles_of(hand):
+        out[start + t] = 1.0
+    start = offsets["hand_sizes"][0]
+    out[start:start + state.players] = ws.hand_sizes[: state.players]
+    put("boneyard", 0, N_TILES - state.tiles_taken)
+    start = offsets["lacking"][0]
+    for s in range(state.players):
+        lack = int(ws.lacking[s])
+        for v in range(N_VALUES):
+            if lack >> v & 1:
+                out[start + s * N_VALUES + v] = 1.0
+    if phase != Phase.LOT:
+        start = offsets["layout"][0]
+        for t in tiles_of(int(board[K.BOARD_PLAYED])):
+            out[start + t] = 1.0
+        start = offsets["open_count"][0]
+        out[start:start + N_VALUES] = ws.open_count
+        put("total", 0, int(board[K.BOARD_TOTAL]))
+        n_nodes = int(board[K.BOARD_NODES])
+        if n_nodes:
+            nodes = ws.nodes[:n_nodes]
+            block = out[offsets["nodes"][0]:offsets["nodes"][0] + K.MAX_NODES * NODE_WIDTH]
+            block = block.reshape(K.MAX_NODES, NODE_WIDTH)
+            rows = np.arange(n_nodes)
+            block[rows, nodes[:, K.NODE_TILE]] = 1.0
+            line_open = nodes[:, K.NODE_LINE_OPEN]
+            block[rows, N_TILES] = (line_open & K.LINE_A) != 0
+            block[rows, N_TILES + 1] = (line_open & K.LINE_B) != 0
+            arms = nodes[:, K.NODE_ARMS_OPEN]
+            block[rows, N_TILES + 2] = arms >= 1
+            block[rows, N_TILES + 3] = arms >= K.ARMS_PER_SPINNER
+    if phase == Phase.OVER:
+        start = offsets["shown"][0]
+        for s in range(state.players):
+            for t in tiles_of(int(ws.hands[s])):
+                out[start + s * N_TILES + t] = 1.0
+
+
+def observation_tensor(state, seat: int) -> np.ndarray:
+    """float32[OBSERVATION_SHAPE]: the public state and ``seat``'s hand (module docstring)."""
+    out = np.zeros(OBSERVATION_SHAPE, dtype=np.float32)
+    _fill_observation(state, out, seat, OBSERVATION_OFFSETS)
+    return out
+
+
+def information_state_tensor(state, seat: int) -> np.ndarray:
+    """float32[INFORMATION_STATE_SHAPE]: everything ``seat`` knows (module docstring)."""
+    out = np.zeros(INFORMATION_STATE_SHAPE, dtype=np.float32)
+    offsets = INFORMATION_STATE_OFFSETS
+    _fill_observation(state, out, seat, offsets)
+    start = offsets["dealt"][0]
+    for t in tiles_of(dealt_mask(state, seat)):
+        out[start + t] = 1.0
+    if state.phase == Phase.LOT:
+        return out
+    ws = state.ws
+    n_history = int(ws.board[K.BOARD_HISTORY])
+    if n_history == 0:
+        return out
+    first = offsets["history"][0]
+    block = out[first:first + K.MAX_ACTIONS_PER_ROUND * HISTORY_WIDTH]
+    block = block.reshape(K.MAX_ACTIONS_PER_ROUND, HISTORY_WIDTH)
+    history = ws.history[:n_history]
+    rows = np.arange(n_history)
+    kinds = history[:, K.H_KIND]
+    block[rows, history[:, K.H_SEAT]] = 1.0
+    block[rows, _HISTORY_KIND + kinds] = 1.0
+    plays = np.flatnonzero(kinds == K.ACTION_PLAY)
+    block[plays, _HISTORY_TILE + history[plays, K.H_TILE]] = 1.0
+    placed = plays[history[plays, K.H_PARENT] != K.NO_PARENT]
+    block[placed, _HISTORY_PARENT + history[placed, K.H_PARENT]] = 1.0
+    block[placed, _HISTORY_SIDE + history[placed, K.H_SIDE] - K.SIDE_LINE] = 1.0
+    block[plays, _HISTORY_JOINED + history[plays, K.H_JOINED]] = 1.0
+    for index, tile in own_draws(state, seat, history.tolist()).items():
+        block[index, _HISTORY_TILE + tile] = 1.0
+    return out
+
+
+__all__ = [
+    "HISTORY_WIDTH",
+    "INFORMATION_STATE_OFFSETS",
+    "INFORMATION_STATE_PIECES",
+    "INFORMATION_STATE_SHAPE",
+    "NODE_WIDTH",
+    "N_ACTION_KINDS",
+    "OBSERVATION_OFFSETS",
+    "OBSERVATION_PIECES",
+    "OBSERVATION_SHAPE",
+    "action_to_string",
+    "dealt_mask",
+    "information_state_string",
+    "information_state_tensor",
+    "observation_string",
+    "observation_tensor",
+    "own_draws",
+    "state_text",
+]
