@@ -37,8 +37,8 @@ import numpy as np
 
 from sim.checks import check_finite
 from sim.core.jit import strategy_kernel
-from sim.core.state import SEES_HIDDEN_KEY
-from strategies.identity import IdentityError, function_digest
+from sim.core.state import READS_HISTORY_KEY, SEES_HIDDEN_KEY
+from strategies.identity import IdentityError, Reach, function_digest
 from strategies.parameters import Parameter
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*(\[[^\[\]]*\])?$")
@@ -78,6 +78,13 @@ class Strategy:
         (``view.hidden_hands``, ``view.hidden_boneyard``); a run refuses it
         unless it passes ``allow_hidden=True`` (``--allow-hidden``). Fair
         strategies (False) receive those arrays empty.
+    reads_history : bool or None
+        Reads the round's public history (``view.history``, ``view.n_history``). None
+        (the default): found in the code, true when the strategy or a function it calls
+        loads an attribute named ``history`` or ``n_history``; declare True for a compiled
+        strategy that reads the history by another way (a view field by position). The
+        engine writes the history only while such a seat is at the table; other strategies
+        see it empty. Python seats always see it.
     parameters : tuple of Parameter
         In the order of ``view.params``; ``default`` is this strategy's value
         (a variant has its own defaults).
@@ -93,6 +100,7 @@ class Strategy:
     lookahead: int = 0
     parameters: tuple = field(default=())
     sees_hidden: bool = False
+    reads_history: bool | None = None
 
     def __call__(self, view):
         """Call the strategy's function (plain Python, or the compiled dispatcher)."""
@@ -165,6 +173,7 @@ def strategy(
     lookahead: int = 0,
     compiled: bool = True,
     sees_hidden: bool = False,
+    reads_history: bool | None = None,
 ):
     """Decorator: turn ``function(view) -> row`` into a :class:`Strategy`.
 
@@ -188,6 +197,8 @@ def strategy(
     sees_hidden : bool
         Declare an audit strategy that reads every hand and the boneyard
         order (compiled only); runs refuse it unless ``allow_hidden=True``.
+    reads_history : bool, optional
+        Whether it reads the public history (:class:`Strategy`); default: found in its code.
 
     Returns
     -------
@@ -219,6 +230,7 @@ def strategy(
             lookahead=int(lookahead),
             parameters=_parameters(parameters),
             sees_hidden=bool(sees_hidden),
+            reads_history=None if reads_history is None else bool(reads_history),
         )
 
     if function is not None:
@@ -256,6 +268,11 @@ def variant(base: Strategy, name: str | None = None, **params) -> Strategy:
     return replace(base, name=_check_name(name), parameters=new)
 
 
+HISTORY_ATTRIBUTES = frozenset({"history", "n_history"})
+"""View fields whose loading in a strategy's code (or a function it calls) marks it as reading
+the public history."""
+
+
 def strategy_key(strategy: Strategy) -> str:
     """sha256 (hex) of everything that decides ``strategy``'s play.
 
@@ -264,7 +281,9 @@ def strategy_key(strategy: Strategy) -> str:
     global it reads, recursively through every function it calls), how it
     runs (compiled or Python), and the length of its parameter vector (which
     the view shows it). Parameter *values* are not in it: they reach the
-    kernel as data. A ``sees_hidden`` strategy's key ends in
+    kernel as data. A compiled strategy that reads the public history
+    (:attr:`Strategy.reads_history`) has :data:`sim.core.state.READS_HISTORY_KEY` in its
+    key: the engine keeps the history for its table. A ``sees_hidden`` strategy's key ends in
     :data:`sim.core.state.SEES_HIDDEN_KEY`: only its slot is handed the hidden
     arrays.
 
@@ -274,10 +293,16 @@ def strategy_key(strategy: Strategy) -> str:
         A compiled strategy reads a global its key cannot capture (an arbitrary
         object), or a way past its view (raw memory, unchecked indexing; one line naming it).
     """
+    reach = Reach()
     try:
-        digest = function_digest(strategy.function, strict=strategy.compiled)
+        digest = function_digest(strategy.function, strict=strategy.compiled, reach=reach)
     except IdentityError as error:
         raise StrategyError(f"strategy {strategy.name!r}: {error}") from None
     kind = "compiled" if strategy.compiled else "python"
     text = f"{digest}:{kind}:parameters={len(strategy.parameters)}"
-    return hashlib.sha256(text.encode()).hexdigest() + (SEES_HIDDEN_KEY if strategy.sees_hidden else "")
+    reads = strategy.reads_history
+    if reads is None:
+        reads = bool(reach.attributes & HISTORY_ATTRIBUTES)
+    return (hashlib.sha256(text.encode()).hexdigest()
+            + (READS_HISTORY_KEY if reads and strategy.compiled else "")
+            + (SEES_HIDDEN_KEY if strategy.sees_hidden else ""))

@@ -77,10 +77,14 @@ class Reach:
     dispatchers : list
         Numba dispatchers reached that are not inlined into their caller (they
         are compiled and cached on their own).
+    attributes : set of str
+        Every attribute name the functions reached load (a strategy that loads
+        ``history`` reads the public history).
     """
 
     files: set = field(default_factory=set)
     dispatchers: list = field(default_factory=list)
+    attributes: set = field(default_factory=set)
 
 
 def _root(name: str | None) -> str:
@@ -236,6 +240,7 @@ class _Walk:
         if source.is_file():
             self.reach.files.add(source)
         here = f"{func.__qualname__} ({source.name}:{code.co_firstlineno})"
+        self.reach.attributes |= attribute_names(code)
         if self.strict and not is_project_module(func.__module__):
             escapes = attribute_names(code) & VIEW_ESCAPES
             if escapes:

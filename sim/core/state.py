@@ -84,7 +84,11 @@ A :class:`Workspace` named tuple holds every mutable array of a match in play.
     runs (``BOARD_DECISION_SEAT`` is its seat: an exception it raises is
     reported for that seat); ``BOARD_ERROR_ROW``, ``BOARD_ERROR_SEAT`` and
     ``BOARD_ERROR_COUNT`` the row returned, the seat and the number of
-    candidates of the match's first choice that was not one of its candidates.
+    candidates of the match's first choice that was not one of its candidates;
+    ``BOARD_KEEP_HISTORY`` 1 while the steps write ``history`` (0: it stays
+    empty, no seated strategy reads it); ``BOARD_ROUND``, ``BOARD_LEADER``,
+    ``BOARD_TURN_SEAT``, ``BOARD_NEXT_DRAW`` and ``BOARD_OPENING``: where a
+    suspended match resumes.
 ``history`` : int64[MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS]
     The round's public actions in order, rows ``0..board[BOARD_HISTORY]-1``:
     ``H_SEAT``, ``H_KIND`` (play, draw, pass), ``H_TILE`` (the placed tile;
@@ -195,6 +199,14 @@ EVENT_PLACEMENT = 0
 EVENT_DOMINO = 1
 EVENT_BLOCKED = 2
 
+# Event outcomes (:func:`sim.core.step.apply_event`, ruling 8)
+OUTCOME_DISCARDED = 0
+"""The event would have passed 305: score unchanged."""
+OUTCOME_ACCEPTED = 1
+"""The event was applied."""
+OUTCOME_HIT_TARGET = 2
+"""The event was applied and its entity now has exactly 305: the match ends."""
+
 ROUND_TO = 5
 """round5 granularity (ruling 12)."""
 
@@ -222,7 +234,20 @@ BOARD_DECIDING = 11
 BOARD_ERROR_ROW = 12
 BOARD_ERROR_SEAT = 13
 BOARD_ERROR_COUNT = 14
-BOARD_FIELDS = 15
+BOARD_KEEP_HISTORY = 15
+"""1: the steps write the public ``history`` (a seated strategy reads it, or a driver shows
+it); 0: they do not (:mod:`sim.core.step`)."""
+BOARD_ROUND = 16
+"""Where a suspended match resumes (:func:`sim.engine.play.resume_match`): the round index,"""
+BOARD_LEADER = 17
+"""... its leader,"""
+BOARD_TURN_SEAT = 18
+"""... the seat whose decision is in hand,"""
+BOARD_NEXT_DRAW = 19
+"""... the draw pointer into ``deal``,"""
+BOARD_OPENING = 20
+"""... and 1 if the decision is the round's opening."""
+BOARD_FIELDS = 21
 
 # cands[c, ...]
 CAND_TILE = 0
@@ -275,6 +300,11 @@ EXTERNAL_SEAT = -1
 SEES_HIDDEN_KEY = ":sees-hidden"
 """Suffix of the code key of a strategy declared ``sees_hidden``: such a strategy gets a
 slot of its own, whose views carry every hand and the boneyard (``PlayerView.hidden_*``)."""
+
+READS_HISTORY_KEY = ":reads-history"
+"""In the code key of a strategy that reads the public history (``PlayerView.history``, declared
+or found in its code): the engine writes the history only while such a seat is at the table
+(``BOARD_KEEP_HISTORY``)."""
 
 INVALID_CHOICE = -1
 """What the strategy dispatch returns for a slot it does not know."""
@@ -417,6 +447,14 @@ Workspace = namedtuple(
     ],
 )
 Workspace.__doc__ = "Per-thread mutable match state; see the module docstring."
+
+Trace = namedtuple("Trace", ["round_rows", "round_deals", "actions", "events", "answers"])
+Trace.__doc__ = """Where a match's steps are written (any array may have no rows: nothing is written).
+
+round_rows : int32[R, ROUND_FIELDS]; round_deals : int8[R, 28];
+actions : int16[A, ACTION_FIELDS]; events : int32[E, EVENT_FIELDS];
+answers : int64[D, ANSWER_FIELDS], the Python seats' recorded choices (input).
+"""
 
 PlayerView = namedtuple(
     "PlayerView",

@@ -191,7 +191,7 @@ def replay_board(run: CompiledRun, match: int) -> tuple[np.ndarray, BaseExceptio
         else:
             run.engine.resume_match(ws, _empty(ANSWER_FIELDS, np.int64), np.int64(spec.seed),
                                     np.int64(match), np.int64(spec.players), run.strategy_ids,
-                                    spec.params, np.int64(spec.max_rounds), spec.secret_words)
+                                    spec.params, np.int64(spec.max_rounds), spec.secret_words, False)
     except Exception as error:  # a strategy's: the board says whose
         return ws.board.copy(), error
     return ws.board.copy(), None

@@ -42,48 +42,26 @@ writes are skipped when a trace array has no room left.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit
 
 from sim.core.jit import hot_kernel, kernel
-from sim.core.state import (ACTION_DRAW, ACTION_FIELDS, ACTION_PASS, ACTION_PLAY, ANSWER_CHOICE,
-    ANSWER_RNG_COUNTER, A_JOINED, A_KIND, A_PARENT, A_POINTS, A_SEAT, A_SIDE, A_TILE,
-    BOARD_DECIDING, BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR,
-    BOARD_ERROR_COUNT, BOARD_ERROR_ROW, BOARD_ERROR_SEAT, BOARD_NODES,
-    BOARD_HISTORY, BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_SUSPENDED, BOARD_TOTAL, CAND_JOINED,
-    CAND_PARENT, CAND_SIDE, CAND_TILE, CURSOR_ACTIONS, CURSOR_ANSWERS, CURSOR_EVENTS,
-    CURSOR_ROUNDS, END_BLOCKED, END_DOMINO, END_NONE, END_SUSPENDED, END_TARGET, ENTITY_OF_SEAT,
-    EVENT_BLOCKED, EVENT_DOMINO, EVENT_FIELDS, EVENT_PLACEMENT, EXTERNAL_SEAT, E_ACCEPTED,
-    E_ACTION, E_CREDIT, E_DEBIT, E_ENTITY, E_KIND, E_PLACEMENT, E_RAW, E_SEAT, H_JOINED, H_KIND,
-    H_OPEN, H_PARENT, H_POINTS, H_SEAT, H_SIDE, H_TILE, INVALID_CHOICE,
-    MATCH_FIELDS, MAX_ENTITIES, M_ACTIONS, M_BLOCKED_CREDIT, M_BLOCKED_ROUNDS, M_DISCARDED_BY,
-    M_DOMINO_CREDIT, M_DOMINO_DEBIT, M_DOMINO_ROUNDS, M_DRAWS, M_ERROR, M_EVENTS,
-    M_EVENTS_ACCEPTED, M_EVENTS_DISCARDED, M_FIRST_LEADER, M_FIRST_OPENING, M_PASSES, M_PLACEMENTS,
-    M_PLACEMENT_RAW, M_RAW_DISCARDED, M_ROUNDS, M_SETTLED_BY, M_WINNER, NO_ENTITY, NO_PARENT,
-    NO_SEAT, NO_TILE, N_ENTITIES, ROUND_FIELDS, R_ACTIONS, R_BLOCKED_CREDIT, R_BLOCKED_EVENTS,
-    R_DISCARDED_BY, R_DOMINOER, R_DOMINO_ACCEPTED, R_DOMINO_CREDIT, R_DOMINO_DEBIT,
-    R_DOMINO_PLACEMENT, R_DRAWS, R_END, R_EVENTS, R_EVENTS_ACCEPTED, R_EVENTS_DISCARDED, R_GAIN,
-    R_LEADER, R_OPENING_POINTS, R_OPENING_TILE, R_PASSES, R_PIPS, R_PLACEMENTS, R_PLACEMENT_RAW,
-    R_RAW_DISCARDED, R_SCORE, R_SETTLED_BY, R_WINNER, SCRATCH_ORDER, SCRATCH_PIPS, SIDE_NONE,
-    PlayerView, new_workspace)
-from sim.core.rules import (blocked_credit, domino_parts, hand_pips, list_openings,
-    list_placements, no_hand_can_play, open_layout, place_tile, placement_points, playable_tiles,
-    rank_blocked_hands)
+from sim.core.rules import list_openings, list_placements, no_hand_can_play, playable_tiles
 from sim.core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, below,
     match_decision_key, one_way, seat_decision_key, secret_key, shuffle_round_deal, stream_key,
     word_at)
 from sim.core.sealed import read_only
-from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
-
-Trace = namedtuple("Trace", ["round_rows", "round_deals", "actions", "events", "answers"])
-Trace.__doc__ = """One match's trace arrays (possibly empty: nothing is written).
-
-round_rows : int32[R, ROUND_FIELDS]; round_deals : int8[R, 28];
-actions : int16[A, ACTION_FIELDS]; events : int32[E, EVENT_FIELDS];
-answers : int64[D, ANSWER_FIELDS], the Python seats' recorded choices (input).
-"""
+from sim.core.state import (ACTION_FIELDS, ANSWER_CHOICE, ANSWER_RNG_COUNTER, BOARD_DECIDING,
+    BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR,
+    BOARD_ERROR_COUNT, BOARD_ERROR_ROW, BOARD_ERROR_SEAT, BOARD_HISTORY, BOARD_KEEP_HISTORY,
+    BOARD_LEADER, BOARD_NEXT_DRAW, BOARD_NODES, BOARD_OPENING, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
+    BOARD_PLAYED, BOARD_ROUND, BOARD_SUSPENDED, BOARD_TOTAL, BOARD_TURN_SEAT, CAND_JOINED,
+    CAND_PARENT, CAND_SIDE, CAND_TILE, CURSOR_ANSWERS, CURSOR_ROUNDS, END_BLOCKED, END_NONE,
+    END_SUSPENDED, ENTITY_OF_SEAT, EVENT_FIELDS, EXTERNAL_SEAT, INVALID_CHOICE, MATCH_FIELDS,
+    M_ERROR, NO_ENTITY, NO_TILE, PlayerView, ROUND_FIELDS, R_DOMINOER, Trace, new_workspace)
+from sim.core.step import (begin_round, close_round, count_round, draw_tile, note_lacking,
+    pass_turn, place, reset_match, settle_blocked)
+from sim.tiles import HAND_SIZE, N_TILES
 
 
 @njit(cache=True)
@@ -107,23 +85,17 @@ STRATEGY_DEPENDENT = (
     "choose_placement",
     "slot_sees_hidden",
     "slot_parameters",
+    "slot_reads_history",
     "_decide",
+    "seats_read_history",
     "play_dealt_round",
-    "play_round",
+    "play_round_from",
     "play_match",
     "simulate_batch",
     "resume_match",
 )
 """The kernels that reach a strategy: :mod:`sim.engine.kernel_sets` compiles a copy of
 them per set of strategies."""
-
-OUTCOME_DISCARDED = 0
-"""The event would have passed 305: score unchanged."""
-OUTCOME_ACCEPTED = 1
-"""The event was applied."""
-OUTCOME_HIT_TARGET = 2
-"""The event was applied and its entity now has exactly 305: the match ends."""
-
 
 # ---------------------------------------------------------------------------
 # Decisions
@@ -266,240 +238,46 @@ def start_seat_streams(ws, players, key, secret):
         ws.rng[seat, 1] = 0
 
 
-# ---------------------------------------------------------------------------
-# Trace and events
-# ---------------------------------------------------------------------------
 @hot_kernel
-def _trace_action(ws, trace, seat, kind, tile, joined, parent, side, points, open_before):
-    """Count one action of the round, add it to the public history (``open_before``: the
-    open values when it was taken) and write it to the trace if it has room."""
-    ws.round_stats[R_ACTIONS] += 1
-    entry = ws.board[BOARD_HISTORY]
-    history = ws.history
-    history[entry, H_SEAT] = seat
-    history[entry, H_KIND] = kind
-    history[entry, H_TILE] = tile if kind == ACTION_PLAY else NO_TILE
-    history[entry, H_OPEN] = open_before
-    history[entry, H_PARENT] = parent
-    history[entry, H_SIDE] = side
-    history[entry, H_JOINED] = joined
-    history[entry, H_POINTS] = points
-    ws.board[BOARD_HISTORY] = entry + 1
-    row = ws.cursor[CURSOR_ACTIONS]
-    actions = trace.actions
-    if row < actions.shape[0]:
-        actions[row, A_SEAT] = seat
-        actions[row, A_KIND] = kind
-        actions[row, A_TILE] = tile
-        actions[row, A_JOINED] = joined
-        actions[row, A_PARENT] = parent
-        actions[row, A_SIDE] = side
-        actions[row, A_POINTS] = points
-        ws.cursor[CURSOR_ACTIONS] = row + 1
+def slot_reads_history(slot):
+    """Placeholder: True if the strategy of ``slot`` reads the public history
+    (``view.history``; declared or found in its code, :mod:`strategies.definition`).
+    :mod:`sim.engine.kernel_sets` replaces it like :func:`choose_placement`; here every slot
+    reads it (the safe side: the history is kept)."""
+    return True
 
 
 @hot_kernel
-def _apply_event(ws, trace, entity, kind, action, seat, placement, credit, debit, raw):
-    """Target-test one score event, apply it if accepted, count and trace it (ruling 8).
-
-    Returns
-    -------
-    int64
-        ``OUTCOME_DISCARDED``, ``OUTCOME_ACCEPTED`` or ``OUTCOME_HIT_TARGET``.
-    """
-    scores = ws.scores
-    stats = ws.round_stats
-    accepted = scores[entity] + raw <= TARGET_RAW
-    if accepted:
-        scores[entity] += raw
-        stats[R_EVENTS_ACCEPTED] += 1
-        stats[R_GAIN + entity] += raw
-        if kind == EVENT_DOMINO:
-            stats[R_SETTLED_BY + entity] += credit - debit
-        elif kind == EVENT_BLOCKED:
-            stats[R_SETTLED_BY + entity] += raw
-    else:
-        stats[R_EVENTS_DISCARDED] += 1
-        stats[R_RAW_DISCARDED] += raw
-        stats[R_DISCARDED_BY + entity] += 1
-    stats[R_EVENTS] += 1
-    row = ws.cursor[CURSOR_EVENTS]
-    events = trace.events
-    if row < events.shape[0]:
-        events[row, E_ENTITY] = entity
-        events[row, E_KIND] = kind
-        events[row, E_ACTION] = action
-        events[row, E_SEAT] = seat
-        events[row, E_PLACEMENT] = placement
-        events[row, E_CREDIT] = credit
-        events[row, E_DEBIT] = debit
-        events[row, E_RAW] = raw
-        events[row, E_ACCEPTED] = 1 if accepted else 0
-        ws.cursor[CURSOR_EVENTS] = row + 1
-    if not accepted:
-        return OUTCOME_DISCARDED
-    if scores[entity] == TARGET_RAW:
-        return OUTCOME_HIT_TARGET
-    return OUTCOME_ACCEPTED
-
-
-# ---------------------------------------------------------------------------
-# Settlements
-# ---------------------------------------------------------------------------
-@kernel
-def _settle_domino(ws, trace, players, entity_of_seat, seat, points):
-    """Domino event (ruling 10): final placement + round5(opponents) - round5(partner)."""
-    entity = entity_of_seat[seat]
-    credit, debit = domino_parts(ws, players, entity_of_seat, seat)
-    outcome = _apply_event(
-        ws, trace, entity, EVENT_DOMINO, -1, seat, points, credit, debit, points + credit - debit
-    )
-    stats = ws.round_stats
-    stats[R_DOMINO_PLACEMENT] = points
-    stats[R_DOMINO_CREDIT] = credit
-    stats[R_DOMINO_DEBIT] = debit
-    stats[R_DOMINO_ACCEPTED] = 0 if outcome == OUTCOME_DISCARDED else 1
-    stats[R_END] = END_DOMINO
-    stats[R_WINNER] = entity
-    stats[R_DOMINOER] = seat
-    return END_DOMINO
-
-
-@kernel
-def _settle_blocked(ws, trace, players, entity_of_seat, leader):
-    """Blocked settlement (rulings 11 and 13).
-
-    Hands are ranked by pip total, ties clockwise from the leader; each earns
-    round5 of its differences to heavier opposing hands, one event per hand
-    with a nonzero credit, stopping at the first event that reaches 305.
-    """
-    pips = ws.seat_scratch[SCRATCH_PIPS]
-    order = ws.seat_scratch[SCRATCH_ORDER]
-    rank_blocked_hands(ws, players, leader, pips, order)
-    stats = ws.round_stats
-    for rank in range(players):
-        seat = order[rank]
-        entity = entity_of_seat[seat]
-        credit = blocked_credit(players, entity_of_seat, pips, seat)
-        if credit == 0:
-            continue
-        outcome = _apply_event(ws, trace, entity, EVENT_BLOCKED, -1, seat, 0, credit, 0, credit)
-        stats[R_BLOCKED_EVENTS] += 1
-        if outcome != OUTCOME_DISCARDED:
-            stats[R_BLOCKED_CREDIT] += credit
-        if outcome == OUTCOME_HIT_TARGET:
-            break
-    lightest = order[0]
-    winner = entity_of_seat[lightest]
+def seats_read_history(players, seat_strategy):
+    """1 if a seat's strategy reads the public history (a Python seat always may), else 0:
+    the value of ``BOARD_KEEP_HISTORY`` for a round (:mod:`sim.core.step`)."""
     for seat in range(players):
-        if pips[seat] == pips[lightest] and entity_of_seat[seat] != winner:
-            winner = NO_ENTITY  # lightest total shared across opposing entities
-    stats[R_END] = END_BLOCKED
-    stats[R_WINNER] = winner
-    return END_BLOCKED
+        slot = seat_strategy[seat]
+        if slot == EXTERNAL_SEAT or slot_reads_history(slot):
+            return 1
+    return 0
 
 
-# ---------------------------------------------------------------------------
-# Turns and rounds
-# ---------------------------------------------------------------------------
 @hot_kernel
-def _play_candidate(ws, trace, players, entity_of_seat, seat, choice):
-    """Place candidate ``choice`` for ``seat`` and apply what follows (rulings 6, 9, 10).
-
-    Returns
-    -------
-    int64
-        ``END_DOMINO`` if it was the seat's last tile, ``END_TARGET`` if its
-        placement event reached 305, else ``END_NONE``.
-    """
-    cands = ws.cands
-    tile = cands[choice, CAND_TILE]
-    parent = cands[choice, CAND_PARENT]
-    side = cands[choice, CAND_SIDE]
-    joined = cands[choice, CAND_JOINED]
-    open_before = ws.board[BOARD_OPEN_VALUES]
-    if parent == NO_PARENT:
-        total = open_layout(ws, tile)
-    else:
-        total = place_tile(ws, tile, parent, side, joined)
-    points = placement_points(total)
-    ws.hands[seat] &= ~(1 << tile)
-    ws.hand_sizes[seat] -= 1
-    stats = ws.round_stats
-    stats[R_PLACEMENTS] += 1
-    action_index = stats[R_ACTIONS]
-    _trace_action(ws, trace, seat, ACTION_PLAY, tile, joined, parent, side, points, open_before)
-    if ws.hands[seat] == 0:
-        return _settle_domino(ws, trace, players, entity_of_seat, seat, points)
-    if points > 0:
-        outcome = _apply_event(
-            ws, trace, entity_of_seat[seat], EVENT_PLACEMENT, action_index, seat, points, 0, 0, points
-        )
-        if outcome != OUTCOME_DISCARDED:
-            stats[R_PLACEMENT_RAW] += points
-        if outcome == OUTCOME_HIT_TARGET:
-            stats[R_END] = END_TARGET
-            stats[R_WINNER] = NO_ENTITY
-            return END_TARGET
-    return END_NONE
-
-
-@kernel
-def play_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, deal_key, round_index, leader):
-    """Deal and play one round to its end; ``ws.round_stats`` holds its figures.
-
-    Parameters
-    ----------
-    ws : Workspace
-    trace : Trace
-    players : int64
-    entity_of_seat : int64[players]
-    seat_strategy : int64[players]
-        Strategy slot per seat (``EXTERNAL_SEAT`` for a Python seat).
-    seat_params : float64[players, P]
-        Strategy parameters per seat.
-    deal_key : uint64
-        The match's deal-stream key.
-    round_index : int64
-        0-based; selects the deal-stream counters of this round.
-    leader : int64
-        Seat that opens.
-
-    Returns
-    -------
-    int64
-        End kind: ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET``
-        (``END_SUSPENDED``: stopped at a Python seat's unanswered decision).
-    """
-    deal = ws.deal
-    shuffle_round_deal(deal_key, round_index, deal)
-    deal_row = ws.cursor[CURSOR_ROUNDS]
-    if deal_row < trace.round_deals.shape[0]:
-        for k in range(N_TILES):
-            trace.round_deals[deal_row, k] = deal[k]
-    end = play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
-                           NO_TILE)
-    if end == END_SUSPENDED:
-        return end
+def trace_round(ws, trace):
+    """Write the finished round's figures (``ws.round_stats``) to the trace if it has room."""
     row = ws.cursor[CURSOR_ROUNDS]
     if row < trace.round_rows.shape[0]:
         stats = ws.round_stats
         for field in range(ROUND_FIELDS):
             trace.round_rows[row, field] = stats[field]
         ws.cursor[CURSOR_ROUNDS] = row + 1
-    return end
 
 
-@kernel
+@hot_kernel
 def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
                      forced_tile):
     """Play one round from the deal in ``ws.deal`` (seat ``s``'s hand at ``[5s:5s+5]``, then
-    the boneyard in draw order) to its end: the one turn loop of the engine.
+    the boneyard in draw order) to its end.
 
-    :func:`play_round` shuffles and calls it; the study kernels
-    (:mod:`sim.engine.playouts`) call it with deals of their own and, for
-    forced openings, ``forced_tile``. ``ws.scores`` and the decision stream
-    ``ws.rng`` are used as they are.
+    :func:`play_match` shuffles and plays its rounds so; the study kernels call it with deals of
+    their own and, for forced openings, ``forced_tile``. ``ws.scores`` and the decision
+    stream ``ws.rng`` are used as they are.
 
     Parameters
     ----------
@@ -522,44 +300,58 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
         End kind; ``ws.round_stats`` holds the round's figures (scores after
         it, hand pips left).
     """
-    stats = ws.round_stats
-    stats[:] = 0
-    stats[R_LEADER] = leader
-    stats[R_END] = END_NONE
-    stats[R_WINNER] = NO_ENTITY
-    stats[R_DOMINOER] = NO_SEAT
-    stats[R_DOMINO_ACCEPTED] = -1
-    stats[R_OPENING_TILE] = NO_TILE
+    return play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
+                           forced_tile, 1, leader, players * HAND_SIZE, 1, 0)
 
+
+@kernel
+def play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
+                    forced_tile, fresh, seat, next_draw, opening, pending):
+    """The one turn loop of the engine: from ``seat``'s turn to the round's end.
+
+    Every step is :mod:`sim.core.step`'s; every placement (opening, play, drawn tile)
+    goes through the single decision site below, which keeps the compiled round small:
+    strategies are inlined once, not once per kind of turn.
+
+    Parameters
+    ----------
+    ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader, forced_tile
+        As :func:`play_dealt_round`.
+    fresh : int64
+        1: the round starts (its figures cleared, the hands dealt from ``ws.deal``); 0: it
+        goes on from the state in ``ws``.
+    seat : int64
+        The seat to act.
+    next_draw : int64
+        Draw pointer into ``ws.deal`` (``players * HAND_SIZE`` at the deal).
+    opening : int64
+        1 if ``seat``'s placement opens the round.
+    pending : int64
+        0, or the count of ``ws.cands`` rows of ``seat``'s decision in hand (a suspended
+        match resumed: :func:`resume_match`).
+
+    Returns
+    -------
+    int64
+        End kind (``END_SUSPENDED``: stopped at a Python seat's unanswered decision,
+        with where to resume in ``ws.board``).
+    """
     deal = ws.deal
-    for seat in range(players):
-        hand = 0
-        for k in range(HAND_SIZE):
-            hand |= 1 << deal[seat * HAND_SIZE + k]
-        ws.hands[seat] = hand
-        ws.hand_sizes[seat] = HAND_SIZE
-        ws.lacking[seat] = 0
-    # An empty layout for the opening decision: the view must not show the
-    # previous round's (or match's) layout, total or played tiles.
-    board = ws.board
-    board[BOARD_NODES] = 0
-    board[BOARD_TOTAL] = 0
-    board[BOARD_OPEN_VALUES] = 0
-    board[BOARD_PLAYED] = 0
-    board[BOARD_OPEN_NODES] = 0
-    board[BOARD_HISTORY] = 0
-    for value in range(N_VALUES):
-        ws.open_count[value] = 0
-    next_draw = players * HAND_SIZE
-
-    # One turn per iteration; every placement (opening, play, drawn tile) goes
-    # through the single decision site below, which keeps the compiled round
-    # small: strategies are inlined once, not once per kind of turn.
-    seat = leader
+    if fresh:
+        begin_round(ws, leader)
+        ws.board[BOARD_KEEP_HISTORY] = seats_read_history(players, seat_strategy)
+        for hand_seat in range(players):
+            hand = 0
+            for k in range(HAND_SIZE):
+                hand |= 1 << deal[hand_seat * HAND_SIZE + k]
+            ws.hands[hand_seat] = hand
+            ws.hand_sizes[hand_seat] = HAND_SIZE
     end = END_NONE
-    opening = True
     while True:
-        if opening:
+        count = pending
+        if pending > 0:
+            pending = 0
+        elif opening:
             # The leader opens with any tile of the hand (its strategy chooses).
             count = list_openings(ws, ws.hands[seat])
         else:
@@ -567,33 +359,17 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
             if playable != 0:
                 count = list_placements(ws, playable)
             else:
-                count = 0
                 # Ruling 5: draw until a playable tile, then place it; pass if none.
-                open_values = ws.board[BOARD_OPEN_VALUES]
-                if next_draw < N_TILES:
-                    # Public knowledge: a seat that draws lacks every open value.
-                    # Its drawn tiles stay unseen and may carry values it lacked
-                    # before, so a draw replaces the old knowledge (as the
-                    # reference does).
-                    ws.lacking[seat] = open_values
-                else:
-                    # A pass adds no tile: what the seat lacked before it still lacks.
-                    ws.lacking[seat] |= open_values
+                note_lacking(ws, seat, N_TILES - next_draw)
                 while next_draw < N_TILES:
                     tile = deal[next_draw]
                     next_draw += 1
-                    ws.hands[seat] |= 1 << tile
-                    ws.hand_sizes[seat] += 1
-                    stats[R_DRAWS] += 1
-                    _trace_action(ws, trace, seat, ACTION_DRAW, tile, 0, NO_PARENT, SIDE_NONE, 0,
-                                  open_values)
+                    draw_tile(ws, trace, seat, tile)
                     if (1 << tile) & playable_tiles(ws):
                         count = list_placements(ws, 1 << tile)
                         break
                 if count == 0:
-                    stats[R_PASSES] += 1
-                    _trace_action(ws, trace, seat, ACTION_PASS, NO_TILE, 0, NO_PARENT, SIDE_NONE, 0,
-                                  open_values)
+                    pass_turn(ws, trace, seat)
         if count > 0:
             if opening and forced_tile >= 0:
                 # A study forces the opening tile (list_openings gives one row per tile).
@@ -607,29 +383,31 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
                     N_TILES - next_draw,
                 )
                 if ws.board[BOARD_SUSPENDED] != 0:
-                    return END_SUSPENDED  # a Python seat must choose: Python takes over
-            end = _play_candidate(ws, trace, players, entity_of_seat, seat, choice)
-            if opening:
-                stats[R_OPENING_TILE] = ws.cands[choice, CAND_TILE]
-                stats[R_OPENING_POINTS] = placement_points(ws.board[BOARD_TOTAL])
-                opening = False
+                    # A Python seat must choose: Python takes over, and resumes here.
+                    board = ws.board
+                    board[BOARD_TURN_SEAT] = seat
+                    board[BOARD_NEXT_DRAW] = next_draw
+                    board[BOARD_OPENING] = opening
+                    return END_SUSPENDED
+            cands = ws.cands
+            end = place(ws, trace, players, entity_of_seat, seat, cands[choice, CAND_TILE],
+                        cands[choice, CAND_PARENT], cands[choice, CAND_SIDE],
+                        cands[choice, CAND_JOINED])
+            opening = 0
         if end != END_NONE:
             break
         # Ruling 6: with the boneyard empty and nobody able to play, block at once.
         if next_draw == N_TILES and no_hand_can_play(ws, players):
-            end = _settle_blocked(ws, trace, players, entity_of_seat, leader)
+            end = settle_blocked(ws, trace, players, entity_of_seat, leader)
             break
         seat = (seat + 1) % players
-
-    for entity in range(N_ENTITIES[players]):
-        stats[R_SCORE + entity] = ws.scores[entity]
-    for seat in range(players):
-        stats[R_PIPS + seat] = hand_pips(ws.hands[seat])
+    close_round(ws, players)
     return end
 
 
 @kernel
-def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_rounds, secret):
+def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_rounds, secret,
+               resume):
     """Play match ``match`` of ``seed`` to 305 or ``max_rounds``; figures in ``ws.match_totals``.
 
     The match depends only on ``(seed, match)``, the run ``secret`` (uint64[2];
@@ -637,67 +415,64 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
     come from deal-stream words reserved for ``r`` (the seed alone), and
     decisions from each seat's own decision stream (keyed by the secret).
     Stops early, with ``BOARD_SUSPENDED`` set, at a Python seat's decision
-    that ``trace.answers`` does not answer.
+    that ``trace.answers`` does not answer; called again with ``resume`` true
+    (and that decision's answer first in ``trace.answers``) it goes on from there.
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
-    totals = ws.match_totals
-    totals[:] = 0
-    totals[M_WINNER] = NO_ENTITY
-    ws.scores[:] = 0
-    ws.cursor[:] = 0
-    ws.board[BOARD_ERROR] = 0
-    ws.board[BOARD_SUSPENDED] = 0
-    ws.board[BOARD_DECIDING] = 0
+    board = ws.board
     deal_key = stream_key(seed, match, STREAM_DEAL)
-    match_key = match_decision_key(seed, match, secret)
-    for seat in range(players):
-        ws.rng[seat, 0] = seat_decision_key(match_key, seat)  # = sealed_decision_key(seed, match, seat, secret)
-        ws.rng[seat, 1] = 0
+    first_round = 0
+    if resume:
+        first_round = board[BOARD_ROUND]
+        ws.cursor[CURSOR_ANSWERS] = 0
+        board[BOARD_SUSPENDED] = 0
+    else:
+        reset_match(ws)
+        board[BOARD_ERROR] = 0
+        board[BOARD_SUSPENDED] = 0
+        board[BOARD_DECIDING] = 0
+        match_key = match_decision_key(seed, match, secret)
+        for seat in range(players):
+            ws.rng[seat, 0] = seat_decision_key(match_key, seat)  # = sealed_decision_key(seed, match, seat, secret)
+            ws.rng[seat, 1] = 0
     stats = ws.round_stats
     end = END_BLOCKED
-    leader = 0
-    for round_index in range(max_rounds):
-        if end == END_BLOCKED:
-            # Ruling 14: first leader and leader after a block by uniform lot.
-            leader = below(word_at(deal_key, round_index * DEAL_WORDS_PER_ROUND + LOT_WORD), players)
+    for round_index in range(first_round, max_rounds):
+        if resume and round_index == first_round:
+            # Go on from the Python seat's decision the match stopped at.
+            fresh = 0
+            leader = board[BOARD_LEADER]
+            seat = board[BOARD_TURN_SEAT]
+            next_draw = board[BOARD_NEXT_DRAW]
+            opening = board[BOARD_OPENING]
+            pending = board[BOARD_DECISION_COUNT]
         else:
-            leader = stats[R_DOMINOER]
-        end = play_round(
-            ws, trace, players, entity_of_seat, seat_strategy, seat_params, deal_key, round_index, leader
-        )
+            if end == END_BLOCKED:
+                # Ruling 14: first leader and leader after a block by uniform lot.
+                leader = below(word_at(deal_key, round_index * DEAL_WORDS_PER_ROUND + LOT_WORD), players)
+            else:
+                leader = stats[R_DOMINOER]
+            board[BOARD_ROUND] = round_index
+            board[BOARD_LEADER] = leader
+            shuffle_round_deal(deal_key, round_index, ws.deal)
+            deal_row = ws.cursor[CURSOR_ROUNDS]
+            if deal_row < trace.round_deals.shape[0]:
+                for k in range(N_TILES):
+                    trace.round_deals[deal_row, k] = ws.deal[k]
+            fresh = 1
+            seat = leader
+            next_draw = players * HAND_SIZE
+            opening = 1
+            pending = 0
+        # One call site: the round loop (and the strategies inlined in it) is compiled once.
+        end = play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
+                              NO_TILE, fresh, seat, next_draw, opening, pending)
         if end == END_SUSPENDED:
             return
-        if round_index == 0:
-            totals[M_FIRST_LEADER] = leader
-            totals[M_FIRST_OPENING] = stats[R_OPENING_TILE]
-        totals[M_ROUNDS] += 1
-        totals[M_PLACEMENTS] += stats[R_PLACEMENTS]
-        totals[M_DRAWS] += stats[R_DRAWS]
-        totals[M_PASSES] += stats[R_PASSES]
-        totals[M_ACTIONS] += stats[R_ACTIONS]
-        totals[M_EVENTS] += stats[R_EVENTS]
-        totals[M_EVENTS_ACCEPTED] += stats[R_EVENTS_ACCEPTED]
-        totals[M_EVENTS_DISCARDED] += stats[R_EVENTS_DISCARDED]
-        totals[M_RAW_DISCARDED] += stats[R_RAW_DISCARDED]
-        totals[M_PLACEMENT_RAW] += stats[R_PLACEMENT_RAW]
-        totals[M_BLOCKED_CREDIT] += stats[R_BLOCKED_CREDIT]
-        if end == END_DOMINO:
-            totals[M_DOMINO_ROUNDS] += 1
-            if stats[R_DOMINO_ACCEPTED] == 1:
-                totals[M_PLACEMENT_RAW] += stats[R_DOMINO_PLACEMENT]
-                totals[M_DOMINO_CREDIT] += stats[R_DOMINO_CREDIT]
-                totals[M_DOMINO_DEBIT] += stats[R_DOMINO_DEBIT]
-        elif end == END_BLOCKED:
-            totals[M_BLOCKED_ROUNDS] += 1
-        for entity in range(MAX_ENTITIES):
-            totals[M_DISCARDED_BY + entity] += stats[R_DISCARDED_BY + entity]
-            totals[M_SETTLED_BY + entity] += stats[R_SETTLED_BY + entity]
-        for entity in range(N_ENTITIES[players]):
-            if ws.scores[entity] == TARGET_RAW:
-                totals[M_WINNER] = entity
-        if totals[M_WINNER] != NO_ENTITY:
+        trace_round(ws, trace)
+        if count_round(ws, players, end, round_index, leader) != NO_ENTITY:
             break
-    totals[M_ERROR] = ws.board[BOARD_ERROR]
+    ws.match_totals[M_ERROR] = board[BOARD_ERROR]
 
 
 @njit(nogil=True, cache=True)
@@ -784,7 +559,7 @@ def simulate_batch(
                       answers_of_match)
         match_stats[row, M_ERROR] = RAISED_ERROR  # stays if a strategy raises in this match
         play_match(ws, trace, seed, first_match + row, players, seat_strategy, seat_params, max_rounds,
-                   secret)
+                   secret, False)
         for field in range(MATCH_FIELDS):
             match_stats[row, field] = ws.match_totals[field]
         if ws.board[BOARD_SUSPENDED] != 0:
@@ -794,18 +569,23 @@ def simulate_batch(
 
 
 @njit(cache=True)
-def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, max_rounds, secret):
-    """Replay match ``match`` with the Python seats' ``answers`` until it ends or needs another.
+def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, max_rounds, secret,
+                 resume):
+    """Play match ``match`` until it ends or a Python seat must choose, one decision at a time.
 
     Parameters
     ----------
     ws : Workspace
-        Allocated by the caller (:func:`sim.core.state.new_workspace`); read
-        after the call: the match's figures, or the decision in hand.
+        Allocated by the caller (:func:`sim.core.state.new_workspace`) and kept from call to
+        call of one match; read after the call: the match's figures, or the decision in hand.
     answers : int64[D, ANSWER_FIELDS]
-        The Python seats' choices so far, in the order they were asked.
+        With ``resume`` false: the Python seats' choices known from the match's start (none
+        for a new match). With ``resume`` true: the answer to the decision ``ws`` stopped at
+        (and any after it).
     seed, match, players, seat_strategy, seat_params, max_rounds, secret
         As :func:`play_match`.
+    resume : bool
+        False: start the match; True: go on from the decision in ``ws``.
 
     Returns
     -------
@@ -815,5 +595,5 @@ def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, 
         the seat's stream).
     """
     play_match(ws, untraced(answers), seed, match, players, seat_strategy, seat_params, max_rounds,
-               secret)
+               secret, resume)
     return ws.board[BOARD_SUSPENDED] != 0

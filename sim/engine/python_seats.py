@@ -3,17 +3,17 @@
 A seat whose strategy is plain Python (``compiled=False``) has the slot
 ``EXTERNAL_SEAT``. Its choices are fed to the compiled engine as the match's
 ``answers`` rows (choice, decision-stream counter afterwards). To find them,
-:func:`answers_for` replays the match with the answers known so far
-(:func:`sim.engine.play.resume_match`): the engine stops at the first decision of a
-Python seat that has no answer yet, with that decision in the workspace;
+:func:`answers_for` plays the match (:func:`sim.engine.play.resume_match`): the engine
+stops at each decision of a Python seat, with that decision in the workspace;
 Python builds the seat's :class:`strategies.python_view.PythonView`, calls the
-strategy, checks its answer and replays. Once a match needs no more answers,
+strategy, checks its answer and the engine goes on from there with it. Once a match needs no more answers,
 the batch kernel plays it from them like any other match: same deals, lots and
 streams, same frame columns, same records, and compiled seats choose exactly
 as they do everywhere else (they *are* the engine).
 
-Each replay starts the match again (the compiled part of a match costs
-microseconds), so a match with ``d`` Python decisions costs ``d`` replays.
+A match with ``d`` Python decisions costs ``d + 1`` kernel calls, each going on from the
+last (the loop's place is kept in ``ws.board``, :mod:`sim.core.state`), and one batch replay
+that writes its records.
 
 In a sealed run (``spec.sealed``) the strategy is not called here: the view's
 fields go to the seat's own process (:class:`sim.engine.sealed_seats.SealedSeat`,
@@ -35,6 +35,13 @@ class StrategyFailure(RuntimeError):
     """A strategy raised, or returned something that is not one of its candidates (one line)."""
 
 
+NO_HIDDEN = frozen(np.zeros(0, dtype=np.int64))
+"""What a Python seat sees of the hidden hands and boneyard: nothing (one shared empty array)."""
+
+TABLE_ENTITIES = {players: frozen(K.ENTITY_OF_SEAT[players, :players]) for players in (2, 3, 4)}
+"""``view.entity_of_seat`` per table size (constants, shared by every view)."""
+
+
 def seat_view(ws, players: int, params: np.ndarray, widths=None) -> PythonView:
     """The :class:`PythonView` of the decision the workspace stopped at.
 
@@ -52,7 +59,7 @@ def seat_view(ws, players: int, params: np.ndarray, widths=None) -> PythonView:
         seat=seat,
         players=players,
         hand=int(ws.hands[seat]),
-        entity_of_seat=frozen(K.ENTITY_OF_SEAT[players, :players]),
+        entity_of_seat=TABLE_ENTITIES[players],
         scores=frozen(ws.scores),
         hand_sizes=frozen(ws.hand_sizes),
         lacking=frozen(ws.lacking),
@@ -71,8 +78,8 @@ def seat_view(ws, players: int, params: np.ndarray, widths=None) -> PythonView:
         rng=ws.rng[seat].copy(),
         n_history=n_history,
         history=frozen(ws.history[:n_history]),
-        hidden_hands=frozen(ws.hands[:0]),  # Python strategies never see hidden information
-        hidden_boneyard=frozen(ws.deal[:0]),
+        hidden_hands=NO_HIDDEN,  # Python strategies never see hidden information
+        hidden_boneyard=NO_HIDDEN,
     )
 
 
@@ -111,7 +118,11 @@ def _checked_choice(run, view: PythonView, match: int) -> tuple[int, int]:
 
 def match_answers(run, match: int, ws=None) -> np.ndarray:
     """The Python seats' answers of match ``match`` of ``run`` (a
-    :class:`sim.engine.compiled.CompiledRun`): int64[D, ANSWER_FIELDS]."""
+    :class:`sim.engine.compiled.CompiledRun`): int64[D, ANSWER_FIELDS].
+
+    The engine plays the match until a Python seat must choose, then goes on from that
+    decision with its answer (:func:`sim.engine.play.resume_match`): one call per decision.
+    """
     spec = run.spec
     engine = run.engine
     ws = new_workspace() if ws is None else ws
@@ -119,14 +130,17 @@ def match_answers(run, match: int, ws=None) -> np.ndarray:
     count = 0
     args = (np.int64(spec.seed), np.int64(match), np.int64(spec.players), run.strategy_ids,
             spec.params, np.int64(spec.max_rounds), spec.secret_words)
-    while engine.resume_match(ws, answers[:count], *args):
-        view = seat_view(ws, spec.players, spec.params, [len(s.parameters) for s in spec.strategies])
+    widths = [len(s.parameters) for s in spec.strategies]
+    suspended = engine.resume_match(ws, answers[:0], *args, False)
+    while suspended:
+        view = seat_view(ws, spec.players, spec.params, widths)
         choice, counter = _checked_choice(run, view, match)
         if count == answers.shape[0]:
             answers = np.concatenate([answers, np.zeros_like(answers)])
         answers[count, K.ANSWER_CHOICE] = choice
         answers[count, K.ANSWER_RNG_COUNTER] = np.int64(np.uint64(counter))
         count += 1
+        suspended = engine.resume_match(ws, answers[count - 1:count], *args, True)
     return answers[:count].copy()
 
 
