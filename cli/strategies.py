@@ -1,7 +1,8 @@
 """``five-up strategies``: list the built-in strategies, or describe any.
 
-Without arguments it lists the built-ins (:func:`strategies.catalogue.builtins`);
-with specs (``greedy``,
+Without arguments it lists the built-ins (:func:`strategies.catalogue.builtins`)
+and the strategies of installed families (``openspiel:ismcts``,
+:func:`strategies.catalogue.families`); with specs (``greedy``,
 ``mymodule:edge``, ``path/to/file.py:edge``, ``weighted[w_exact=3]``) it
 describes those. Listing compiles nothing (Numba compiles a strategy when it
 first runs), so it takes under a second.
@@ -58,7 +59,8 @@ def format_text(rows: list[dict]) -> str:
             flags = "plain Python, " + flags
         if row["sees_hidden"]:
             flags += "; SEES HIDDEN INFORMATION: an audit strategy, needs --allow-hidden"
-        lines.append(f"{row['name']} ({flags})")
+        spec = "" if row["spec"] == row["name"] else f"; spec {row['spec']}"
+        lines.append(f"{row['name']} ({flags}{spec})")
         lines.extend(textwrap.wrap(row["description"], WIDTH, initial_indent="  ", subsequent_indent="  "))
         if row["parameters"]:
             lines.append("  parameters (default):")
@@ -79,7 +81,7 @@ def format_text(rows: list[dict]) -> str:
 def run_strategies_command(args) -> int:
     """Print the listing; 0, or 2 with one error line for a spec that names no strategy."""
     try:
-        rows = describe(args.names)
+        rows = describe(args.names, with_families=True)
     except ValueError as error:
         return usage_error(error)
     if args.json:

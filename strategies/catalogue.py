@@ -10,8 +10,17 @@ A *strategy spec* is what a user may write wherever a strategy is asked for
 ``path/to/file.py:edge``
     the same from a Python file (loaded as a module of its own);
 ``openspiel:ismcts``
-    a bot of the OpenSpiel bridge (:data:`BRIDGE_ALIASES`: ``openspiel:NAME`` is
-    ``sim.bridges.openspiel_bots:NAME``, which needs ``pip install ".[openspiel]"``);
+    a strategy of a *family*: a module that an installed package registers
+    under a short name in the entry-point group :data:`FAMILY_GROUP`
+    (:func:`families`). The project registers ``openspiel``, OpenSpiel's bots
+    (its bridge module, which needs ``pip install ".[openspiel]"``);
+    a third-party package registers its own the same way, in its
+    ``pyproject.toml``::
+
+        [project.entry-points."exact61_five_up.strategies"]
+        mine = "my_package.my_strategies"
+
+    and its strategies are ``mine:NAME`` (listed by ``five-up strategies``);
 ``weighted[w_double=12,w_exact=3]``
     any of the above with other parameter values: a variant named so
     (``openspiel:ismcts[sims=1000]``).
@@ -24,6 +33,7 @@ notebook.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.machinery
@@ -49,9 +59,9 @@ BUILTIN_MODULES = (
 )
 """Modules holding the built-in strategies (one decorated function each), in listing order."""
 
-BRIDGE_ALIASES = {"openspiel": "sim.bridges.openspiel_bots"}
-"""Short module names for the strategies of the framework bridges (``openspiel:ismcts``). They
-are imported by name like any MODULE:NAME, only when a spec asks for one."""
+FAMILY_GROUP = "exact61_five_up.strategies"
+"""Entry-point group of the strategy families: each entry ``name = "package.module"`` makes
+``name:STRATEGY`` a strategy of that module (:func:`families`)."""
 
 SESSION_PREFIX = "@session:"
 """Prefix of the specs :func:`spec_of` gives strategies that live only in this process."""
@@ -190,11 +200,55 @@ def strategies_in(module) -> list[tuple[str, Strategy]]:
             if isinstance(value, Strategy) and getattr(value.function, "__module__", None) == module.__name__]
 
 
+@functools.lru_cache(maxsize=4)
+def _families_on(path: tuple) -> dict[str, str]:
+    """:func:`families` for the import path ``path`` (the installed packages it holds)."""
+    from importlib.metadata import entry_points  # only when a family is asked for
+
+    found: dict[str, str] = {}
+    for entry in entry_points(group=FAMILY_GROUP):
+        if entry.attr:
+            raise StrategyError(f"the strategy family {entry.name!r} is registered as {entry.value!r}: "
+                                f"an entry of the group {FAMILY_GROUP!r} names a module, not an object")
+        found.setdefault(entry.name, entry.module)  # the first package on the path wins, as imports do
+    return found
+
+
+def families() -> dict[str, str]:
+    """The strategy families the installed packages register: ``{name: module}``.
+
+    Read from the entry points of the group :data:`FAMILY_GROUP` of every
+    installed distribution (once per import path; importing no family), so
+    ``NAME:STRATEGY`` names the strategy ``STRATEGY`` of module ``module``.
+
+    Raises
+    ------
+    StrategyError
+        An entry names an object instead of a module.
+    """
+    return dict(_families_on(tuple(sys.path)))
+
+
+def family_strategies() -> list[tuple[str, Strategy]]:
+    """``(spec, Strategy)`` of every strategy of every family whose module imports, by family
+    name, then in module order (``("openspiel:ismcts", ...)``). A family that does not import
+    here (an optional package missing: ``openspiel`` without ``pip install ".[openspiel]"``)
+    is left out; naming one of its strategies gives its one-line error."""
+    found = []
+    for family, module_name in sorted(families().items()):
+        try:
+            module = _load_module(module_name, f"{family}:")
+        except StrategyError:
+            continue
+        found += [(f"{family}:{attribute}", strategy) for attribute, strategy in strategies_in(module)]
+    return found
+
+
 def _from_reference(text: str, spec: str) -> Strategy:
     location, _, attribute = text.rpartition(":")
     if not location or not attribute:
         raise StrategyError(f"{spec}: expected MODULE:NAME or FILE.py:NAME")
-    location = BRIDGE_ALIASES.get(location, location)
+    location = families().get(location, location)
     if location.endswith(".py") or "/" in location or "\\" in location:
         module = _load_file(location, spec)
     else:
@@ -431,14 +485,23 @@ def resolve_field(value, what: str = "strategies") -> list[Strategy]:
     return resolved
 
 
-def describe(specs=None) -> list[dict]:
-    """One JSON-ready dict per strategy: name, how it runs, metadata, parameters, description.
+def describe(specs=None, with_families: bool = False) -> list[dict]:
+    """One JSON-ready dict per strategy: name, spec, how it runs, metadata, parameters, description.
 
     Parameters
     ----------
     specs : sequence of str or Strategy, optional
         Specs (each may hold several, comma-separated) or Strategy objects;
         default every built-in, in listing order.
+    with_families : bool
+        Without ``specs``: list the strategies of the installed families too
+        (:func:`family_strategies`), after the built-ins.
+
+    Returns
+    -------
+    list of dict
+        ``spec`` is what selects the strategy (the built-in's name,
+        ``family:NAME``, or the spec given); ``name`` what tables show.
 
     Raises
     ------
@@ -446,12 +509,16 @@ def describe(specs=None) -> list[dict]:
         A spec that names no strategy (one line).
     """
     if not specs:
-        chosen = list(builtins().values())
+        chosen = list(builtins().items())
+        if with_families:
+            chosen += family_strategies()
     else:
-        chosen = [resolve(part) for entry in specs for part in strategy_entries(entry)]
+        chosen = [(part if isinstance(part, str) else reference(part) or part.name, resolve(part))
+                  for entry in specs for part in strategy_entries(entry)]
     return [
         {
             "name": info.name,
+            "spec": spec,
             "compiled": info.compiled,
             "builtin": is_builtin(info),
             "stochastic": info.stochastic,
@@ -462,5 +529,5 @@ def describe(specs=None) -> list[dict]:
                            for p in info.parameters],
             "description": info.description,
         }
-        for info in chosen
+        for spec, info in chosen
     ]

@@ -3,8 +3,9 @@
 Modules, from the kernels up:
 
 - :mod:`sim.engine.play`           round, match and batch loops (templates: strategies are handed in)
-- :mod:`sim.engine.playouts`       rounds from given deals: forced openings, one-round replays
-- :mod:`sim.engine.kernel_sets`    one compiled engine per set of strategy functions, cached on disk
+- :mod:`sim.engine.compiled_sources` the source files compiled into kernels (from the templates' imports)
+- :mod:`sim.engine.kernel_sets`    one compiled engine per set of strategy functions, cached on disk;
+  the kernels of templates above the engine (the studies') compiled for a set
 - :mod:`sim.engine.compile_cache`  freshness of the disk cache for kernels spanning several files
 - :mod:`sim.engine.spec`           :class:`RunSpec`, every argument of a run checked once
 - :mod:`sim.engine.compiled`       a run bound to its compiled engine and seat slots

@@ -4,9 +4,12 @@ Numba checks only the source file of a cached function itself, but a kernel's
 machine code includes the functions it calls from other files: a rule
 primitive changed in :mod:`sim.core.rules` would leave a stale cached kernel
 in a module that inlines it. A digest of every file such a kernel depends on
-is kept beside its cache; when it differs, the cache is flushed so the next
-call recompiles. The engine sets (:mod:`sim.engine.kernel_sets`) need none of
-this (their digest covers the engine's sources); the checks run on the first
+(the module and every project module it imports:
+:func:`sim.engine.compiled_sources.compiled_modules`, the derivation that also
+lists the engine's sources) is kept beside its cache; when it differs, the
+cache is flushed so the next call recompiles. The engine sets
+(:mod:`sim.engine.kernel_sets`) need none of this (their digest covers the
+engine's sources, and a template's kernels the template's); the checks run on the first
 call of the kernels that do: the strategies' separately compiled helpers
 (:func:`refresh_strategy_caches`, stamped with their identity digest: code,
 globals' values and callees) and the studies' kernels (:func:`ensure_fresh`).
@@ -15,17 +18,13 @@ globals' values and callees) and the studies' kernels (:func:`ensure_fresh`).
 from __future__ import annotations
 
 import hashlib
-import importlib
 from pathlib import Path
 
 import numba
 
+from sim.engine.compiled_sources import compiled_modules, sources_digest
 from sim.files import atomic_write
 from strategies.identity import Reach, function_digest
-
-ENGINE_MODULES = ("sim.tiles", "sim.core.jit", "sim.core.bits", "sim.core.state", "sim.core.rules",
-                  "sim.core.rng", "sim.core.sealed", "sim.engine.play")
-"""Modules whose compiled code is linked into every engine kernel."""
 
 
 def refresh_compiled_cache(modules, anchor, stamp_name: str, extra_files=()) -> None:
@@ -33,14 +32,14 @@ def refresh_compiled_cache(modules, anchor, stamp_name: str, extra_files=()) -> 
 
     Numba checks only the source file of the cached function itself, but a
     kernel's machine code includes functions from other files. A digest of
-    the engine's files, ``modules``' and ``extra_files`` is kept next to
-    ``anchor``'s cache; when it differs, the cache index of every dispatcher
-    defined in ``modules`` is emptied so the next call recompiles.
+    ``modules``, of every project module they import
+    (:func:`sim.engine.compiled_sources.compiled_modules`) and of
+    ``extra_files`` is kept next to ``anchor``'s cache; when it differs, the
+    cache index of every dispatcher defined in ``modules`` is emptied so the
+    next call recompiles.
     """
-    files = {Path(importlib.import_module(name).__file__).resolve() for name in ENGINE_MODULES}
-    files |= {Path(m.__file__).resolve() for m in modules} | {Path(f).resolve() for f in extra_files}
-    digest = hashlib.sha256()
-    for path in sorted(files):
+    digest = hashlib.sha256(sources_digest(compiled_modules(modules)).encode())
+    for path in sorted(Path(f).resolve() for f in extra_files):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     stamp = digest.hexdigest()

@@ -1,7 +1,7 @@
 """One compiled engine per set of strategy functions, cached on disk.
 
-The engine's kernels (:mod:`sim.engine.play`, :mod:`sim.engine.playouts`) are
-templates that reach strategies only through ``choose_placement(slot, view)``.
+The engine's kernels (:mod:`sim.engine.play`) are templates that reach
+strategies only through ``choose_placement(slot, view)``.
 :func:`engine_for` turns a set of compiled strategy functions into a working
 engine:
 
@@ -15,7 +15,8 @@ engine:
    :data:`sim.core.state.SEES_HIDDEN_KEY`), the only views the engine fills
    with every hand and the boneyard order, and ``slot_parameters``, each
    slot's parameter count (its ``view.params`` is cut to it). ``<digest>``
-   covers the engine's source files, every strategy's key
+   covers the engine's source files (:func:`sim.engine.compiled_sources.engine_modules`,
+   and this module, which writes the dispatch), every strategy's key
    (:func:`strategies.definition.strategy_key`: everything that decides its
    play, handed in as ``code_keys``), whether its slot is bounds-checked
    (a strategy that is not built in is compiled apart, with bounds checking:
@@ -28,6 +29,19 @@ engine:
    re-created as functions of that module (same bytecode, the module's
    globals), so Numba compiles them with the set's ``choose_placement``
    inlined and caches them beside the generated file, like any module's.
+
+Templates above the engine
+--------------------------
+The engine names no study. A module above it whose kernels play rounds with
+the set's strategies (:mod:`sim.studies.dealt_rounds`) is a template too, with
+its own ``STRATEGY_DEPENDENT``; it hands itself to the engine when it needs its
+kernels, ``engine.kernels(template)`` (:meth:`EngineSet.kernels`). They are
+generated as a module of their own, ``<kernel dir>/kernels_<digest>.py``, the
+digest covering the set's and the template's sources
+(:func:`sim.engine.compiled_sources.compiled_modules`), so a changed study
+never reuses a stale kernel and never invalidates the engine's own. A set
+compiles a template's kernels only when they are first called (as Numba
+compiles any kernel), once per set.
 
 The first compile of a set takes 10-60 s (more with heavier strategies);
 afterwards a new process loads it from the cache in about a second. The
@@ -54,23 +68,18 @@ from pathlib import Path
 
 import numba
 
-from sim.core.state import SEES_HIDDEN_KEY
-from sim.engine import play, playouts
+from sim.core.state import READS_HISTORY_KEY, SEES_HIDDEN_KEY
+from sim.engine.compiled_sources import ENGINE_TEMPLATES, compiled_modules, engine_modules, sources_digest
 from sim.files import atomic_write
 
-TEMPLATE_MODULES = (play, playouts)
-"""Template modules, in the order their globals are adopted."""
+ENTRY_KERNELS = ("simulate_batch", "resume_match")
+"""The engine's kernels of a set that Python calls (:meth:`EngineSet.__getattr__`); the kernels
+of templates above the engine are reached through :meth:`EngineSet.kernels`."""
 
-ENGINE_SOURCE_MODULES = ("sim.tiles", "sim.core.jit", "sim.core.bits", "sim.core.state", "sim.core.rules",
-                         "sim.core.rng", "sim.core.sealed", "sim.engine.play", "sim.engine.playouts",
-                         "sim.engine.kernel_sets")
-"""Modules whose source is compiled into every engine (their text is in the digest)."""
+DIGEST_CHARACTERS = 24
+"""Hexadecimal characters of a generated module's digest kept in its file and module name."""
 
-ENTRY_KERNELS = ("simulate_batch", "resume_match", "replay_dealt_round", "opening_counterfactual",
-                 "rounds_from_states")
-"""The kernels of a set that Python calls (:meth:`EngineSet.__getattr__`)."""
-
-GENERATED = ("choose_placement", "slot_sees_hidden", "slot_parameters")
+GENERATED = ("choose_placement", "slot_sees_hidden", "slot_parameters", "slot_reads_history")
 """Template placeholders that the generated module defines itself (the dispatch)."""
 
 KERNEL_DIR_ENV = "FIVE_UP_KERNEL_DIR"
@@ -101,9 +110,8 @@ class EngineSet:
     checked : tuple of bool
         Whether each slot's strategy is compiled apart with bounds checking.
     module : module
-        The generated module: ``simulate_batch``, ``resume_match``,
-        ``replay_dealt_round``, ``opening_counterfactual`` and the rest of the
-        templates' kernels, compiled for this set.
+        The generated module: ``simulate_batch``, ``resume_match`` and the
+        rest of the engine's kernels, compiled for this set.
     """
 
     digest: str
@@ -113,11 +121,37 @@ class EngineSet:
     module: types.ModuleType
 
     def __getattr__(self, name: str):
-        """The set's compiled kernels by name (``simulate_batch``, ``resume_match``,
-        ``replay_dealt_round``, ``opening_counterfactual``: the templates' public kernels)."""
+        """The set's compiled engine kernels by name (:data:`ENTRY_KERNELS`)."""
         if name.startswith("_") or name not in ENTRY_KERNELS:
             raise AttributeError(f"an engine set has no kernel {name!r}")
         return getattr(self.module, name)
+
+    def kernels(self, template: types.ModuleType) -> types.ModuleType:
+        """The kernels of a template module above the engine, compiled for this set.
+
+        Parameters
+        ----------
+        template : module
+            A module whose ``STRATEGY_DEPENDENT`` names kernels written like the
+            engine's (they play rounds through :func:`sim.engine.play.play_dealt_round`
+            and the like, imported under their own names).
+
+        Returns
+        -------
+        module
+            A generated module holding the template's globals, this set's
+            engine kernels and dispatch, and a copy of each of the template's
+            ``STRATEGY_DEPENDENT`` kernels for this set (built once per process;
+            Numba compiles, or loads from the disk cache, at a kernel's first call).
+
+        Raises
+        ------
+        TypeError
+            The template has no ``STRATEGY_DEPENDENT``, or reaches an engine
+            kernel other than by its own name (it would run the template, not
+            this set's copy).
+        """
+        return template_kernels(self, template)
 
     def is_compiled(self) -> bool:
         """True once ``simulate_batch`` holds machine code (compiled or loaded from the cache)."""
@@ -136,16 +170,14 @@ class EngineSet:
 
 
 _ENGINES: dict[str, EngineSet] = {}
+_TEMPLATE_KERNELS: dict[str, types.ModuleType] = {}
 _BUILDING = threading.Lock()  # worker threads of one process may ask for the same set at once
 
 
 @functools.lru_cache(maxsize=1)
 def _engine_sources_digest() -> str:
-    digest = hashlib.sha256()
-    for name in ENGINE_SOURCE_MODULES:
-        path = Path(sys.modules[name].__file__)
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
+    """Digest of the engine's sources, of this module (it writes the dispatch) and of Numba's version."""
+    digest = hashlib.sha256(sources_digest(engine_modules() + (__name__,)).encode())
     digest.update(numba.__version__.encode())
     return digest.hexdigest()
 
@@ -192,6 +224,11 @@ def _dispatch_source(names: Sequence[str], code_keys: Sequence[str], modules: Se
     # Only slots whose code key says so receive every hand and the boneyard order.
     for slot, key in enumerate(code_keys):
         if key.endswith(SEES_HIDDEN_KEY):
+            lines += [f"    if slot == {slot}:", "        return True"]
+    lines += ["    return False", "", "", "@hot_kernel", "def slot_reads_history(slot):"]
+    # The engine writes the public history only while one of these slots is seated.
+    for slot, key in enumerate(code_keys):
+        if READS_HISTORY_KEY in key:
             lines += [f"    if slot == {slot}:", "        return True"]
     lines += ["    return False", "", "", "@hot_kernel", "def slot_parameters(slot):"]
     for slot, count in enumerate(parameters):
@@ -248,7 +285,7 @@ def engine_for(functions: Sequence, code_keys: Sequence[str], names: Sequence[st
         digest.update(code_key.encode())
         digest.update(module.encode())
         digest.update(b"checked" if check else b"inlined")
-    key = digest.hexdigest()[:24]
+    key = digest.hexdigest()[:DIGEST_CHARACTERS]
     with _BUILDING:
         engine = _ENGINES.get(key)
         if engine is None:
@@ -302,32 +339,114 @@ def cached_superset(code_keys: Sequence[str], known: dict) -> EngineSet | None:
     return None
 
 
-def _build(key: str, functions: Sequence, code_keys: Sequence[str], names: Sequence[str],
-           checked: Sequence[bool], parameters: Sequence[int]) -> EngineSet:
-    """Generate, load and fill the module of one set (see :func:`engine_for`)."""
-    path = kernel_dir() / f"engine_{key}.py"
+def _load_generated(path: Path, text: str, module_name: str) -> types.ModuleType:
+    """Write ``text`` to ``path`` unless it is there, and load it as module ``module_name``."""
     # Never rewritten once there: Numba's cache beside it is keyed to the file's modification
     # time, and a concurrent process creating the same file wins once.
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists():
-        text = _dispatch_source(names, code_keys, [function_module(f) for f in functions], checked,
-                                parameters, key)
         atomic_write(path, lambda p: p.write_text(text), exclusive=True)
-    module_name = f"exact61_engine_{key}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # Numba's cache reloads environments by module name
     spec.loader.exec_module(module)
+    return module
+
+
+def _adopt(module: types.ModuleType, templates: Sequence[types.ModuleType]) -> None:
+    """Fill ``module`` with the templates' globals (the first template's value of a name wins,
+    names the module holds already are kept) and its own copy of their strategy-dependent kernels."""
     namespace = module.__dict__
-    for slot, function in enumerate(functions):
-        namespace[f"strategy_{slot}"] = function
-    dependent = {name for template in TEMPLATE_MODULES for name in template.STRATEGY_DEPENDENT}
-    for template in TEMPLATE_MODULES:
+    dependent = {name for template in templates for name in template.STRATEGY_DEPENDENT}
+    for template in templates:
         for name, value in vars(template).items():
             if not name.startswith("__") and name not in dependent:
                 namespace.setdefault(name, value)
-    for template in TEMPLATE_MODULES:
+    for template in templates:
         for name in template.STRATEGY_DEPENDENT:
             if name not in GENERATED:
-                namespace[name] = _recreate(getattr(template, name), namespace, module_name, path)
+                namespace[name] = _recreate(getattr(template, name), namespace, module.__name__,
+                                            Path(module.__file__))
+
+
+def _build(key: str, functions: Sequence, code_keys: Sequence[str], names: Sequence[str],
+           checked: Sequence[bool], parameters: Sequence[int]) -> EngineSet:
+    """Generate, load and fill the module of one set (see :func:`engine_for`)."""
+    text = _dispatch_source(names, code_keys, [function_module(f) for f in functions], checked,
+                            parameters, key)
+    module = _load_generated(kernel_dir() / f"engine_{key}.py", text, f"exact61_engine_{key}")
+    for slot, function in enumerate(functions):
+        module.__dict__[f"strategy_{slot}"] = function
+    _adopt(module, ENGINE_TEMPLATES)
     return EngineSet(key, tuple(names), tuple(code_keys), tuple(bool(c) for c in checked), module)
+
+
+def set_kernel_names(engine: EngineSet) -> set[str]:
+    """The names whose values are the set's own in its module: the engine templates' copied
+    kernels, the generated dispatch and the strategy functions."""
+    return {name for template in ENGINE_TEMPLATES for name in template.STRATEGY_DEPENDENT} | \
+        {f"strategy_{slot}" for slot in range(len(engine.code_keys))}
+
+
+def _check_template(template: types.ModuleType) -> None:
+    """Raise TypeError unless ``template`` can be compiled for a set (see :meth:`EngineSet.kernels`)."""
+    if not isinstance(getattr(template, "STRATEGY_DEPENDENT", None), tuple):
+        raise TypeError(f"{template.__name__} names no STRATEGY_DEPENDENT kernels: it is not a template")
+    engine_kernels = {id(getattr(engine_template, name)): name for engine_template in ENGINE_TEMPLATES
+                      for name in engine_template.STRATEGY_DEPENDENT}
+    for name, value in vars(template).items():
+        if any(value is engine_template for engine_template in ENGINE_TEMPLATES):
+            raise TypeError(f"{template.__name__} imports the module {value.__name__} as {name!r}: its "
+                            "kernels would call the template's loops, not the set's; import the kernels "
+                            "by name")
+        own = engine_kernels.get(id(value))
+        if own is not None and own != name:
+            raise TypeError(f"{template.__name__} holds the engine kernel {own!r} as {name!r}: import it "
+                            "under its own name, which the set's copy replaces")
+
+
+@functools.lru_cache(maxsize=64)
+def _template_sources_digest(name: str, file_state: tuple) -> str:
+    """Digest of the sources of template ``name`` (its file's ``file_state``, size and modification
+    time, keys the memo: a template edited and reloaded in the process is digested again)."""
+    return sources_digest(compiled_modules([sys.modules[name]]))
+
+
+def _template_source(engine: EngineSet, template: types.ModuleType, key: str) -> str:
+    """Text of the generated module of ``template``'s kernels for ``engine`` (its identity only:
+    :func:`template_kernels` fills it)."""
+    return "\n".join([
+        f'"""Kernels of {template.__name__} for engine set {engine.digest} (generated by '
+        'sim.engine.kernel_sets; do not edit).',
+        "",
+        f"Digest {key}",
+        "Slots: " + ", ".join(f"{slot} {name}" for slot, name in enumerate(engine.names)),
+        '"""',
+        "",
+        f"TEMPLATE = {template.__name__!r}",
+        f"ENGINE = {engine.digest!r}",
+        "",
+    ])
+
+
+def template_kernels(engine: EngineSet, template: types.ModuleType) -> types.ModuleType:
+    """The module of ``template``'s kernels compiled for ``engine``'s set (see
+    :meth:`EngineSet.kernels`; built once per process, set and template)."""
+    digest = hashlib.sha256(engine.digest.encode())
+    digest.update(template.__name__.encode())
+    state = os.stat(template.__file__)
+    digest.update(_template_sources_digest(template.__name__, (state.st_size, state.st_mtime_ns)).encode())
+    key = digest.hexdigest()[:DIGEST_CHARACTERS]
+    with _BUILDING:
+        module = _TEMPLATE_KERNELS.get(key)
+        if module is None:
+            _check_template(template)
+            module = _load_generated(kernel_dir() / f"kernels_{key}.py",
+                                     _template_source(engine, template, key), f"exact61_kernels_{key}")
+            engine_namespace = vars(engine.module)
+            for name in set_kernel_names(engine):
+                if name in engine_namespace:
+                    module.__dict__[name] = engine_namespace[name]
+            _adopt(module, (template,))
+            _TEMPLATE_KERNELS[key] = module
+    return module

@@ -3,6 +3,8 @@
 - :mod:`sim.studies.traces`      :func:`~sim.studies.traces.trace_events`: matches with every
   score event in context and each entity's path to 61
 - :mod:`sim.studies.trace_walk`  the Numba kernel that derives those from the engine's trace
+- :mod:`sim.studies.dealt_rounds` the kernels that play rounds from given deals and score
+  states (templates: the engine compiles them for a run's strategies)
 - :mod:`sim.studies.openings`    :func:`~sim.studies.openings.opening_counterfactual`: each tile
   of the leader's hand forced as the opening; the engine's deals and hands
 - :mod:`sim.studies.winprob`     rounds from any score state and the backward induction of

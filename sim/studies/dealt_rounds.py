@@ -1,10 +1,12 @@
-"""Rounds played from given deals: the studies' forced openings and one-round replays.
+"""Rounds played from given deals: the studies' forced openings, rounds from score states, replays.
 
 Array-in / array-out Numba kernels built on the engine's own round loop
 (:func:`sim.engine.play.play_dealt_round`): they add nothing to the rules.
 Like :mod:`sim.engine.play` they are templates that reach strategies only
-through the round loop, so :mod:`sim.engine.kernel_sets` compiles them with
-the engine of each set of strategies (:data:`STRATEGY_DEPENDENT`).
+through the round loop: a study hands this module to the engine of its set of
+strategies (``run.engine.kernels(dealt_rounds)``,
+:meth:`sim.engine.kernel_sets.EngineSet.kernels`), which compiles the kernels
+named in :data:`STRATEGY_DEPENDENT` for that set, once, when first asked.
 
 :func:`opening_counterfactual`
     For given 5-tile hands of the leader, forces each tile of the hand as the
@@ -18,7 +20,7 @@ the engine of each set of strategies (:data:`STRATEGY_DEPENDENT`).
 :func:`replay_dealt_round`
     One round from a given deal (tests and spot checks).
 :func:`engine_deal`, :func:`sample_hands`
-    The engine's deals, for choosing hands and for tests.
+    The engine's deals, for choosing hands and for tests (compiled once, not per set).
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from sim.engine.play import play_dealt_round, start_seat_streams, untraced
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
 
 STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual", "rounds_from_states")
-"""Kernels that play rounds with strategies: :mod:`sim.engine.kernel_sets` compiles a
-copy of them for each set of strategies (like :data:`sim.engine.play.STRATEGY_DEPENDENT`)."""
+"""Kernels that play rounds with strategies: :meth:`sim.engine.kernel_sets.EngineSet.kernels`
+compiles a copy of them for a set of strategies (like :data:`sim.engine.play.STRATEGY_DEPENDENT`)."""
 
 STREAM_CF_DEAL = 101
 """Random stream of the counterfactual re-deals of the unseen tiles (distinct

@@ -1,7 +1,8 @@
 """Forced openings: each tile of the leader's hand forced as the opening, the round played out.
 
-:func:`opening_counterfactual` wraps the engine's forced-opening playouts
-(:func:`sim.engine.playouts.opening_counterfactual`): for the leader's 5-tile
+:func:`opening_counterfactual` wraps the forced-opening playouts
+(:func:`sim.studies.dealt_rounds.opening_counterfactual`, compiled for the
+run's strategies by their engine): for the leader's 5-tile
 hands, each tile forced as the opening and the round played out many times
 with one strategy at every seat, the unseen tiles re-dealt for every playout
 (the same re-deals for the five tiles of a hand). :func:`sample_hands` and
@@ -29,13 +30,13 @@ from numba import njit
 from sim.checks import check_int
 from sim.core import state as K
 from sim.core.rng import secret_key, stream_key, word_at
-from sim.engine import playouts as PO
 from sim.engine.batch import run_blocks, thread_count
 from sim.engine.compile_cache import ensure_fresh
 from sim.engine.compiled import CompiledRun
 from sim.engine.frames import TILE_NAMES
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
+from sim.studies import dealt_rounds as DR
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILE_INDEX, entity_count
 from strategies import winprob_table
 from strategies.winprob_table import WIN_TABLE
@@ -75,8 +76,8 @@ RAW_PER_CELL = 5
 def engine_deal(seed: int, match: int, round_index: int = 0) -> np.ndarray:
     """The engine's 28 shuffled tile indices of a round: seat ``s`` gets ``[5s:5s+5]``."""
     out = np.zeros(N_TILES, dtype=np.int64)
-    ensure_fresh(PO, PO.engine_deal)
-    PO.engine_deal(np.int64(seed), np.int64(match), np.int64(round_index), out)
+    ensure_fresh(DR, DR.engine_deal)
+    DR.engine_deal(np.int64(seed), np.int64(match), np.int64(round_index), out)
     return out
 
 
@@ -86,8 +87,8 @@ def sample_hands(seed: int, n: int, first: int = 0) -> np.ndarray:
     Each is a uniformly random 5-tile hand; distinct indices give independent hands.
     """
     out = np.zeros(int(n), dtype=np.int64)
-    ensure_fresh(PO, PO.engine_deal)
-    PO.sample_hands(np.int64(seed), np.int64(first), np.int64(n), out)
+    ensure_fresh(DR, DR.engine_deal)
+    DR.sample_hands(np.int64(seed), np.int64(first), np.int64(n), out)
     return out
 
 
@@ -100,10 +101,10 @@ def counterfactual_deal(seed: int, hand_id: int, hand: int, playout: int) -> np.
     unseen = np.array([t for t in range(N_TILES) if t not in tiles], dtype=np.int64)
     out = np.zeros(unseen.size, dtype=np.int64)
     key = np.uint64(word_at(
-        np.uint64(stream_key(np.int64(seed), np.int64(hand_id), np.int64(PO.STREAM_CF_DEAL))),
+        np.uint64(stream_key(np.int64(seed), np.int64(hand_id), np.int64(DR.STREAM_CF_DEAL))),
         np.int64(playout)))
-    ensure_fresh(PO, PO.engine_deal)
-    PO.redeal(unseen, np.int64(unseen.size), key, out)
+    ensure_fresh(DR, DR.engine_deal)
+    DR.redeal(unseen, np.int64(unseen.size), key, out)
     return np.concatenate([np.array(tiles, dtype=np.int64), out])
 
 
@@ -500,12 +501,12 @@ def opening_counterfactual(
     base_slots = np.full(players, joint.strategy_ids[1], dtype=np.int64)
     start_scores = _start_scores(players, scores)
     if start_scores.any():
-        replay = joint.engine.replay_dealt_round
+        replay = joint.engine.kernels(DR).replay_dealt_round
 
         def counterfactual(seed_, players_, *rest):
             state_playouts(replay, seed_, players_, *rest[:7], start_scores, *rest[7:-1], rest[-1])
     else:
-        counterfactual = joint.engine.opening_counterfactual
+        counterfactual = joint.engine.kernels(DR).opening_counterfactual
     playouts = check_int(playouts, "playouts", 1)
     first_hand = check_int(first_hand, "first_hand", 0)
     if isinstance(hands, (int, np.integer)) and not isinstance(hands, bool):
@@ -586,12 +587,12 @@ def _start_scores(players: int, scores) -> np.ndarray:
 def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_params,
                    baseline_strategy, baseline_params, playouts, scores, start, stop,
                    baseline_out, gains, winners, ends, errors, secret):
-    """:func:`sim.engine.playouts.opening_counterfactual` from start ``scores`` (int64[MAX_ENTITIES]).
+    """:func:`sim.studies.dealt_rounds.opening_counterfactual` from start ``scores`` (int64[MAX_ENTITIES]).
 
     The same hands, re-deals (``STREAM_CF_DEAL``), decision streams
     (``STREAM_CF_DECISION``) and outputs as the engine's kernel, each round
     played by ``replay`` (the set's compiled
-    :func:`sim.engine.playouts.replay_dealt_round`, which takes the scores),
+    :func:`sim.studies.dealt_rounds.replay_dealt_round`, which takes the scores),
     so at scores 0 it reproduces the kernel exactly (tests check it). The
     baseline's opening is asked at ``scores``. ``errors`` is left 0: the
     replay reports no invalid choices (the engine's kernel at scores 0 does).
@@ -603,14 +604,14 @@ def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_p
     hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)
     deal = np.zeros(N_TILES, dtype=np.int64)
     for h in range(start, stop):
-        n_hidden = PO.hand_first_deal(hands[h], hand_tiles, unseen, deal)
-        decision_key = stream_key(seed, hand_ids[h], PO.STREAM_CF_DECISION)
+        n_hidden = DR.hand_first_deal(hands[h], hand_tiles, unseen, deal)
+        decision_key = stream_key(seed, hand_ids[h], DR.STREAM_CF_DECISION)
         stats = replay(deal, players, baseline_strategy, baseline_params, 0, -1, scores,
                        secret_key(decision_key, secret))
         baseline_out[h] = stats[K.R_OPENING_TILE]
-        deal_key = stream_key(seed, hand_ids[h], PO.STREAM_CF_DEAL)
+        deal_key = stream_key(seed, hand_ids[h], DR.STREAM_CF_DEAL)
         for k in range(playouts):
-            PO.redeal(unseen, n_hidden, word_at(deal_key, k), hidden)
+            DR.redeal(unseen, n_hidden, word_at(deal_key, k), hidden)
             for t in range(n_hidden):
                 deal[HAND_SIZE + t] = hidden[t]
             for slot in range(HAND_SIZE):
@@ -638,6 +639,6 @@ def replay_round(players: int, strategies, deal, leader: int, scores=None, force
         start[: len(scores)] = scores
     if run.spec.python_seats:
         raise ValueError("replay_round needs compiled strategies (not compiled=False)")
-    return run.engine.replay_dealt_round(np.asarray(deal, dtype=np.int64), np.int64(players),
-                                         run.strategy_ids, run.spec.params, np.int64(leader),
-                                         np.int64(forced_tile), start, np.uint64(rng_key))
+    replay = run.engine.kernels(DR).replay_dealt_round
+    return replay(np.asarray(deal, dtype=np.int64), np.int64(players), run.strategy_ids,
+                  run.spec.params, np.int64(leader), np.int64(forced_tile), start, np.uint64(rng_key))

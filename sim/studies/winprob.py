@@ -14,7 +14,7 @@ Method
 1. **Transitions** (:func:`simulate_states`): from every state of the grid
    (:class:`StateGrid`: each entity's displayed score 0..60, every leader
    seat) the engine plays ``rounds_per_state`` rounds with fresh deals
-   (:func:`sim.engine.playouts.rounds_from_states`; round ``k`` of state ``s``
+   (:func:`sim.studies.dealt_rounds.rounds_from_states`; round ``k`` of state ``s``
    is random-stream row ``k * n_states + s``, so a larger ``K`` extends a
    smaller one). A round that puts an entity on 305 (``END_TARGET``, or a
    domino or blocked event landing exactly) is a win for it; after a domino
@@ -93,11 +93,11 @@ from numba import njit
 
 from sim.checks import check_int
 from sim.core import state as K
-from sim.engine import playouts as PO
 from sim.engine.batch import run_blocks, thread_count
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
+from sim.studies import dealt_rounds as DR
 from sim.tiles import DEFAULT_MAX_ROUNDS, RAW_PER_DISPLAYED, TARGET_RAW, entities_for, entity_count
 from strategies.catalogue import strategy_entries
 
@@ -127,7 +127,7 @@ __all__ = [
 TARGET_DISPLAYED = TARGET_RAW // RAW_PER_DISPLAYED
 """61: the exact target in displayed points (a terminal score)."""
 
-LEADER_BY_LOT = PO.LEADER_BY_LOT
+LEADER_BY_LOT = DR.LEADER_BY_LOT
 """A start state's leader when the first round's leader is drawn by lot."""
 
 MIN_DISPLAYED = {2: 0, 3: 0, 4: -10}
@@ -314,7 +314,7 @@ class RoundPlayer:
         return self.spec.names
 
     def play(self, row_ids, start_scores, leaders, threads: int | None = None) -> RoundEnds:
-        """One round per row (:func:`sim.engine.playouts.rounds_from_states`).
+        """One round per row (:func:`sim.studies.dealt_rounds.rounds_from_states`).
 
         Parameters
         ----------
@@ -337,7 +337,7 @@ class RoundPlayer:
         out = RoundEnds(np.zeros((n, K.MAX_ENTITIES), dtype=np.int64), np.zeros(n, dtype=np.int8),
                         np.zeros(n, dtype=np.int8), np.zeros(n, dtype=np.int8))
         errors = np.zeros(n, dtype=np.int64)
-        kernel = self.run.engine.rounds_from_states
+        kernel = self.run.engine.kernels(DR).rounds_from_states
         fixed = (np.int64(self.spec.seed), np.int64(self.players), self.run.strategy_ids,
                  self.spec.params, row_ids, scores, leaders)
         outputs = (out.scores, out.kinds, out.dominoers, out.next_leaders, errors, self.spec.secret_words)

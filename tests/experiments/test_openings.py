@@ -11,9 +11,9 @@ from experiments.mixed_tables import Table
 from experiments.stats import Contrast, contrast_words
 from sim.core import state as K
 from sim.core.rng import stream_key, word_at
-from sim.engine import playouts as PO
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
+from sim.studies import dealt_rounds as DR
 from sim.studies.openings import (
     LEAD_LOT,
     LEAD_OTHER,
@@ -80,7 +80,7 @@ def test_playout_win_probability_is_the_table_at_the_replayed_end_state(compiled
     mask = hand_mask(HAND)
     row = 0 if players == 2 else 1
     own_seats = (0,) if players == 2 else (0, 2)
-    decision = stream_key(np.int64(SEED), np.int64(0), np.int64(PO.STREAM_CF_DECISION))
+    decision = stream_key(np.int64(SEED), np.int64(0), np.int64(DR.STREAM_CF_DECISION))
     checked = 0
     for k in range(playouts):
         deal = counterfactual_deal(SEED, 0, mask, k)
@@ -120,7 +120,8 @@ def test_state_playouts_reproduce_the_engine_kernel_at_scores_zero(compiled_engi
     winners = np.zeros((hands, HAND_SIZE, playouts), dtype=np.int8)
     ends = np.zeros((hands, HAND_SIZE, playouts), dtype=np.int8)
     errors = np.zeros(hands, dtype=np.int64)
-    state_playouts(run.engine.replay_dealt_round, np.int64(SEED), np.int64(players), masks,
+    replay = run.engine.kernels(DR).replay_dealt_round
+    state_playouts(replay, np.int64(SEED), np.int64(players), masks,
                    np.arange(hands, dtype=np.int64), slots, params, slots, params,
                    np.int64(playouts), np.zeros(K.MAX_ENTITIES, dtype=np.int64), np.int64(0),
                    np.int64(hands), baseline, gains, winners, ends, errors, run.spec.secret_words)

@@ -40,6 +40,7 @@ import strategies
 from sim.core import state as K
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
+from sim.studies import dealt_rounds
 from sim.studies.openings import replay_round
 from sim.core import rules
 from sim.core import rng as R
@@ -132,9 +133,9 @@ def _replay(players, deal, leader, scores=None, forced_tile=-1, rng_key=0):
     start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
     if scores is not None:
         start[: len(scores)] = scores
-    return run.engine.replay_dealt_round(np.asarray(deal, dtype=np.int64), np.int64(players),
-                                         run.strategy_ids, run.spec.params, np.int64(leader),
-                                         np.int64(forced_tile), start, np.uint64(rng_key))
+    return run.engine.kernels(dealt_rounds).replay_dealt_round(
+        np.asarray(deal, dtype=np.int64), np.int64(players), run.strategy_ids, run.spec.params,
+        np.int64(leader), np.int64(forced_tile), start, np.uint64(rng_key))
 
 
 def _seats(players):

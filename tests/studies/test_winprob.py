@@ -1,6 +1,6 @@
 """sim.studies.winprob: rounds from given states, the backward induction and its checks.
 
-The round kernel is checked against the study round loop of the engine
+The round kernel is checked against the study round loop
 (``replay_dealt_round``, as :func:`sim.studies.openings.replay_round` calls it, on
 the same deal and decision stream) and for independence from threads and batching; the solver against
 chains whose values are worked out by hand; the whole method against complete
@@ -14,7 +14,7 @@ import pytest
 
 from sim.core import state as K
 from sim.core.rng import shuffle_round_deal, stream_key
-from sim.engine import playouts as PO
+from sim.studies import dealt_rounds as DR
 from sim.studies import winprob as WP
 from sim.tiles import N_TILES, TARGET_RAW
 
@@ -51,7 +51,7 @@ def test_rounds_do_not_depend_on_threads_or_batching(compiled_engine, players):
     np.testing.assert_array_equal(whole.next_leaders[domino & ~target],
                                   whole.dominoers[domino & ~target])
     assert (whole.dominoers[domino] >= 0).all() and (whole.dominoers[~domino] == K.NO_SEAT).all()
-    assert (whole.next_leaders[target] == PO.LEADER_BY_LOT).all()
+    assert (whole.next_leaders[target] == DR.LEADER_BY_LOT).all()
     assert ((whole.next_leaders[~target] >= 0) & (whole.next_leaders[~target] < players)).all()
     assert (whole.scores % 5 == 0).all() and (whole.scores <= TARGET_RAW).all()
 
@@ -70,13 +70,13 @@ def test_a_row_is_the_study_loops_round_on_its_deal(compiled_engine, players):
     engine, slots, params = player.run.engine, player.run.strategy_ids, player.spec.params
     for i, row in enumerate(rows):
         deal = np.zeros(N_TILES, dtype=np.int64)
-        shuffle_round_deal(np.uint64(stream_key(seed, row, PO.STREAM_STATE_DEAL)), np.int64(0), deal)
+        shuffle_round_deal(np.uint64(stream_key(seed, row, DR.STREAM_STATE_DEAL)), np.int64(0), deal)
         start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
         start[:scores.shape[1]] = scores[i]
         # the study loop of sim.studies.openings.replay_round, in the same compiled engine
-        stats = engine.replay_dealt_round(
+        stats = engine.kernels(DR).replay_dealt_round(
             deal, np.int64(players), slots, params, np.int64(leaders[i]), np.int64(-1), start,
-            np.uint64(stream_key(seed, row, PO.STREAM_STATE_DECISION)))
+            np.uint64(stream_key(seed, row, DR.STREAM_STATE_DECISION)))
         n = scores.shape[1]
         assert stats[K.R_SCORE:K.R_SCORE + n].tolist() == ends.scores[i, :n].tolist(), i
         assert stats[K.R_DOMINOER] == ends.dominoers[i]
