@@ -13,7 +13,7 @@ from cli.arguments import (
     one_line,
     usage_error,
 )
-from experiments import results
+from experiments.release import results
 
 
 def add_arguments(parser) -> None:

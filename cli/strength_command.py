@@ -1,6 +1,6 @@
 """``five-up strength``: duplicate-deal matches up a ladder of strategies, and their CPU cost.
 
-The options are checked once (:func:`experiments.strength.strength_settings`,
+The options are checked once (:func:`experiments.tools.strength.strength_settings`,
 which also has the engine check every pairing: a strategy that sees hidden
 information without ``--allow-hidden`` is refused here with the engine's one
 line), the output directory is claimed, and the ladder runs on the chosen
@@ -23,9 +23,9 @@ from cli.arguments import (
 )
 from cli.failures import run_on_backend
 from cli.sealing import add_seal_arguments, seal_options
-from experiments import strength
-from experiments.reports import md_table
-from experiments.runs import claim_run, execute
+from experiments.tools import strength
+from experiments.reporting.reports import md_table
+from experiments.run_spine import claim_run, execute
 from experiments.sources import SHARDS_DIR
 from sim.files import MANIFEST_NAME
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST

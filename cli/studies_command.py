@@ -23,8 +23,8 @@ from cli.arguments import (
 )
 from cli.failures import run_on_backend
 from cli.sealing import add_seal_arguments, seal_options
-from experiments import lengths, openings, overshoot, seats, settlement
-from experiments.runs import StudySpec, claim_run, execute, study_scale
+from experiments.studies import lengths, opening_leads, overshoot, seats, settlement
+from experiments.run_spine import StudySpec, claim_run, execute, study_scale
 from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR
 from sim.files import MANIFEST_NAME
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
@@ -64,7 +64,7 @@ STUDIES = (
           "partner_debit (parquet and CSV), domino_parts.png, point_sources.png and summary.md\n"
           "into --out; with --table also contrasts (paired A - B per table, the deal as the\n"
           "unit) and head_to_head.png. --strong adds slow strong strategies at --strong-matches."),
-    Study("openings", openings.compute, openings.DEFAULT_MATCHES,
+    Study("openings", opening_leads.compute, opening_leads.DEFAULT_MATCHES,
           "Openings: for each of the 28 tiles as the match's first opening (and as any round's\n"
           "opening), the leader's mean round point differential and match win rate with 95%\n"
           "intervals, per strategy (self-play) and player count; and a counterfactual study:\n"
@@ -130,7 +130,7 @@ def add_study_arguments(study: Study, parser) -> None:
         parser.add_argument("--baseline", default="greedy", metavar="SPEC",
                             help="strategy whose opening the best one is compared with "
                                  "(default greedy; named as in --strategies)")
-        default_states = ",".join(openings.state_label(st) for st in openings.DEFAULT_SCORE_STATES)
+        default_states = ",".join(opening_leads.state_label(st) for st in opening_leads.DEFAULT_SCORE_STATES)
         parser.add_argument("--score-states", default=default_states, metavar="A-B[,A-B..]",
                             help="displayed scores (leader's side-every other side, 0..60) the "
                                  "counterfactual rounds start from; 0-0 is always included "
@@ -203,9 +203,9 @@ def study_spec(study: Study, args, scale: dict) -> StudySpec:
     seal = seal_options(args, out / MANIFEST_NAME,
                         *sorted((out / SHARDS_DIR).glob(f"*/{SHARD_MANIFEST}")))
     if study.name == "openings":
-        playout = openings.one_strategy(args.playout_strategy, "playout_strategy")
-        base = openings.one_strategy(args.baseline, "baseline")
-        spec = openings.study_spec(args.players, resolved, args.matches, args.seed, args.hands,
+        playout = opening_leads.one_strategy(args.playout_strategy, "playout_strategy")
+        base = opening_leads.one_strategy(args.baseline, "baseline")
+        spec = opening_leads.study_spec(args.players, resolved, args.matches, args.seed, args.hands,
                                    args.playouts, playout, base, score_states=args.score_states,
                                    tables=args.table, table_matches=args.table_matches, **seal)
     else:

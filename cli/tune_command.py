@@ -14,8 +14,8 @@ from cli.arguments import (
     usage_error,
 )
 from cli.failures import run_reporting_failures
-from experiments import tune
-from experiments.runs import claim_run
+from experiments.tools import tune
+from experiments.run_spine import claim_run
 
 
 def add_arguments(parser) -> None:

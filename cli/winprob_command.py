@@ -6,8 +6,8 @@ import sys
 
 from cli.arguments import EXIT_OK, Command, check_output_file, strategies_help, usage_error
 from cli.failures import run_reporting_failures
-from experiments import winprob
-from experiments.runs import claim_run
+from experiments.studies import win_probabilities
+from experiments.run_spine import claim_run
 
 
 def add_arguments(parser) -> None:
@@ -19,21 +19,21 @@ def add_arguments(parser) -> None:
                                              "the partnerships); default greedy."))
     parser.add_argument("--rounds-per-state", default=None, metavar="K",
                         help="simulated rounds from every state (default "
-                             f"{winprob.DEFAULT_ROUNDS[2]} with 2 and 4 players, "
-                             f"{winprob.DEFAULT_ROUNDS[3]} with 3: 680,943 states); a value "
+                             f"{win_probabilities.DEFAULT_ROUNDS[2]} with 2 and 4 players, "
+                             f"{win_probabilities.DEFAULT_ROUNDS[3]} with 3: 680,943 states); a value "
                              "given here applies to every player count")
     parser.add_argument("--seed", default="0", metavar="S",
                         help="master seed, 0 .. 2**63-1 (default 0); the same seed gives the "
                              "same tables")
     parser.add_argument("--replicates", default=None, metavar="B",
                         help="bootstrap replicates for the 95%% intervals (default "
-                             f"{winprob.DEFAULT_REPLICATES[2]}, {winprob.DEFAULT_REPLICATES[3]} "
+                             f"{win_probabilities.DEFAULT_REPLICATES[2]}, {win_probabilities.DEFAULT_REPLICATES[3]} "
                              "with 3 players; 0: no intervals)")
-    parser.add_argument("--check-matches", default=str(winprob.DEFAULT_CHECK_MATCHES),
+    parser.add_argument("--check-matches", default=str(win_probabilities.DEFAULT_CHECK_MATCHES),
                         metavar="M",
                         help="direct check: complete matches played from each of a few chosen "
                              "states, compared with the backward-induction values (default "
-                             f"{winprob.DEFAULT_CHECK_MATCHES}; 0: no check)")
+                             f"{win_probabilities.DEFAULT_CHECK_MATCHES}; 0: no check)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="output directory (created; refused if it holds a different run)")
     parser.add_argument("--ship", default=None, metavar="PATH",
@@ -48,18 +48,18 @@ def add_arguments(parser) -> None:
 def run_winprob_command(args) -> int:
     """Handler of ``five-up winprob``; returns the exit status."""
     try:
-        spec = winprob.study_spec(args.players, args.strategies, args.rounds_per_state,
+        spec = win_probabilities.study_spec(args.players, args.strategies, args.rounds_per_state,
                                   args.seed, args.replicates, args.check_matches,
                                   threads=args.threads, progress=not args.quiet, out=args.out)
         if args.ship is not None:
-            winprob.check_shippable(spec.settings)
+            win_probabilities.check_shippable(spec.settings)
             check_output_file(args.ship, (".py",))
         claim_run(spec)  # the one claim of the run
     except ValueError as exc:
         return usage_error(exc)
-    command = winprob.command_for(spec.settings, args.out, args.ship)
+    command = win_probabilities.command_for(spec.settings, args.out, args.ship)
     status, result = run_reporting_failures(
-        lambda: winprob.solve_and_ship(spec, args.ship, command), out=args.out)
+        lambda: win_probabilities.solve_and_ship(spec, args.ship, command), out=args.out)
     if status != EXIT_OK:
         return status
     print(f"{result.name}: wrote {len(result.files)} files to {args.out}", file=sys.stdout)

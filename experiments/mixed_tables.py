@@ -24,7 +24,7 @@ Each table is played in every **rotation** of its entities' strategies
 A,B,C / C,A,B / B,C,A at 3 players, so every strategy sits at every seat
 once. Rotations cover seats, not orders: the seat after a weak player gains,
 so ``A,B,C`` and ``A,C,B`` are different tables (name both to cover both
-orders). A rotation is a :class:`experiments.tournament.seatings.Pairing`
+orders). A rotation is a :class:`experiments.seatings.Pairing`
 (its ``seat_strategies`` maps entities to seats, partners opposite at four).
 
 Every rotation of every table plays matches ``0 .. M-1`` of the study's seed,
@@ -35,7 +35,7 @@ the self-play configurations of the same player count). Intervals of a
 table's figures therefore take the **deal** (the match index) as the
 cluster: the outcomes of one deal's rotations are not independent (the
 paired interval of a duplicate tournament,
-:func:`experiments.tournament.tables.paired_win_rates`).
+:func:`experiments.tools.tournament.tables.paired_win_rates`).
 
 A strategy counts once per deal
 -------------------------------
@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.stats import contrast_words, paired_contrast, paired_proportion
-from experiments.tournament.seatings import Pairing
+from experiments.seatings import Pairing
 from sim.tiles import entity_count
 from strategies.catalogue import StrategyError, resolve, strategy_entries
 
@@ -92,7 +92,7 @@ class Table:
         return self.names
 
     def rotations(self, players: int) -> list[Pairing]:
-        """Every rotation at ``players``, as :class:`~experiments.tournament.seatings.Pairing`
+        """Every rotation at ``players``, as :class:`~experiments.seatings.Pairing`
         (``pairing`` = the rotation, ``group`` 0: they share the deals)."""
         base = self.entity_strategies(players)
         k = entity_count(players)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from experiments.reports import ExperimentResult
+from experiments.reporting.reports import ExperimentResult
 from experiments.settings import study_settings
 from experiments.sources import DEFAULT_SHARD_SIZE, DataRun
 from sim.files import claim_directory
@@ -42,8 +42,8 @@ class StudySpec:
     """One study run, checked once at its entry point and passed down whole.
 
     Build it with :meth:`build` (the self-play studies) or with a study's or tool's own
-    ``study_spec`` (:func:`experiments.openings.study_spec`, :func:`experiments.strength.study_spec`,
-    :func:`experiments.tune.study_spec`, :func:`experiments.winprob.study_spec`); its
+    ``study_spec`` (:func:`experiments.studies.opening_leads.study_spec`, :func:`experiments.tools.strength.study_spec`,
+    :func:`experiments.tools.tune.study_spec`, :func:`experiments.studies.win_probabilities.study_spec`); its
     ``run(spec)``, its data sources (:meth:`experiments.sources.DataRun.of`) and its shard jobs
     read it.
 

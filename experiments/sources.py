@@ -135,7 +135,7 @@ class TableData:
     table : str
         Its label (``"exact vs greedy"``; :attr:`experiments.mixed_tables.Table.label`).
     players : int
-    rotations : list of experiments.tournament.seatings.Pairing
+    rotations : list of experiments.seatings.Pairing
         Rotation ``r`` (index) gives each entity's strategy (``entity_strategies``).
     data : StudyTrace or DataFrame
         The trace (:meth:`DataRun.table_traces`) or the rounds (:meth:`DataRun.table_rounds`)
@@ -188,7 +188,7 @@ class DataRun:
 
     @classmethod
     def of(cls, spec) -> DataRun:
-        """The data of a study run (:class:`experiments.runs.StudySpec`): its settings, and its
+        """The data of a study run (:class:`experiments.run_spine.StudySpec`): its settings, and its
         scale options' backend, threads, shard size, progress and kept shards; the stores go to
         ``out/shards`` when the run has an output directory."""
         scale = spec.scale
@@ -283,7 +283,7 @@ class DataRun:
     def _table_configurations(self):
         """``(table, players, rotations, parts)`` per mixed table and player count it is played
         at (:mod:`experiments.mixed_tables`): ``rotations`` the
-        :class:`~experiments.tournament.seatings.Pairing` of each rotation, ``parts`` their shard
+        :class:`~experiments.seatings.Pairing` of each rotation, ``parts`` their shard
         parts, numbered after the self-play configurations' (whose shards keep their names)."""
         s = self.settings
         part = len(s["strategies"]) * len(s["players"])

@@ -31,7 +31,7 @@ point, not a result; in the units of each feature:
 ``award 0.5, exact 100, turns -0.8, pips 0.1, double 2.5, reply -1.5,
 opp_exact -30, open_unseen -0.2, own_playable 0.5`` (others 0).
 
-The reproducible tuning is ``five-up tune`` (:mod:`experiments.tune`: CMA-ES on
+The reproducible tuning is ``five-up tune`` (:mod:`experiments.tools.tune`: CMA-ES on
 duplicate deals with a held-out validation). Its shipped result is the named
 variant ``weighted_tuned`` below; the command that made it and its validation
 figures are in :mod:`strategies.weighted_tuned_table` (and docs/results/tuning).

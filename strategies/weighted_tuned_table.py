@@ -1,6 +1,6 @@
 """Tuned parameters of ``weighted``: :data:`TUNED_PARAMETERS` (generated; do not edit).
 
-Written by ``five-up tune --ship`` (:mod:`experiments.tune`): CMA-ES in the scaled space
+Written by ``five-up tune --ship`` (:mod:`experiments.tools.tune`): CMA-ES in the scaled space
 ``x = theta / scale`` from the defaults, fitness = win rate against weighted on
 1,000 duplicate deals per candidate per generation (common random numbers, new
 deals each generation), 90 generations of 10 candidates,

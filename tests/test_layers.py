@@ -55,7 +55,7 @@ def module_name(path) -> str:
 def test_the_layering_contracts_are_kept():
     run = lint_imports(REPO)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "5 kept, 0 broken" in run.stdout, run.stdout
+    assert "6 kept, 0 broken" in run.stdout, run.stdout
 
 
 def test_the_contracts_name_every_layer():
@@ -84,11 +84,21 @@ def test_a_lower_layer_importing_an_upper_one_breaks_the_contract(tmp_path):
     assert "sim.core.rules -> cli.main" in run.stdout, run.stdout
 
 
+def test_reporting_importing_a_study_breaks_the_experiments_contract(tmp_path):
+    """Inside experiments the layers run one way too: reporting imports no study."""
+    copy_of_the_tree(tmp_path)
+    figures = tmp_path / "experiments" / "reporting" / "figures.py"
+    figures.write_text(figures.read_text() + "\nimport experiments.studies.overshoot  # upward\n")
+    run = lint_imports(tmp_path, env={"PYTHONPATH": str(tmp_path)})
+    assert run.returncode != 0
+    assert "experiments.reporting.figures -> experiments.studies.overshoot" in run.stdout, run.stdout
+
+
 def test_a_cycle_breaks_the_contract(tmp_path):
     copy_of_the_tree(tmp_path)
     stats = tmp_path / "experiments" / "stats.py"
-    stats.write_text(stats.read_text() + "\nimport experiments.reports  # reports imports stats\n")
-    reports = tmp_path / "experiments" / "reports.py"
+    stats.write_text(stats.read_text() + "\nimport experiments.reporting.reports  # reports imports stats\n")
+    reports = tmp_path / "experiments" / "reporting" / "reports.py"
     reports.write_text(reports.read_text() + "\nimport experiments.stats\n")
     run = lint_imports(tmp_path, env={"PYTHONPATH": str(tmp_path)})
     assert run.returncode != 0

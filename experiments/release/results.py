@@ -12,7 +12,7 @@ from its shards when it is run again. A result whose manifest already records th
 current code and the same command is skipped (``--force`` runs it anyway).
 
 Then README.md's generated blocks are rewritten from the new outputs
-(:func:`experiments.readme_numbers.render`), and the notebooks are executed
+(:func:`experiments.release.readme_numbers.render`), and the notebooks are executed
 at full size with their outputs saved (``--notebooks``).
 
 The results run in the order of :data:`RESULTS`: the tables that strategies
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from experiments import readme_numbers
+from experiments.release import readme_numbers
 from sim.files import atomic_write, canonical
 from sim.machine import machine_facts
 
@@ -494,7 +494,7 @@ def regenerate_all(out, *, only: str | None = None, size: str = "full", force: b
     """Regenerate the chosen results (see the module docstring); returns their manifests.
 
     ``readme``: the README whose generated blocks are rewritten from ``out`` afterwards
-    (:func:`experiments.readme_numbers.write`); ``notebooks``: the folder of notebooks then
+    (:func:`experiments.release.readme_numbers.write`); ``notebooks``: the folder of notebooks then
     executed and saved at full size (:func:`run_notebooks`); None leaves either alone.
     """
     check_size(size)

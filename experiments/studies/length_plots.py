@@ -1,8 +1,8 @@
-"""Figures of the match-length study (:mod:`experiments.lengths`): PNG files only.
+"""Figures of the match-length study (:mod:`experiments.studies.lengths`): PNG files only.
 
 Every ``plot_*`` function takes a frame of the study, a path and the run's
 settings and writes one PNG with deterministic metadata that carries the run's
-sample size, player counts and seed (:func:`experiments.figures.run_footer`);
+sample size, player counts and seed (:func:`experiments.reporting.figures.run_footer`);
 the matching ``*_figure`` function builds the figure without writing it.
 """
 
@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from experiments.figures import new_figure, run_footer, save_png, stamp, strategy_colour
+from experiments.reporting.figures import new_figure, run_footer, save_png, stamp, strategy_colour
 from experiments.settings import matches_clause
-from experiments.study_plots import DPI
-from experiments.table_plots import table_footer, visible_ticks
+from experiments.studies.study_plots import DPI
+from experiments.studies.table_plots import table_footer, visible_ticks
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW
 
 TARGET_DISPLAYED = TARGET_RAW // RAW_PER_DISPLAYED

@@ -63,7 +63,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from experiments import length_plots
+from experiments.studies import length_plots
 from experiments.mixed_tables import (
     CONTRAST_COLUMNS,
     SELF_PLAY,
@@ -73,14 +73,14 @@ from experiments.mixed_tables import (
     per_deal_means,
     tables_of,
 )
-from experiments.reports import (
+from experiments.reporting.reports import (
     ExperimentResult,
     figure_caption,
     fmt_ci,
     md_table,
     summary_head,
 )
-from experiments.runs import StudySpec, run_experiment, traced_result
+from experiments.run_spine import StudySpec, run_experiment, traced_result
 from experiments.settings import matches_clause
 from experiments.sources import pairs
 from experiments.stats import (
@@ -106,9 +106,9 @@ QUANTILE_METHOD = "inverted_cdf"
 
 
 def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
-    """Run the match-length study (arguments as :func:`experiments.overshoot.run`: a
-    :class:`experiments.runs.StudySpec`, or the keywords of
-    :meth:`experiments.runs.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
+    """Run the match-length study (arguments as :func:`experiments.studies.overshoot.run`: a
+    :class:`experiments.run_spine.StudySpec`, or the keywords of
+    :meth:`experiments.run_spine.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
 
     ``traces`` may hold precomputed :func:`experiments.sources.collect_traces`
     output for the same settings; mixed tables' rows: the module docstring says what they

@@ -68,7 +68,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.figures import (
+from experiments.reporting.figures import (
     color_cycle,
     new_figure,
     run_footer,
@@ -77,8 +77,8 @@ from experiments.figures import (
     strategy_colour,
 )
 from experiments.mixed_tables import SELF_PLAY, entity_names, per_deal_means, strategies_in
-from experiments.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
-from experiments.runs import (
+from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
+from experiments.run_spine import (
     DEFAULT_PLAYERS,
     DEFAULT_SEED,
     DEFAULT_STRATEGIES,
@@ -162,7 +162,7 @@ FEATURES = {
 
 
 def run(*args, **options) -> ExperimentResult:
-    """Run the openings study: ``run(spec)`` with the :class:`experiments.runs.StudySpec` of
+    """Run the openings study: ``run(spec)`` with the :class:`experiments.run_spine.StudySpec` of
     :func:`study_spec` (the command line builds one), or ``run(players, strategies, matches,
     seed, **options)`` with the arguments of :func:`study_spec`, checked once there.
 
@@ -194,7 +194,7 @@ def study_spec(players=DEFAULT_PLAYERS, strategies=DEFAULT_STRATEGIES,
     Parameters
     ----------
     players, strategies, matches, seed
-        As :meth:`experiments.runs.StudySpec.build` (``matches`` for the observed view).
+        As :meth:`experiments.run_spine.StudySpec.build` (``matches`` for the observed view).
     hands : int
         Sampled leader hands per player count for the counterfactual (0 skips it).
     playouts : int
@@ -209,10 +209,10 @@ def study_spec(players=DEFAULT_PLAYERS, strategies=DEFAULT_STRATEGIES,
         included (:func:`parse_score_states`).
     tables, table_matches
         Mixed tables besides self-play for the observed view, as
-        :func:`experiments.overshoot.run`: a table's ``tiles`` rows are per strategy, from the
+        :func:`experiments.studies.overshoot.run`: a table's ``tiles`` rows are per strategy, from the
         rounds its entity led (every rotation, the same deals).
     sealed, secret, decision_timeout
-        The run's sealing, as :func:`experiments.overshoot.run`; the secret also keys the
+        The run's sealing, as :func:`experiments.studies.overshoot.run`; the secret also keys the
         counterfactual playouts' decision streams (every score state's).
     strong_continuations : sequence of str or Strategy, or str
         Strong strategies that also play the forced openings out at 0-0 (default
@@ -224,12 +224,12 @@ def study_spec(players=DEFAULT_PLAYERS, strategies=DEFAULT_STRATEGIES,
         least 2 each).
     **scale
         ``threads``, ``progress``, ``out``, ``backend``, ``shard_size``, ``keep_shards``: as
-        :meth:`experiments.runs.StudySpec.build` (the counterfactual is sharded by
+        :meth:`experiments.run_spine.StudySpec.build` (the counterfactual is sharded by
         :data:`experiments.sources.CF_HANDS_PER_SHARD` hands).
 
     Returns
     -------
-    experiments.runs.StudySpec
+    experiments.run_spine.StudySpec
     """
     resolved = resolve_field(strategies)
     settings = settings_for(players, resolved, matches, seed, hands, playouts,
@@ -1176,7 +1176,7 @@ def _gain_table(full: pd.DataFrame, baseline: str, by: str) -> pd.DataFrame:
 
 
 def _captions(settings: dict, frames: dict) -> list[str]:
-    """One :func:`experiments.reports.figure_caption` per figure, each finding read from the
+    """One :func:`experiments.reporting.reports.figure_caption` per figure, each finding read from the
     frames."""
     s = settings
     out = []
@@ -1345,7 +1345,7 @@ def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path,
                         settings: dict, cf_strong: pd.DataFrame | None = None) -> None:
     """Forced openings at 0-0: each tile's value relative to its hand (displayed points, 95%)
     under the main continuation and every strong one (``cf_strong`` rows of the round
-    differential; one :func:`experiments.figures.strategy_colour` per continuation), and the
+    differential; one :func:`experiments.reporting.figures.strategy_colour` per continuation), and the
     per-hand held-out gain of the best opening over the baseline's (main continuation)."""
     players = sorted(cf_tiles["players"].unique())
     fig, axes = new_figure(2, len(players), figsize=(6.5 * len(players), 7.5), squeeze=False)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import study_plots
+from experiments.studies import study_plots
 from experiments.mixed_tables import (
     SELF_PLAY,
     contrast_finding,
@@ -45,7 +45,7 @@ from experiments.mixed_tables import (
     strategies_in,
     table_contrasts,
 )
-from experiments.reports import (
+from experiments.reporting.reports import (
     ExperimentResult,
     configurations,
     figure_caption,
@@ -53,7 +53,7 @@ from experiments.reports import (
     md_table,
     summary_head,
 )
-from experiments.runs import StudySpec, run_experiment, traced_result
+from experiments.run_spine import StudySpec, run_experiment, traced_result
 from experiments.sources import pairs
 from experiments.settings import matches_clause, strong_sentence
 from experiments.stats import (
@@ -73,9 +73,9 @@ SAFE_BELOW_DISPLAYED = (305 - MAX_EVENT_RAW) // 5 + 1
 
 
 def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
-    """Run the overshoot study: ``run(spec)`` with a :class:`experiments.runs.StudySpec` of
+    """Run the overshoot study: ``run(spec)`` with a :class:`experiments.run_spine.StudySpec` of
     this study (the command line builds one), or ``run(players, strategies, matches, seed,
-    **options)``, checked once by :meth:`experiments.runs.StudySpec.build` (its parameters:
+    **options)``, checked once by :meth:`experiments.run_spine.StudySpec.build` (its parameters:
     the players, strategies, matches (default :data:`DEFAULT_MATCHES`), seed, mixed tables,
     sealing, strong strategies and the scale keywords ``threads``, ``progress``, ``out``,
     ``backend``, ``shard_size``, ``keep_shards``).

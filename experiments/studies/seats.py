@@ -53,7 +53,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import study_plots, table_plots
+from experiments.studies import study_plots, table_plots
 from experiments.mixed_tables import (
     CONTRAST_COLUMNS,
     SELF_PLAY,
@@ -65,14 +65,14 @@ from experiments.mixed_tables import (
     strategies_in,
     table_contrasts,
 )
-from experiments.reports import (
+from experiments.reporting.reports import (
     ExperimentResult,
     figure_caption,
     fmt_ci,
     md_table,
     summary_head,
 )
-from experiments.runs import StudySpec, run_experiment
+from experiments.run_spine import StudySpec, run_experiment
 from experiments.sources import leader_differential, pairs
 from experiments.stats import (
     clustered_mean,
@@ -91,9 +91,9 @@ otherwise the first strategy)."""
 
 
 def run(*args, rounds: dict | None = None, **options) -> ExperimentResult:
-    """Run the seats study (arguments as :func:`experiments.overshoot.run`: a
-    :class:`experiments.runs.StudySpec`, or the keywords of
-    :meth:`experiments.runs.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
+    """Run the seats study (arguments as :func:`experiments.studies.overshoot.run`: a
+    :class:`experiments.run_spine.StudySpec`, or the keywords of
+    :meth:`experiments.run_spine.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
 
     ``rounds`` may hold precomputed :func:`experiments.sources.collect_rounds`
     output for the same settings.

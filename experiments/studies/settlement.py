@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments import study_plots
+from experiments.studies import study_plots
 from experiments.mixed_tables import (
     SELF_PLAY,
     contrast_finding,
@@ -50,7 +50,7 @@ from experiments.mixed_tables import (
     strategies_in,
     table_contrasts,
 )
-from experiments.reports import (
+from experiments.reporting.reports import (
     ExperimentResult,
     configurations,
     figure_caption,
@@ -58,7 +58,7 @@ from experiments.reports import (
     md_table,
     summary_head,
 )
-from experiments.runs import StudySpec, run_experiment, traced_result
+from experiments.run_spine import StudySpec, run_experiment, traced_result
 from experiments.settings import matches_clause, strong_sentence
 from experiments.sources import pairs
 from experiments.stats import (
@@ -75,9 +75,9 @@ DEFAULT_MATCHES = 10_000
 
 
 def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
-    """Run the settlement study (arguments as :func:`experiments.overshoot.run`: a
-    :class:`experiments.runs.StudySpec`, or the keywords of
-    :meth:`experiments.runs.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
+    """Run the settlement study (arguments as :func:`experiments.studies.overshoot.run`: a
+    :class:`experiments.run_spine.StudySpec`, or the keywords of
+    :meth:`experiments.run_spine.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
 
     Returns
     -------

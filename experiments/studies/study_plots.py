@@ -3,7 +3,7 @@
 Every ``plot_*`` function takes the experiment's frames, a path and the run's
 settings, and writes one PNG with deterministic metadata (same data, same
 bytes) that carries the run's sample size, player counts and seed
-(:func:`experiments.figures.run_footer`). The matching ``*_figure`` function
+(:func:`experiments.reporting.figures.run_footer`). The matching ``*_figure`` function
 builds the figure without writing it (for tests and notebooks).
 """
 
@@ -14,7 +14,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from experiments.figures import (
+from experiments.reporting.figures import (
     color_cycle,
     new_figure,
     run_footer,
@@ -56,7 +56,7 @@ def _color(strategies: list[str], name: str) -> str:
 ZOOM_FROM = 45
 """First displayed score of the discard plot's linear panels (discards are rare below)."""
 FIRST_POSSIBLE = 28
-"""No event can be discarded below displayed 28 (see :mod:`experiments.overshoot`)."""
+"""No event can be discarded below displayed 28 (see :mod:`experiments.studies.overshoot`)."""
 
 
 def _offsets(strategies: list[str], spread: float = 0.36) -> dict[str, float]:
@@ -299,7 +299,7 @@ def contrasts_figure(contrasts: pd.DataFrame, settings: dict, title: str):
 
     One row of panels per quantity (``contrasts["quantity"]``, its text the y label), one column
     per player count; along x the tables' strategy pairs (``"exact - greedy"``), one marker per
-    pair in A's colour (:func:`experiments.figures.strategy_colour`); a line at 0 (no
+    pair in A's colour (:func:`experiments.reporting.figures.strategy_colour`); a line at 0 (no
     difference). A filled marker: the interval excludes 0 (a finding); an open one: no
     detectable difference. Each row's y axis is symmetric about 0, so that neither sign looks
     larger. ``contrasts``: :func:`experiments.mixed_tables.table_contrasts` rows.

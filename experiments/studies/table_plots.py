@@ -2,7 +2,7 @@
 
 One figure per study (``head_to_head.png``): a row per quantity (:class:`Panel`), a column per
 player count; along x the configurations (self-play first, then each table), one marker per
-strategy in its colour (:func:`experiments.figures.strategy_colour`, the same in every
+strategy in its colour (:func:`experiments.reporting.figures.strategy_colour`, the same in every
 figure), with its 95% interval. Every marker is a filled circle: the x category says whether it
 is self-play or which table, so the legend names strategies only, each drawn. Rates are drawn
 on 0..1 and counts from 0; a difference (an edge, a contrast: ``centred``) on an axis
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from experiments.figures import new_figure, run_footer, save_png, stamp, strategy_colour
+from experiments.reporting.figures import new_figure, run_footer, save_png, stamp, strategy_colour
 from experiments.mixed_tables import SELF_PLAY
 
 DPI = 110

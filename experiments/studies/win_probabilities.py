@@ -63,10 +63,10 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
-from experiments.figures import new_figure, run_footer, save_png, stamp
-from experiments.reports import ExperimentResult, figure_caption, fmt_ci, md_table
-from experiments.results import by_name
-from experiments.runs import StudySpec, claim_run, execute, given_spec, study_scale
+from experiments.reporting.figures import new_figure, run_footer, save_png, stamp
+from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_ci, md_table
+from experiments.release.results import by_name
+from experiments.run_spine import StudySpec, claim_run, execute, given_spec, study_scale
 from experiments.settings import strategy_settings
 from experiments.stats import wilson_interval
 from sim.checks import check_int, check_player_counts, check_seed
@@ -150,7 +150,7 @@ def self_play(settings: dict) -> bool:
 
 def run(*args, ship=None, command: str | None = None, **options) -> ExperimentResult:
     """Compute the win-probability tables (see the module docstring): ``run(spec)`` with the
-    :class:`experiments.runs.StudySpec` of :func:`study_spec`, or ``run(players, strategies,
+    :class:`experiments.run_spine.StudySpec` of :func:`study_spec`, or ``run(players, strategies,
     rounds_per_state, seed, replicates, check_matches, **options)`` with the arguments of
     :func:`study_spec`, checked once there.
 
@@ -178,7 +178,7 @@ def run(*args, ship=None, command: str | None = None, **options) -> ExperimentRe
 
 def solve_and_ship(spec: StudySpec, ship=None, command: str | None = None) -> ExperimentResult:
     """Compute the tables of ``spec`` (its output directory claimed:
-    :func:`experiments.runs.claim_run`), save them there and, with ``ship``, write the table
+    :func:`experiments.run_spine.claim_run`), save them there and, with ``ship``, write the table
     module recording ``command``."""
     result = execute(spec, lambda data: compute(data, spec.strategies))
     if ship is not None:
@@ -205,11 +205,11 @@ def study_spec(players=(2, 3, 4), strategies="greedy", rounds_per_state=None, se
         Complete matches from each state of :data:`CHECK_STATES` (0: no check).
     **scale
         ``threads``, ``progress`` and ``out`` (the output directory, claimed; refused if it
-        holds another run): :meth:`experiments.runs.StudySpec.build`.
+        holds another run): :meth:`experiments.run_spine.StudySpec.build`.
 
     Returns
     -------
-    experiments.runs.StudySpec
+    experiments.run_spine.StudySpec
     """
     settings = settings_for(players, strategies, rounds_per_state, seed, replicates, check_matches)
     return StudySpec(settings, tuple(resolve_field(strategies)), study_scale(**scale))
@@ -540,7 +540,7 @@ def _caption_sample(settings: dict) -> str:
 
 
 def _captions(settings: dict, frames: dict, key: dict) -> list[str]:
-    """One :func:`experiments.reports.figure_caption` per figure the run draws."""
+    """One :func:`experiments.reporting.reports.figure_caption` per figure the run draws."""
     out = []
     sample = _caption_sample(settings)
     order = frames["order"]
@@ -664,7 +664,7 @@ def _plot_names(settings: dict, frames: dict) -> list[str]:
 # ---------------------------------------------------------------------------
 def _footer(fig, settings: dict) -> None:
     """Stamp the run's sample (rounds per state, bootstrap replicates, the profile), players
-    and seed on ``fig`` (:func:`experiments.figures.run_footer`)."""
+    and seed on ``fig`` (:func:`experiments.reporting.figures.run_footer`)."""
     s = settings
     sample = (f"profile {s['profile']}: rounds per state "
               f"{', '.join(f'{p}p {k:,}' for p, k in zip(s['players'], s['rounds_per_state']))}, "

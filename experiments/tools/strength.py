@@ -54,9 +54,9 @@ import time
 import numpy as np
 import pandas as pd
 
-from experiments.figures import new_figure, run_footer, save_png, stamp, strategy_colour
-from experiments.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
-from experiments.runs import StudySpec, given_spec, run_experiment
+from experiments.reporting.figures import new_figure, run_footer, save_png, stamp, strategy_colour
+from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
+from experiments.run_spine import StudySpec, given_spec, run_experiment
 from experiments.settings import seal_of, strategy_settings
 from experiments.stats import (Contrast, contrast_words, paired_contrast, paired_share_interval,
                                proportion)
@@ -568,7 +568,7 @@ def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
 
 def run(*args, **options) -> ExperimentResult:
     """Play the strength ladder, time its strategies, and summarise: ``run(spec)`` with the
-    :class:`experiments.runs.StudySpec` of :func:`study_spec` (the command line builds one), or
+    :class:`experiments.run_spine.StudySpec` of :func:`study_spec` (the command line builds one), or
     ``run(ladder, players, deals, seed, **options)`` with the arguments of :func:`study_spec`,
     checked once there.
 
@@ -595,7 +595,7 @@ def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFA
     Parameters
     ----------
     ladder : str or sequence of str and Strategy
-        The strategies, weakest first (specs as :func:`experiments.overshoot.run`
+        The strategies, weakest first (specs as :func:`experiments.studies.overshoot.run`
         takes them; a comma-separated string too), distinct names.
     players : sequence of int or str
         Player counts: 2 and/or 4 (partnerships).
@@ -619,18 +619,18 @@ def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFA
         Yardstick strategies (added to the field): every other strategy plays
         each of them, instead of the ladder's pairings (:func:`versus_pairings`).
     sealed, secret, decision_timeout
-        The run's sealing, as :func:`experiments.overshoot.run`: every pairing and the
+        The run's sealing, as :func:`experiments.studies.overshoot.run`: every pairing and the
         timing pass play with it (a sealed Python strategy is timed in its own process).
     **scale
         ``threads``, ``progress``, ``out``, ``backend``, ``shard_size``, ``keep_shards``: as
-        :meth:`experiments.runs.StudySpec.build` (``shard_size``: matches per shard of one
+        :meth:`experiments.run_spine.StudySpec.build` (``shard_size``: matches per shard of one
         seating, default :data:`SHARD_SIZE`); the timing pass always runs in this process on
         one thread.
 
 
     Returns
     -------
-    experiments.runs.StudySpec
+    experiments.run_spine.StudySpec
     """
     resolved = resolve_field(ladder, "ladder")
     settings = strength_settings(resolved, players, deals, seed, challenger=challenger,
@@ -734,7 +734,7 @@ def title_of(settings: dict) -> str:
 
 
 def ladder_caption(frames: dict, settings: dict) -> str:
-    """``ladder.png``'s caption (:func:`experiments.reports.figure_caption`); its finding counts
+    """``ladder.png``'s caption (:func:`experiments.reporting.reports.figure_caption`); its finding counts
     the pairings whose paired interval lies above, below or across 50%."""
     ladder = frames["ladder"]
     above = int((ladder["paired_low"] > EVEN).sum())

@@ -1,6 +1,6 @@
 """Tuning: CMA-ES over a strategy's parameter vector on duplicate deals, with held-out validation.
 
-``five-up tune`` (:mod:`cli.tune`; the command line is the layer above) optimises the float
+``five-up tune`` (:mod:`cli.tune_command`; the command line is the layer above) optimises the float
 parameters of a compiled strategy (e.g. the 13 weights ``w_<feature>`` of
 :mod:`strategies.weighted`) with CMA-ES (the ``cma`` package):
 
@@ -8,7 +8,7 @@ parameters of a compiled strategy (e.g. the 13 weights ``w_<feature>`` of
   with its default parameters; the mean over opponents) on ``deals`` duplicate deals: each
   deal is played in both seatings (the candidate at entity 0, then at entity 1; with 4
   players its partnership at seats 0,2, then 1,3), exactly as a strength-ladder pairing
-  (:func:`experiments.strength.strength_job`, :func:`experiments.strength.deal_outcomes`).
+  (:func:`experiments.tools.strength.strength_job`, :func:`experiments.tools.strength.deal_outcomes`).
   A match stopped unfinished by ``max_rounds`` is a win for nobody.
 - **Common random numbers**: every candidate of a generation (and the CMA mean, evaluated
   beside them for the history) plays the same deals: matches ``0 .. deals - 1`` of the
@@ -77,19 +77,19 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
-from experiments.figures import (color_cycle, new_figure, run_footer, save_png, stamp,
+from experiments.reporting.figures import (color_cycle, new_figure, run_footer, save_png, stamp,
                                  strategy_colour)
-from experiments.reports import figure_caption, fmt_ci, md_table
-from experiments.runs import StudySpec, claim_run, given_spec, study_scale
+from experiments.reporting.reports import figure_caption, fmt_ci, md_table
+from experiments.run_spine import StudySpec, claim_run, given_spec, study_scale
 from experiments.settings import strategy_settings
 from experiments.stats import Contrast, contrast_words, paired_contrast, paired_share_interval
-from experiments.strength import (
+from experiments.tools.strength import (
     LADDER_PLAYER_COUNTS,
     deal_outcomes,
     ladder_table,
     strength_job,
 )
-from experiments.tournament.seatings import derive_seed
+from experiments.seatings import derive_seed
 from sim.checks import check_finite, check_int, check_seed
 from sim.files import atomic_write, claim_directory
 from sim.progress import progress_bar
@@ -267,7 +267,7 @@ def play_vector(theta, opponent: str, settings: dict, *, deals: int, seed: int, 
                 pairing: int = 0, threads=None, bar=None) -> pd.DataFrame:
     """Both seatings of ``deals`` duplicate deals (matches ``0 .. deals - 1`` of ``seed``):
     the strategy with parameters ``theta`` (entity 0, then entity 1) against ``opponent``
-    with its defaults. Rows as :func:`experiments.strength.strength_job`, the vector
+    with its defaults. Rows as :func:`experiments.tools.strength.strength_job`, the vector
     labelled ``label`` (``upper``) and the opponent by its name (``lower``)."""
     spec = _specs(settings)
     vector = [float(v) for v in theta]
@@ -514,7 +514,7 @@ def command_for(settings: dict, out, ship=None) -> str:
 
 def run(*args, ship=None, command: str | None = None, **options) -> TuneResult:
     """Tune, validate and (with ``out``) write the outputs (see the module docstring):
-    ``run(spec)`` with the :class:`experiments.runs.StudySpec` of :func:`study_spec`, or
+    ``run(spec)`` with the :class:`experiments.run_spine.StudySpec` of :func:`study_spec`, or
     ``run(strategy, against, players, ...)`` with the arguments of :func:`study_spec`, checked
     once there.
 
@@ -562,11 +562,11 @@ def study_spec(strategy=DEFAULT_STRATEGY, against=DEFAULT_AGAINST, players=DEFAU
     **scale
         ``threads``, ``progress`` (one progress bar over every match of the run) and ``out``
         (the output directory, claimed; refused if it holds another run):
-        :meth:`experiments.runs.StudySpec.build`.
+        :meth:`experiments.run_spine.StudySpec.build`.
 
     Returns
     -------
-    experiments.runs.StudySpec
+    experiments.run_spine.StudySpec
     """
     settings = tune_settings(strategy, against, players, seed, validation_seed, deals,
                              generations, population, sigma, pick, validation_deals,
@@ -576,7 +576,7 @@ def study_spec(strategy=DEFAULT_STRATEGY, against=DEFAULT_AGAINST, players=DEFAU
 
 def tune_and_ship(spec: StudySpec, ship=None, command: str = "") -> TuneResult:
     """Tune and validate ``spec`` (its output directory claimed:
-    :func:`experiments.runs.claim_run`), write the outputs there and, with ``ship``, the table
+    :func:`experiments.run_spine.claim_run`), write the outputs there and, with ``ship``, the table
     module; ``command`` is the one recorded in the summary and the shipped module."""
     settings = spec.settings
     started = time.perf_counter()
@@ -653,7 +653,7 @@ def table_module_source(result: TuneResult) -> str:
     against = ", ".join(s["against"])
     return f'''"""Tuned parameters of ``{s["strategy"]}``: :data:`TUNED_PARAMETERS` (generated; do not edit).
 
-Written by ``five-up tune --ship`` (:mod:`experiments.tune`): CMA-ES in the scaled space
+Written by ``five-up tune --ship`` (:mod:`experiments.tools.tune`): CMA-ES in the scaled space
 ``x = theta / scale`` from the defaults, fitness = win rate against {against} on
 {s["deals"]:,} duplicate deals per candidate per generation (common random numbers, new
 deals each generation), {s["generations"]} generations of {s["population"]} candidates,
@@ -714,7 +714,7 @@ def plot_fitness(result: TuneResult, path) -> None:
     """Left: win rate by generation against the training opponents (the distribution mean
     point with its paired 95% interval, the best and the median sampled candidate, all
     in-sample on that generation's deals) and, at the right, the held-out win rates against
-    each validation strategy (coloured by :func:`experiments.figures.strategy_colour` of that
+    each validation strategy (coloured by :func:`experiments.reporting.figures.strategy_colour` of that
     strategy); right: the CMA mean in the scaled space, one line per parameter. Every series
     label names its opponent, its deals (in-sample or held-out) and their seed."""
     s, history = result.settings, result.frames["history"]
@@ -796,7 +796,7 @@ def gain_words(row, strategy: str) -> str:
 
 
 def fitness_caption(result: TuneResult) -> str:
-    """``fitness.png``'s caption (:func:`experiments.reports.figure_caption`), read from the
+    """``fitness.png``'s caption (:func:`experiments.reporting.reports.figure_caption`), read from the
     frames: what is plotted, the sample, the bars and the held-out finding."""
     s, validation = result.settings, result.frames["validation"]
     findings = "; ".join(gain_words(row, s["strategy"]) for row in validation.itertuples())

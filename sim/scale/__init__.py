@@ -50,7 +50,7 @@ How a study plugs in
        totals = run.aggregate       # summary mode: the merged aggregate
        store.close()                # store.remove() once the final output is written
 
-   :func:`sim.scale.simulate.simulate_job`, :mod:`experiments.tournament.shards`
+   :func:`sim.scale.simulate.simulate_job`, :mod:`experiments.tools.tournament.seating_shards`
    and :mod:`experiments.sources` (jobs returning several tables: a store
    with ``tables=``) are worked examples; the command line adds the
    ``--backend ...`` options (:mod:`cli.arguments`).

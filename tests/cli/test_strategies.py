@@ -8,7 +8,7 @@ import pytest
 
 import strategies
 from cli.main import build_parser
-from cli.strategies import format_text
+from cli.strategies_command import format_text
 from strategies.catalogue import describe
 
 

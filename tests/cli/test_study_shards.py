@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from experiments import openings, settlement
+from experiments.studies import opening_leads, settlement
 from tests.support.plugins import call_cli
 from tests.support.processes import kill_after_first_shard
 
@@ -87,7 +87,7 @@ def test_openings_cli_runs_sharded(compiled_engine, tmp_path):
     assert run.returncode == 0, run.stderr
     assert len(list((out / "shards" / "rounds").glob("shard-*.parquet"))) == 3
     assert len(list((out / "shards" / "counterfactual").glob("shard-*.parquet"))) == 2
-    direct = openings.run([2], ["greedy"], 300, 0, hands=25, playouts=4)
+    direct = opening_leads.run([2], ["greedy"], 300, 0, hands=25, playouts=4)
     for name, frame in direct.frames.items():
         saved = pd.read_parquet(out / f"{name}.parquet")
         expected = frame.copy()

@@ -3,7 +3,7 @@ colour per strategy in every figure, no empty panel, no legend entry without its
 
 The rules are checked on synthetic figures (each rule can fail) and then on every figure of
 every committed result, rendered at the small size in this process: the check wraps
-:func:`experiments.figures.place_footer`, which :func:`experiments.figures.save_png` calls on
+:func:`experiments.reporting.figures.place_footer`, which :func:`experiments.reporting.figures.save_png` calls on
 every figure just before writing it.
 """
 
@@ -16,8 +16,9 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from cli.main import main as five_up
-from experiments import figures, results
-from experiments.figures import STRATEGY_COLOURS, new_figure, stamp, strategy_colour
+from experiments.release import results
+from experiments.reporting import figures
+from experiments.reporting.figures import STRATEGY_COLOURS, new_figure, stamp, strategy_colour
 
 
 def handle_colour(handle) -> str | None:

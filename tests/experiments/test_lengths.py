@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import sim
-from experiments import length_plots, lengths
+from experiments.studies import length_plots, lengths
 from experiments.sources import collect_traces
 from experiments.stats import t_quantile
 from sim.tiles import TARGET_RAW, entity_count
@@ -218,7 +218,7 @@ def test_rounds_contrast_is_paired_by_deal(result, engine_frames):
 
 
 def test_figures_use_the_strategy_colours_and_captions(result):
-    from experiments.figures import place_footer, strategy_colour, text_overlaps
+    from experiments.reporting.figures import place_footer, strategy_colour, text_overlaps
 
     settings = result.settings
     for figure in (length_plots.rounds_per_match_figure(result.frames["rounds_hist"], settings),

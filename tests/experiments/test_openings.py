@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import openings
+from experiments.studies import opening_leads
 from experiments.mixed_tables import Table
 from experiments.stats import Contrast, contrast_words
 from sim.core import state as K
@@ -63,10 +63,10 @@ def test_the_table_error_is_its_largest_half_width_over_the_starting_states(monk
     assert table_half_width(2) == pytest.approx(0.03)
     assert table_half_width(4) == pytest.approx(0.02)
     assert np.isnan(table_half_width(3))
-    assert "0.0300 at 2 players, 0.0200 at 4 players" in openings.win_table_note([2, 3, 4])
+    assert "0.0300 at 2 players, 0.0200 at 4 players" in opening_leads.win_table_note([2, 3, 4])
     monkeypatch.delattr(winprob_table, "WIN_TABLE_HALF_WIDTH", raising=False)
     assert np.isnan(table_half_width(2))
-    assert "reported in `winprob/summary.md`" in openings.win_table_note([2, 4])
+    assert "reported in `winprob/summary.md`" in opening_leads.win_table_note([2, 4])
 
 
 @pytest.mark.parametrize("players,scores", [(2, [200, 150]), (4, [275, 150])])
@@ -192,14 +192,14 @@ def test_gain_by_playouts_uses_the_first_playouts(small_cf):
 
 @pytest.fixture(scope="module")
 def result(compiled_engine):
-    return openings.run([2, 3, 4], ["greedy"], 40, SEED, hands=10, playouts=8,
+    return opening_leads.run([2, 3, 4], ["greedy"], 40, SEED, hands=10, playouts=8,
                         score_states="55-30,40-40")
 
 
 def test_gain_table_at_full_playouts_is_the_main_figure(result):
     gain = result.frames["cf_gain"]
     summary = result.frames["cf_summary"].set_index("players")
-    assert openings.gain_playouts(8) == [2, 4, 8]
+    assert opening_leads.gain_playouts(8) == [2, 4, 8]
     for players in (2, 3, 4):
         row = gain[(gain.state == "0-0") & (gain.value == "diff") & (gain.players == players)
                    & (gain.playouts == 8)].iloc[0]
@@ -213,7 +213,7 @@ def test_gain_table_at_full_playouts_is_the_main_figure(result):
     # every state, player count and value; win probability only where the table exists
     kinds = set(map(tuple, gain[["state", "players", "value"]].drop_duplicates().to_numpy()))
     assert kinds == {(s, p, v) for s in ("0-0", "55-30", "40-40") for p in (2, 3, 4)
-                     for v in openings.value_kinds(p)}
+                     for v in opening_leads.value_kinds(p)}
     assert list(dict.fromkeys(gain["state"])) == ["0-0", "55-30", "40-40"]
 
 
@@ -233,7 +233,7 @@ def test_tile_values_and_ranks(result):
     for players in (2, 4):
         block = values[(values.state == "55-30") & (values.players == players)
                        & (values.value == "win_prob")]
-        best, _ = openings.extremes(block)
+        best, _ = opening_leads.extremes(block)
         claim = result.key_numbers[f"counterfactual {players}p: best opening by match-win "
                                    "probability per state (rank interval [1, 1])"]
         if best:
@@ -273,7 +273,7 @@ def test_a_strong_continuation_runs_at_the_small_size(result):
 def test_hand_features_by_hand():
     hands = [["5-5", "4-6", "0-3", "1-2", "2-6"], ["0-0", "1-1", "0-1", "0-2", "1-3"]]
     tiles = np.array([hand_tiles(hand_mask(h)) for h in hands])
-    features = openings.hand_features(tiles)
+    features = opening_leads.hand_features(tiles)
     # pips 10+10+3+3+8 = 34; one double; 5-5 and 4-6 score when led
     assert features.iloc[0].to_dict() == {"doubles": "1", "pips": "25-34", "scoring": "2+",
                                           "big": "yes"}
@@ -292,21 +292,21 @@ def synthetic_per_tile(values, hands=600, noise=0.5, seed=3):
     for h in range(hands):
         tiles = rng.choice(28, size=5, replace=False)
         for t in tiles:
-            rows.append({"hand": h, "tile": openings.TILE_NAMES[t],
+            rows.append({"hand": h, "tile": opening_leads.TILE_NAMES[t],
                          "mean_diff": values[t] + rng.normal(0, noise), "is_best": False,
                          "is_baseline": False})
     frame = pd.DataFrame(rows)
-    frame["tile"] = pd.Categorical(frame["tile"], categories=openings.TILE_NAMES)
+    frame["tile"] = pd.Categorical(frame["tile"], categories=opening_leads.TILE_NAMES)
     return frame
 
 
 def test_rank_intervals_cover_the_true_ranks_and_name_a_clear_best_and_worst():
     truth = np.arange(28, dtype=float)  # tile t is worth t: 6-6 best, 0-0 worst
-    table = openings.tile_values(synthetic_per_tile(truth), seed=1, resamples=200)
+    table = opening_leads.tile_values(synthetic_per_tile(truth), seed=1, resamples=200)
     true_rank = 28 - np.arange(28)
     assert ((table["rank_low"] <= true_rank) & (true_rank <= table["rank_high"])).all()
-    assert openings.extremes(table) == (["6-6"], ["0-0"])
-    words = openings.ranking_sentence(table, 2)
+    assert opening_leads.extremes(table) == (["6-6"], ["0-0"])
+    words = opening_leads.ranking_sentence(table, 2)
     assert words.startswith("best: 6-6") and "worst: 0-0" in words
     # relative to the hand's mean: a paired contrast by hand, (4/5)(t - mean of the others)
     assert table.set_index("tile").loc["6-6", "relative_low"] > 0
@@ -317,9 +317,9 @@ def test_no_best_or_worst_is_claimed_when_the_rank_intervals_overlap():
     truth = np.arange(28, dtype=float)
     truth[27] = truth[26] = 30.0  # 5-6 and 6-6 tie at the top
     truth[0] = truth[1] = -5.0  # 0-0 and 0-1 tie at the bottom
-    table = openings.tile_values(synthetic_per_tile(truth), seed=1, resamples=200)
-    assert openings.extremes(table) == ([], [])
-    words = openings.ranking_sentence(table, 2)
+    table = opening_leads.tile_values(synthetic_per_tile(truth), seed=1, resamples=200)
+    assert opening_leads.extremes(table) == ([], [])
+    words = opening_leads.ranking_sentence(table, 2)
     assert words.startswith("no single best") and "no single worst" in words
     top = table.set_index("tile").loc[["5-6", "6-6"]]
     assert (top["rank_low"] == 1).all() and (top["rank_high"] == 2).all()
@@ -343,8 +343,8 @@ def synthetic_rounds(diffs, rotations=2, shift=0.0):
 
 def test_a_strategy_leading_a_round_in_two_rotations_counts_once():
     diffs = [1.0, 2.0, 3.0, 6.0]
-    once = openings.observed_tiles(synthetic_rounds(diffs, rotations=1), "greedy", 2)
-    twice = openings.observed_tiles(synthetic_rounds(diffs, rotations=2), "greedy", 2,
+    once = opening_leads.observed_tiles(synthetic_rounds(diffs, rotations=1), "greedy", 2)
+    twice = opening_leads.observed_tiles(synthetic_rounds(diffs, rotations=2), "greedy", 2,
                                     "exact vs greedy")
     for table in (once, twice):
         row = table.set_index("tile").loc["5-5"]
@@ -356,7 +356,7 @@ def test_a_strategy_leading_a_round_in_two_rotations_counts_once():
         assert row["first_diff_high"] == pytest.approx(3.0 + half, rel=1e-5)
         assert row["first_win_rate"] == 1.0 and row["first_finished"] == 4
     # two rotations that differ: their mean is the deal's one value
-    shifted = openings.observed_tiles(synthetic_rounds(diffs, rotations=2, shift=2.0),
+    shifted = opening_leads.observed_tiles(synthetic_rounds(diffs, rotations=2, shift=2.0),
                                       "greedy", 2).set_index("tile").loc["5-5"]
     assert shifted["first_n"] == 4 and shifted["first_diff_mean"] == pytest.approx(4.0)
 
@@ -372,7 +372,7 @@ def test_leading_strategies_are_one_paired_contrast_per_table():
         data = pd.concat([exact, greedy], ignore_index=True)
 
     Data.rotations = rotations
-    rows = openings.lead_contrasts(Data, "exact vs greedy", 2).set_index("quantity")
+    rows = opening_leads.lead_contrasts(Data, "exact vs greedy", 2).set_index("quantity")
     assert len(rows) == 2  # one comparison per quantity, not one per leading strategy
     diff = rows.loc["diff"]
     # differences 1, 3, 5: mean 3, sd 2, t(2) = 4.303
@@ -387,10 +387,10 @@ def test_leading_strategies_are_one_paired_contrast_per_table():
 
 
 def test_score_states_are_deterministic(compiled_engine):
-    settings = openings.settings_for([2], ["greedy"], 10, 5, 4, 6, "greedy", "greedy",
+    settings = opening_leads.settings_for([2], ["greedy"], 10, 5, 4, 6, "greedy", "greedy",
                                      "30-55")
-    one = openings.state_tables(settings, threads=1)
-    two = openings.state_tables(settings, threads=2)
+    one = opening_leads.state_tables(settings, threads=1)
+    two = opening_leads.state_tables(settings, threads=2)
     for name in ("values", "gain"):
         pd.testing.assert_frame_equal(one[0][name], two[0][name])
 
@@ -399,13 +399,13 @@ def test_score_states_are_deterministic(compiled_engine):
 # Options
 # ---------------------------------------------------------------------------
 def test_parse_score_states():
-    assert openings.parse_score_states("55-30, 40-40") == [(0, 0), (55, 30), (40, 40)]
-    assert openings.parse_score_states([(30, 55), (0, 0)]) == [(0, 0), (30, 55)]
-    assert openings.state_raw_scores(3, (55, 30)) == [275, 150, 150]
+    assert opening_leads.parse_score_states("55-30, 40-40") == [(0, 0), (55, 30), (40, 40)]
+    assert opening_leads.parse_score_states([(30, 55), (0, 0)]) == [(0, 0), (30, 55)]
+    assert opening_leads.state_raw_scores(3, (55, 30)) == [275, 150, 150]
     for bad, words in (("55", "OWN-OTHER"), ("a-b", "OWN-OTHER"), ("61-0", "0..60"),
                        ("40-40,40-40", "repeat"), ([(1, 2, 3)], "pairs")):
         with pytest.raises(ValueError, match=words):
-            openings.parse_score_states(bad)
+            opening_leads.parse_score_states(bad)
 
 
 def test_bad_score_states_on_the_command_line_is_one_line(tmp_path):

@@ -1,10 +1,10 @@
-"""README's numbers are the committed results' (experiments.readme_numbers)."""
+"""README's numbers are the committed results' (experiments.release.readme_numbers)."""
 
 from __future__ import annotations
 
 import pytest
 
-from experiments import readme_numbers
+from experiments.release import readme_numbers
 from tests.support.paths import REPO
 
 

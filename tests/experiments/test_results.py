@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from experiments import readme_numbers, results
+from experiments.release import readme_numbers, results
 from tests.support.paths import REPO
 
 

@@ -8,9 +8,11 @@ import sys
 import pytest
 
 import sim.files
-from experiments import runs, seats, strength
-from experiments.runs import StudySpec
-from experiments.tournament import run as tournament_run
+from experiments import run_spine
+from experiments.studies import seats
+from experiments.tools import strength
+from experiments.run_spine import StudySpec
+from experiments.tools.tournament import run as tournament_run
 from sim.engine.spec import check_seating
 from sim.scale.options import ScaleOptions
 from tests.support.plugins import call_cli
@@ -25,8 +27,8 @@ TOURNAMENT = ["--players", "2", "--strategies", "greedy,random", "--matches", "2
 def claims(monkeypatch):
     """Every call of :func:`sim.files.claim_directory` by the experiments and the command line
     (every module that imported it), as a list of paths."""
-    import cli.experiments  # noqa: F401  (the commands' modules: their imports are patched too)
-    import cli.tournament  # noqa: F401
+    import cli.studies_command  # noqa: F401  (the commands' modules: their imports are patched too)
+    import cli.tournament_command  # noqa: F401
 
     seen = []
     claim = sim.files.claim_directory
@@ -75,7 +77,7 @@ def test_run_takes_a_spec_or_the_arguments_it_is_built_from(compiled_engine):
     with pytest.raises(TypeError, match="takes the spec alone"):
         seats.run(spec, threads=2)
     with pytest.raises(ValueError, match="a seats spec cannot run the overshoot study"):
-        runs.given_spec("overshoot", (spec,), {})
+        run_spine.given_spec("overshoot", (spec,), {})
 
 
 def test_scale_options_are_checked_once_with_one_line_errors():

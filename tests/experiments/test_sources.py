@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import seats, sources
+from experiments import sources
+from experiments.studies import seats
 from experiments.settings import study_settings
 from sim.scale.shards import Shard
 from sim.scale.store import ShardError, ShardStore

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import strategies
-from experiments.tournament import TournamentConfig, tournament
+from experiments.tools.tournament import TournamentConfig, tournament
 from tests.support.edge_strategies import edge
 from tests.support.plugins import EDGE_MODULE, env_with_path, run_cli, write_edge
 
@@ -44,7 +44,7 @@ def test_tournament_field_errors_are_one_sentence():
 
 
 def test_experiment_with_a_module_strategy(compiled_engine, tmp_path, monkeypatch):
-    from experiments import seats
+    from experiments.studies import seats
 
     write_edge(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import openings, overshoot, seats, settlement, study_plots
-from experiments.figures import run_footer
+from experiments.studies import opening_leads, overshoot, seats, settlement, study_plots
+from experiments.reporting.figures import run_footer
 from experiments.mixed_tables import (
     Table,
     contrast_finding,
@@ -48,7 +48,7 @@ def settlement_result(traces):
 
 @pytest.fixture(scope="module")
 def openings_result(compiled_engine):
-    return openings.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=12, playouts=6)
+    return opening_leads.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=12, playouts=6)
 
 
 @pytest.fixture(scope="module")
@@ -197,7 +197,7 @@ def test_opening_tables(openings_result, rounds):
 
 
 def test_openings_without_counterfactual(compiled_engine):
-    result = openings.run([2], ["greedy"], 40, 1, hands=0)
+    result = opening_leads.run([2], ["greedy"], 40, 1, hands=0)
     assert set(result.frames) == {"tiles"}
     assert "counterfactual" not in result.plots
 
@@ -231,10 +231,10 @@ def test_seat_tables(seats_result, rounds):
 def test_same_seed_same_frames(compiled_engine, tmp_path):
     runs = [overshoot.run([2, 4], ["greedy"], 60, 21), settlement.run([2, 4], ["greedy"], 60, 21),
             seats.run([3], ["random"], 60, 21),
-            openings.run([2], ["random"], 60, 21, hands=5, playouts=4)]
+            opening_leads.run([2], ["random"], 60, 21, hands=5, playouts=4)]
     again = [overshoot.run([2, 4], ["greedy"], 60, 21), settlement.run([2, 4], ["greedy"], 60, 21),
              seats.run([3], ["random"], 60, 21, threads=1),
-             openings.run([2], ["random"], 60, 21, hands=5, playouts=4, threads=1)]
+             opening_leads.run([2], ["random"], 60, 21, hands=5, playouts=4, threads=1)]
     for a, b in zip(runs, again):
         assert a.frames.keys() == b.frames.keys()
         for name in a.frames:
@@ -259,9 +259,9 @@ def test_same_seed_same_frames(compiled_engine, tmp_path):
     (lambda: overshoot.run([2, 2], ["greedy"], 10, 0), "players names 2 twice"),
     (lambda: settlement.run([2], ["nope"], 10, 0), "unknown strategy 'nope'"),
     (lambda: seats.run([2], ["greedy"], 0, 0), "matches must be at least 1, found 0"),
-    (lambda: openings.run([2], ["greedy"], 10, -1), "seed must be between 0 and"),
-    (lambda: openings.run([2], ["greedy"], 10, 0, playouts=1), "playouts must be at least 2, found 1"),
-    (lambda: openings.run([2], ["greedy"], 10, 0, baseline="a,b"), "baseline takes one strategy"),
+    (lambda: opening_leads.run([2], ["greedy"], 10, -1), "seed must be between 0 and"),
+    (lambda: opening_leads.run([2], ["greedy"], 10, 0, playouts=1), "playouts must be at least 2, found 1"),
+    (lambda: opening_leads.run([2], ["greedy"], 10, 0, baseline="a,b"), "baseline takes one strategy"),
 ])
 def test_python_api_rejects_bad_input(call, message):
     with pytest.raises(ValueError, match=message):

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import (
+from experiments.studies import (
     lengths,
-    openings,
+    opening_leads,
     overshoot,
     seats,
     settlement,
@@ -248,14 +248,14 @@ def lengths_mixed(compiled_engine):
 
 @pytest.fixture(scope="module")
 def openings_mixed(compiled_engine):
-    return openings.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=0, tables=TABLES,
+    return opening_leads.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=0, tables=TABLES,
                         table_matches=80)
 
 
 def test_lengths_and_openings_self_play_rows_are_unchanged_by_tables(lengths_mixed,
                                                                      openings_mixed):
     alone = {"lengths": lengths.run(PLAYERS, STRATEGIES, MATCHES, SEED),
-             "openings": openings.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=0)}
+             "openings": opening_leads.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=0)}
     for mixed in (lengths_mixed, openings_mixed):
         plain = alone[mixed.name]
         for name, frame in plain.frames.items():
@@ -484,7 +484,7 @@ def test_seats_claims_follow_their_intervals(seats_mixed):
     assert values.groupby("players").size().to_dict() == {2: 1, 3: 2, 4: 1}
     figure = table_plots.head_to_head_figure(seats_mixed.frames["first_lot"],
                                              seats.HEAD_TO_HEAD_PANELS, seats_mixed.settings, "t")
-    from experiments.figures import place_footer, strategy_colour, text_overlaps
+    from experiments.reporting.figures import place_footer, strategy_colour, text_overlaps
 
     place_footer(figure)
     assert text_overlaps(figure) == []

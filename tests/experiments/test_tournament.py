@@ -17,8 +17,8 @@ from experiments.stats import (
     paired_proportion,
     wilson_interval,
 )
-from experiments.tournament import TournamentConfig, pairings, tournament
-from experiments.tournament.sequential import (
+from experiments.tools.tournament import TournamentConfig, pairings, tournament
+from experiments.tools.tournament.sequential import (
     FIRST_BATCH,
     TARGET_DEALS,
     cs_radius,
@@ -28,8 +28,8 @@ from experiments.tournament.sequential import (
     separation,
     until_separated,
 )
-from experiments.tournament.shards import frame_aggregate, seating_tasks
-from experiments.tournament.tables import (
+from experiments.tools.tournament.seating_shards import frame_aggregate, seating_tasks
+from experiments.tools.tournament.tables import (
     entity_frame,
     head_to_head_contrast,
     interval_widths,
@@ -384,7 +384,7 @@ def test_no_tournament_proportion_interval_leaves_0_1_or_has_zero_width(small_du
 
 def tournament_result_of(matches):
     """The full result of a hand-made duplicate match frame (two strategies a, b)."""
-    from experiments.tournament.run import build_result
+    from experiments.tools.tournament.run import build_result
 
     config = TournamentConfig(players=2, strategies=("a", "b"),
                               matches=int(matches["match"].max()) + 1, seed=1, duplicate=True)
@@ -568,8 +568,8 @@ def test_tournament_figures_read_cleanly(small_duplicate, tmp_path, monkeypatch)
     interval_width.png hold every point (a zero width once fell off them)."""
     import matplotlib.colors as mcolors
 
-    import experiments.tournament.plots as plots
-    from experiments.figures import save_png, strategy_colour, text_overlaps
+    import experiments.tools.tournament.plots as plots
+    from experiments.reporting.figures import save_png, strategy_colour, text_overlaps
 
     figures = {}
 

@@ -1,4 +1,4 @@
-"""experiments.tune: the scaled space, the fitness against an independent strength run, a tiny
+"""experiments.tools.tune: the scaled space, the fitness against an independent strength run, a tiny
 deterministic run with its files and intervals, the shipped table."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_hex
 
-from experiments import strength, tune
-from experiments.figures import strategy_colour
+from experiments.tools import strength, tune
+from experiments.reporting.figures import strategy_colour
 from experiments.stats import t_quantile, wilson_interval
 from strategies.catalogue import resolve
 from strategies.definition import variant

@@ -1,4 +1,4 @@
-"""experiments.winprob: the run's files, and the shipped table strategies.winprob_table."""
+"""experiments.studies.win_probabilities: the run's files, and the shipped table strategies.winprob_table."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from numba import njit
 
 import strategies.winprob_table as shipped
 from cli.main import build_parser
-from experiments import winprob
+from experiments.studies import win_probabilities
 from sim.studies import winprob as WP
 
 QUANTUM_STEP = 1.0 / 65535
@@ -30,7 +30,7 @@ def _load(path: Path):
 def tiny_run(compiled_engine, tmp_path_factory):
     out = tmp_path_factory.mktemp("winprob") / "run"
     ship = out.parent / "table.py"
-    result = winprob.run((2, 4), "greedy", rounds_per_state=2, seed=2, replicates=3,
+    result = win_probabilities.run((2, 4), "greedy", rounds_per_state=2, seed=2, replicates=3,
                          check_matches=20, out=out, ship=ship)
     return result, out, ship
 
@@ -58,7 +58,7 @@ def test_run_writes_the_files(tiny_run):
     check = pd.read_csv(out / "check.csv")
     assert set(check.players) == {2, 4} and (check.matches == 20).all()
     # counted once per state: entity 0 only (entity 1's rate is the complement)
-    for players, states in winprob.CHECK_STATES.items():
+    for players, states in win_probabilities.CHECK_STATES.items():
         if players in (2, 4):
             sel = check[check.players == players]
             assert len(sel) == len(states) and (sel.entity == 0).all()
@@ -79,7 +79,7 @@ def test_the_generated_module_holds_the_runs_table(tiny_run):
         found = module.WIN_TABLE[p, sel.own.to_numpy(), sel.opponent.to_numpy(), lead]
         np.testing.assert_allclose(found, sel.p_win.to_numpy(), atol=QUANTUM_STEP / 2 + 1e-7)
     assert module.WIN_TABLE_PROFILE == "greedy" and module.WIN_TABLE_ROUNDS == 2
-    assert module.WIN_TABLE_COMMAND == winprob.command_for(result.settings, out, ship)
+    assert module.WIN_TABLE_COMMAND == win_probabilities.command_for(result.settings, out, ship)
     # the generator on the module's own numbers gives the module's text, byte for byte
     for p, players in enumerate((2, 4)):
         sel = sides[sides.players == players]
@@ -140,10 +140,10 @@ def test_shipped_command_parses_and_names_the_table():
     assert args.ship == "strategies/winprob_table.py"
     assert args.strategies == shipped.WIN_TABLE_PROFILE
     assert int(args.rounds_per_state) == shipped.WIN_TABLE_ROUNDS
-    settings = winprob.settings_for(args.players, args.strategies, args.rounds_per_state,
+    settings = win_probabilities.settings_for(args.players, args.strategies, args.rounds_per_state,
                                     args.seed, args.replicates, args.check_matches)
-    winprob.check_shippable(settings)
-    assert winprob.command_for(settings, args.out, args.ship) == shipped.WIN_TABLE_COMMAND
+    win_probabilities.check_shippable(settings)
+    assert win_probabilities.command_for(settings, args.out, args.ship) == shipped.WIN_TABLE_COMMAND
 
 
 def test_compiled_code_freezes_the_table():
@@ -158,22 +158,22 @@ def test_compiled_code_freezes_the_table():
 
 def test_settings_refuse_bad_profiles_and_ship():
     with pytest.raises(ValueError, match="3 players need"):
-        winprob.settings_for((2, 3), "greedy,random")
+        win_probabilities.settings_for((2, 3), "greedy,random")
     with pytest.raises(ValueError, match="rounds_per_state"):
-        winprob.settings_for(2, "greedy", rounds_per_state=0)
+        win_probabilities.settings_for(2, "greedy", rounds_per_state=0)
     with pytest.raises(ValueError, match="at least 2 rounds"):
-        winprob.settings_for(2, "greedy", rounds_per_state=1)
+        win_probabilities.settings_for(2, "greedy", rounds_per_state=1)
     with pytest.raises(ValueError, match="include 2 and 4"):
-        winprob.check_shippable(winprob.settings_for(2, "greedy"))
+        win_probabilities.check_shippable(win_probabilities.settings_for(2, "greedy"))
     with pytest.raises(ValueError, match="self-play"):
-        winprob.check_shippable(winprob.settings_for((2, 4), "greedy,random"))
-    s = winprob.settings_for((2, 3, 4), "greedy")
+        win_probabilities.check_shippable(win_probabilities.settings_for((2, 4), "greedy,random"))
+    s = win_probabilities.settings_for((2, 3, 4), "greedy")
     assert s["rounds_per_state"] == [32, 8, 32] and s["replicates"] == [100, 40, 100]
 
 
 @pytest.mark.slow
 def test_three_players_run_writes_the_slice(compiled_engine, tmp_path):
-    result = winprob.run(3, "greedy", rounds_per_state=2, replicates=2, check_matches=20, seed=1,
+    result = win_probabilities.run(3, "greedy", rounds_per_state=2, replicates=2, check_matches=20, seed=1,
                          out=tmp_path / "run")
     assert (tmp_path / "run" / "slice_3p.png").is_file()
     table = result.frames["table"]
@@ -184,9 +184,9 @@ def test_three_players_run_writes_the_slice(compiled_engine, tmp_path):
 def test_every_figure_carries_the_runs_footer(tiny_run, monkeypatch, tmp_path):
     result, _, _ = tiny_run
     drawn = []
-    monkeypatch.setattr(winprob, "save_png", lambda fig, path, dpi: drawn.append(fig))
-    winprob.plot_heatmaps(result.frames["sides"], result.settings, tmp_path / "h.png")
-    winprob.plot_check(result.frames["check"], result.settings, tmp_path / "c.png")
+    monkeypatch.setattr(win_probabilities, "save_png", lambda fig, path, dpi: drawn.append(fig))
+    win_probabilities.plot_heatmaps(result.frames["sides"], result.settings, tmp_path / "h.png")
+    win_probabilities.plot_check(result.frames["check"], result.settings, tmp_path / "c.png")
     footer = ("profile greedy: rounds per state 2p 2, 4p 2, bootstrap replicates 3, 3, "
               "players 2, 4, seed 2")
     for fig in drawn:
@@ -215,8 +215,8 @@ def test_fitted_run_is_ordered_symmetric_and_labels_its_exact_values(tiny_run):
     result, _, _ = tiny_run
     sides = result.frames["sides"]
     for players in (2, 4):
-        table = winprob.side_array(sides, players, "p_win")
-        half = winprob.side_array(sides, players, "half_width")
+        table = win_probabilities.side_array(sides, players, "p_win")
+        half = win_probabilities.side_array(sides, players, "half_width")
         counts = WP.adjacent_drops(table, half)
         assert counts["inside_drops"] == 0 and counts["inside_beyond"] == 0
         inner = table[:61, :61]

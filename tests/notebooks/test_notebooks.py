@@ -23,7 +23,7 @@ import sys
 import pandas as pd
 import pytest
 
-from experiments.reports import fmt_ci
+from experiments.reporting.reports import fmt_ci
 from tests.support.paths import NOTEBOOKS, REPO
 
 nbformat = pytest.importorskip("nbformat")

@@ -51,7 +51,7 @@ def test_dask_durable_store_and_summary_only_equal_local(dask_backend, tmp_path)
 
 
 def test_dask_tournament_summary_is_byte_identical(dask_backend, tmp_path):
-    from experiments.tournament import tournament
+    from experiments.tools.tournament import tournament
 
     names = ["random", "greedy"]
     tournament(2, names, 600, seed=2, duplicate=True, out=tmp_path / "local")
@@ -155,7 +155,7 @@ def test_cluster_failure_mid_run_is_one_line_and_keeps_the_shards(compiled_engin
     from distributed.comm.core import CommClosedError
 
     import experiments.sources
-    import experiments.tournament.shards
+    import experiments.tools.tournament.seating_shards
     from cli.main import main
 
     def lost(*args, **kwargs):
@@ -165,7 +165,7 @@ def test_cluster_failure_mid_run_is_one_line_and_keeps_the_shards(compiled_engin
             raise KilledWorker("shard-7", SimpleNamespace(address="tcp://10.0.0.9:4000"), 3)
         raise CommClosedError("in <TCP (closed)>: Stream is closed")
 
-    monkeypatch.setattr(experiments.tournament.shards, "run_shards", lost)
+    monkeypatch.setattr(experiments.tools.tournament.seating_shards, "run_shards", lost)
     status = main(["tournament", "--strategies", "random,greedy", "--matches", "10", "--quiet",
                    "--out", str(tmp_path / "t")])
     err = capsys.readouterr().err.strip()

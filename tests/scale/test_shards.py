@@ -204,7 +204,7 @@ def test_cli_bad_shard_options(tmp_path, args, words):
 # Tournament on shards
 # ---------------------------------------------------------------------------
 def test_tournament_shards_resume_and_summary_only(compiled_engine, tmp_path):
-    from experiments.tournament import tournament
+    from experiments.tools.tournament import tournament
 
     names = ["random", "greedy"]
     plain = tournament(2, names, 1_000, seed=8, duplicate=True, out=tmp_path / "plain")
@@ -246,7 +246,7 @@ def test_tournament_shards_resume_and_summary_only(compiled_engine, tmp_path):
 
 def test_tournament_three_players_summary_only_matches_full(compiled_engine):
     import strategies
-    from experiments.tournament import tournament
+    from experiments.tools.tournament import tournament
 
     others = sorted(name for name in set(strategies.builtin_names()) - {"random", "greedy"}
                     if not strategies.resolve(name).sees_hidden)

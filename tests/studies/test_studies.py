@@ -335,7 +335,7 @@ def test_events_match_the_records_for_every_strategy(compiled_engine, players):
 def test_absolute_seats_are_fair_by_construction(compiled_engine):
     """The first leader is a uniform lot and self-play is symmetric: every absolute seat's
     win rate is the fair share (checked within 4 standard errors)."""
-    from experiments import seats
+    from experiments.studies import seats
 
     result = seats.run([2, 3, 4], ["greedy", "random"], 20_000, seed=99)
     table = result.frames["absolute_seats"]

@@ -15,7 +15,7 @@ from strategies.catalogue import resolve_field, spec_of
 class TournamentConfig:
     """Everything that defines a tournament's results, and how it runs (build it with
     :meth:`build`): the one spec of a tournament, built at its entry point (the command line or
-    :func:`experiments.tournament.run.tournament`) and passed down whole.
+    :func:`experiments.tools.tournament.run.tournament`) and passed down whole.
 
     Attributes
     ----------
@@ -42,7 +42,7 @@ class TournamentConfig:
     until_separated : bool
         Play the deals of a two-strategy duplicate match in order and stop as
         soon as the sequential test separates the two
-        (:mod:`experiments.tournament.sequential`); ``matches`` is then the cap.
+        (:mod:`experiments.tools.tournament.sequential`); ``matches`` is then the cap.
     alpha : float
         That test's error level (the confidence sequence covers with
         probability at least ``1 - alpha`` at every deal at once).

@@ -1,7 +1,7 @@
 """Figures of a tournament (PNG files): the pairwise win-rate matrix, the strength ranking, the
 interval half-width against the number of matches, and a sequential run's confidence sequence.
 
-Every figure carries its provenance line (:func:`experiments.figures.stamp`): matches or
+Every figure carries its provenance line (:func:`experiments.reporting.figures.stamp`): matches or
 duplicate deals per seating, the number of seatings, players and seed.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.figures import new_figure, save_png, stamp, strategy_colour
+from experiments.reporting.figures import new_figure, save_png, stamp, strategy_colour
 
 DPI = 120
 """Resolution of the tournament's figures."""
@@ -25,9 +25,9 @@ def _save(fig, path, footer: str | None) -> None:
 def plot_pairwise(grid: pd.DataFrame, path, footer: str | None = None,
                   intervals: pd.DataFrame | None = None) -> None:
     """Heatmap of the row strategy's share of the matches either of the two won against the column
-    strategy; ``intervals`` (:func:`~experiments.tournament.tables.pairwise_intervals`) adds each
+    strategy; ``intervals`` (:func:`~experiments.tools.tournament.tables.pairwise_intervals`) adds each
     cell's 95% interval under its share; ``footer`` is the provenance line
-    (:func:`experiments.figures.run_footer`)."""
+    (:func:`experiments.reporting.figures.run_footer`)."""
     names = list(grid.columns)
     values = grid.to_numpy(dtype=float)
     bounds = {}
@@ -62,7 +62,7 @@ def plot_pairwise(grid: pd.DataFrame, path, footer: str | None = None,
 def plot_ranking(table: pd.DataFrame, path, footer: str | None = None,
                  unit: str = "deals as clusters") -> None:
     """Log-strengths with 95% intervals, strongest at the top, each strategy in its colour
-    (:func:`experiments.figures.strategy_colour`); ``unit`` names what the intervals count as
+    (:func:`experiments.reporting.figures.strategy_colour`); ``unit`` names what the intervals count as
     independent."""
     table = table.iloc[::-1]
     fig, ax = new_figure(figsize=(6.5, 0.5 * len(table) + 1.8))
@@ -96,7 +96,7 @@ def plot_interval_width(widths: pd.DataFrame, path, footer: str | None = None,
     Parameters
     ----------
     widths : DataFrame
-        :func:`experiments.tournament.tables.interval_widths`.
+        :func:`experiments.tools.tournament.tables.interval_widths`.
     sequence : DataFrame, optional
         A sequential run's ``deals`` and ``cs_radius`` (the confidence sequence's
         half-width on the mean per-deal score): drawn for comparison.

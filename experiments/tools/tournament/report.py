@@ -9,17 +9,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.figures import run_footer
-from experiments.reports import figure_caption, md_table
+from experiments.reporting.figures import run_footer
+from experiments.reporting.reports import figure_caption, md_table
 from experiments.stats import Contrast, contrast_words
-from experiments.tournament.config import TournamentConfig
-from experiments.tournament.plots import (
+from experiments.tools.tournament.config import TournamentConfig
+from experiments.tools.tournament.plots import (
     plot_interval_width,
     plot_pairwise,
     plot_ranking,
     plot_sequence,
 )
-from experiments.tournament.seatings import pairings
+from experiments.seatings import pairings
 from sim.files import atomic_write, claim_directory
 
 
@@ -35,25 +35,25 @@ class TournamentResult:
     ranking: pd.DataFrame
     files: list[str] = field(default_factory=list)
     paired: pd.DataFrame | None = None
-    """Duplicate tournaments with match rows: :func:`~experiments.tournament.tables.paired_win_rates`
+    """Duplicate tournaments with match rows: :func:`~experiments.tools.tournament.tables.paired_win_rates`
     (in summary.md)."""
     widths: pd.DataFrame | None = None
-    """With match rows: :func:`~experiments.tournament.tables.interval_widths` on log-spaced
+    """With match rows: :func:`~experiments.tools.tournament.tables.interval_widths` on log-spaced
     prefixes (interval_width.csv/.png)."""
     matches_per_seating: int | None = None
     """Matches of each seating in the tables (default ``config.matches``; fewer when a
     sequential run stopped early)."""
     sequential: object | None = None
-    """A :func:`~experiments.tournament.sequential.until_separated` run's
-    :class:`~experiments.tournament.sequential.Sequential` (sequential.csv/.png)."""
+    """A :func:`~experiments.tools.tournament.sequential.until_separated` run's
+    :class:`~experiments.tools.tournament.sequential.Sequential` (sequential.csv/.png)."""
     pairwise_ci: pd.DataFrame | None = None
-    """:func:`~experiments.tournament.tables.pairwise_intervals` (or ``pairwise_counts``): every
+    """:func:`~experiments.tools.tournament.tables.pairwise_intervals` (or ``pairwise_counts``): every
     ordered pair's share with its interval (pairwise.csv)."""
     fit: object | None = None
     """With match rows: the :class:`experiments.stats.LuceFit` behind the ranking (field
     order), with its covariance."""
     contrasts: pd.DataFrame | None = None
-    """With match rows: :func:`~experiments.tournament.tables.ranking_contrasts` (summary.md)."""
+    """With match rows: :func:`~experiments.tools.tournament.tables.ranking_contrasts` (summary.md)."""
 
     @property
     def unit(self) -> str:

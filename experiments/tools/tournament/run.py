@@ -1,21 +1,21 @@
 """Round-robin strategy tournaments: every seating played on the engine, then the tables.
 
-Pipeline: :class:`~experiments.tournament.config.TournamentConfig` checks the
-field and the scale options once; :func:`claim_tournament` claims the output directory once; :func:`~experiments.tournament.seatings.pairings` lists every
+Pipeline: :class:`~experiments.tools.tournament.config.TournamentConfig` checks the
+field and the scale options once; :func:`claim_tournament` claims the output directory once; :func:`~experiments.seatings.pairings` lists every
 seating; each seating's matches run as shards on a backend, with a seed derived
-from the master seed (:mod:`experiments.tournament.shards`); the tables are
-built from per-seating sums (:mod:`experiments.tournament.tables`) and
-:meth:`~experiments.tournament.report.TournamentResult.save` writes the files.
+from the master seed (:mod:`experiments.tools.tournament.seating_shards`); the tables are
+built from per-seating sums (:mod:`experiments.tools.tournament.tables`) and
+:meth:`~experiments.tools.tournament.report.TournamentResult.save` writes the files.
 """
 
 from __future__ import annotations
 
 import os
 
-from experiments.tournament.config import TournamentConfig
-from experiments.tournament.report import TournamentResult
-from experiments.tournament.shards import frame_aggregate, run_seatings
-from experiments.tournament.tables import (
+from experiments.tools.tournament.config import TournamentConfig
+from experiments.tools.tournament.report import TournamentResult
+from experiments.tools.tournament.seating_shards import frame_aggregate, run_seatings
+from experiments.tools.tournament.tables import (
     entity_frame,
     interval_widths,
     match_ranking,
@@ -127,11 +127,11 @@ def build_result(config: TournamentConfig, all_matches, matches_per_seating: int
     """The tables of a tournament's match frame (every seating, ``matches_per_seating`` matches
     each, default ``config.matches``): summary, pairwise, ranking, the paired rates of a
     duplicate run, the interval width on prefixes of the matches
-    (:func:`~experiments.tournament.tables.interval_widths`) and the contrasts of the ranking.
+    (:func:`~experiments.tools.tournament.tables.interval_widths`) and the contrasts of the ranking.
 
     With duplicate deals the ranking's and the pairwise shares' intervals take the deal as the
-    unit (:func:`~experiments.tournament.tables.match_ranking`,
-    :func:`~experiments.tournament.tables.pairwise_intervals`); otherwise the match, as the
+    unit (:func:`~experiments.tools.tournament.tables.match_ranking`,
+    :func:`~experiments.tools.tournament.tables.pairwise_intervals`); otherwise the match, as the
     per-seating sums give them (the same tables as a summary-only run's)."""
     names = list(config.strategies)
     per_seating = config.matches if matches_per_seating is None else int(matches_per_seating)

@@ -1,6 +1,6 @@
 """A tournament's seatings as shards: the job, the shard plan and store, the per-seating aggregate.
 
-:func:`experiments.tournament.run.tournament` runs each seating's matches as
+:func:`experiments.tools.tournament.run.tournament` runs each seating's matches as
 shards (:mod:`sim.scale`) on a backend. With an output directory the shards
 are written to ``DIR/shards/`` as they finish, so an interrupted tournament
 resumes; the final frame (shards in seating, then match order) is the one an
@@ -10,7 +10,7 @@ in-memory run builds, whatever the backend or shard size.
 integer sums (the winner counts and the per-entity sums of final margin,
 discarded events and settlement points): a summary-only tournament keeps
 only these, and every tournament's tables are built from them
-(:mod:`experiments.tournament.tables`).
+(:mod:`experiments.tools.tournament.tables`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.tournament.config import TournamentConfig
-from experiments.tournament.seatings import derive_seed, pairings
+from experiments.tools.tournament.config import TournamentConfig
+from experiments.seatings import derive_seed, pairings
 from sim.engine.runs import simulate
 from sim.scale.aggregates import merge_aggregates
 from sim.scale.runner import ShardRun, run_shards

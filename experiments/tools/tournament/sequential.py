@@ -44,10 +44,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from experiments.tournament.config import TournamentConfig
-from experiments.tournament.report import TournamentResult
-from experiments.tournament.run import build_result, claim_tournament
-from experiments.tournament.shards import seating_job, seating_tasks, shard_store
+from experiments.tools.tournament.config import TournamentConfig
+from experiments.tools.tournament.report import TournamentResult
+from experiments.tools.tournament.run import build_result, claim_tournament
+from experiments.tools.tournament.seating_shards import seating_job, seating_tasks, shard_store
 from sim.progress import progress_bar
 from sim.scale.backends import open_backend
 from sim.scale.runner import run_shards
@@ -264,10 +264,10 @@ def until_separated(players: int, strategies: list, matches: int, seed: int, alp
     alpha : float
         The test's error level (default 0.05).
     threads, max_rounds, out, progress, backend, shard_size, keep_shards
-        As :func:`experiments.tournament.run.tournament` (with ``out``, an
+        As :func:`experiments.tools.tournament.run.tournament` (with ``out``, an
         interrupted run resumes from its shards).
     sealed, secret, decision_timeout
-        As :func:`experiments.tournament.run.tournament`: the run's sealing,
+        As :func:`experiments.tools.tournament.run.tournament`: the run's sealing,
         one secret for every batch of deals.
 
     Returns
@@ -287,7 +287,7 @@ def until_separated(players: int, strategies: list, matches: int, seed: int, alp
 
 def play_until_separated(config: TournamentConfig) -> TournamentResult:
     """Play ``config`` (a sequential tournament: ``until_separated``, its output directory
-    claimed: :func:`experiments.tournament.run.claim_tournament`) deal by deal until the test
+    claimed: :func:`experiments.tools.tournament.run.claim_tournament`) deal by deal until the test
     separates its two strategies or its ``matches`` cap, as its scale options say; build the
     tables and write them there."""
     scale = config.scale

@@ -2,7 +2,7 @@
 
 One builder, :func:`tournament_tables`, makes the summary, pairwise and
 ranking tables from per-seating integer sums
-(:func:`experiments.tournament.shards.seating_aggregate`), whether those come
+(:func:`experiments.tools.tournament.seating_shards.seating_aggregate`), whether those come
 from a summary-only run's shards or from a full run's match frame: the two
 kinds of run give the same tables by construction. The match-level views
 (:func:`entity_frame`, :func:`paired_win_rates`, :func:`interval_widths`) need the match rows, and with them the deal of a duplicate tournament is the unit of every
@@ -26,7 +26,7 @@ from experiments.stats import (
     paired_proportion,
     wilson_interval,
 )
-from experiments.tournament.seatings import pairings
+from experiments.seatings import pairings
 
 
 def tournament_tables(aggregate: dict, players: int,
@@ -36,12 +36,12 @@ def tournament_tables(aggregate: dict, players: int,
     Parameters
     ----------
     aggregate : dict
-        :func:`experiments.tournament.shards.seating_aggregate` of every
+        :func:`experiments.tools.tournament.seating_shards.seating_aggregate` of every
         seating, merged (a summary-only run's, or
-        :func:`~experiments.tournament.shards.frame_aggregate` of a full run's
+        :func:`~experiments.tools.tournament.seating_shards.frame_aggregate` of a full run's
         match frame).
     players : int
-        The table size (the seatings are :func:`~experiments.tournament.seatings.pairings`).
+        The table size (the seatings are :func:`~experiments.seatings.pairings`).
     names : list of str
         The field, in the tables' order.
 
