@@ -1,7 +1,7 @@
 """``five-up play``: a terminal game for a human seat against strategies.
 
 The game itself (rules, strategy seats, what the seat may see) is
-:class:`sim.bridges.human_seat.HumanGame`; this module only reads the moves from standard input
+:class:`sim.human.human_game.HumanGame`; this module only reads the moves from standard input
 and prints what happens. Standard input may be a terminal (a prompt is shown) or a script
 piping moves, one a line (no prompt; everything else the same).
 """
@@ -19,7 +19,7 @@ from cli.arguments import (
     check_output_file,
     usage_error,
 )
-from sim.bridges.human_seat import DEFAULT_SEED, HumanGame
+from sim.human.human_game import DEFAULT_SEED, HumanGame
 from sim.checks import check_int, check_players, check_seed
 from sim.engine.python_seats import StrategyFailure
 from sim.records import write_records

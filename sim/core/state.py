@@ -144,9 +144,6 @@ MAX_NODES = N_TILES
 MAX_CANDIDATES = N_TILES * N_TILES
 """Upper bound on distinct (tile, node) placements of one decision."""
 
-ALL_VALUES_MASK = (1 << N_VALUES) - 1
-"""Value set holding every pip value."""
-
 MAX_ACTIONS_PER_ROUND = N_TILES + N_TILES + (MAX_PLAYERS - 1) * (N_TILES + 1)
 """Bound on actions of one round: plays, draws, and at most players-1 passes in
 a row before someone plays (otherwise the round is blocked at once)."""

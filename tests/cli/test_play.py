@@ -17,7 +17,7 @@ import pytest
 
 from cli.arguments import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from cli.main import main
-from sim.bridges.human_seat import HumanGame
+from sim.human.human_game import HumanGame
 from sim.verify import verify_file, verify_record
 from tests.support.paths import REPO
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.bridges.match_codes import Phase
+from sim.bridges.match_codes import Phase, hand_text
 from sim.bridges.match_state import MatchState
 from sim.bridges.pettingzoo_agents import candidate_action
 from sim.core import rng as R
@@ -292,11 +292,6 @@ def open_ends_text(ws, layout: Layout) -> str:
 def points_text(raw: int) -> str:
     """``"3 (15 raw)"``: raw points and their displayed value."""
     return f"{raw // RAW_PER_DISPLAYED} ({raw} raw)"
-
-
-def hand_text(mask: int) -> str:
-    """The tiles of a tile bitmask, ascending (``"-"`` for none)."""
-    return " ".join(tile_name(t) for t in range(N_TILES) if mask >> t & 1) or "-"
 
 
 def _pips(tiles) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.bridges.human_seat import HUMAN, HumanGame, Layout, Play, seat_strategies
+from sim.human.human_game import HUMAN, HumanGame, Layout, Play, seat_strategies
 from sim.core import state as K
 from sim.tiles import TARGET_RAW, tile_index, tile_name
 from sim.verify import verify_record
