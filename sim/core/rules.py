@@ -186,6 +186,16 @@ def place_tile(ws, tile, parent, side, joined):
 
 
 @hot_kernel
+def _write_candidate(cands, row, tile, parent, side, joined, points):
+    """Fill row ``row`` of ``cands`` (int64[MAX_CANDIDATES, CAND_FIELDS]) with one placement."""
+    cands[row, CAND_TILE] = tile
+    cands[row, CAND_PARENT] = parent
+    cands[row, CAND_SIDE] = side
+    cands[row, CAND_JOINED] = joined
+    cands[row, CAND_POINTS] = points
+
+
+@hot_kernel
 def _add_node_candidates(ws, count, tiles, parent, side, value, total):
     """Append (tile, parent, side) for every tile of ``tiles`` carrying ``value``."""
     cands = ws.cands
@@ -196,11 +206,8 @@ def _add_node_candidates(ws, count, tiles, parent, side, value, total):
     while matching != 0:
         tile = lowest_bit_index(matching)
         matching &= matching - 1
-        cands[count, CAND_TILE] = tile
-        cands[count, CAND_PARENT] = parent
-        cands[count, CAND_SIDE] = side
-        cands[count, CAND_JOINED] = value
-        cands[count, CAND_POINTS] = placement_points(total_without_tile + node_delta(tile, value))
+        _write_candidate(cands, count, tile, parent, side, value,
+                         placement_points(total_without_tile + node_delta(tile, value)))
         count += 1
     return count
 
@@ -259,11 +266,8 @@ def list_openings(ws, hand):
     while rest != 0:
         tile = lowest_bit_index(rest)
         rest &= rest - 1
-        cands[count, CAND_TILE] = tile
-        cands[count, CAND_PARENT] = NO_PARENT
-        cands[count, CAND_SIDE] = SIDE_NONE
-        cands[count, CAND_JOINED] = TILE_LOW[tile]
-        cands[count, CAND_POINTS] = placement_points(TILE_PIPS[tile])
+        _write_candidate(cands, count, tile, NO_PARENT, SIDE_NONE, TILE_LOW[tile],
+                         placement_points(TILE_PIPS[tile]))
         count += 1
     return count
 

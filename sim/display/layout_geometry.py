@@ -65,8 +65,9 @@ about 13 x 9 slots for a full round of 28 (landscape, as pages and screens are).
 
 
 @dataclass(frozen=True)
-class PlacedTile:
-    """One placement of the round, where it lies and how.
+class TilePlay:
+    """One placement of the round as its record states it (:class:`PlayedTile` before it is
+    given a slot, :class:`PlacedTile` after).
 
     Attributes
     ----------
@@ -85,6 +86,30 @@ class PlacedTile:
         ``"line"`` or ``"arm"`` (None for the opening).
     points : int
         The record's ``points``: the raw total it scored (0 when none).
+    """
+
+    move: int
+    action: int
+    seat: int
+    joined: int
+    open: int
+    parent: int | None
+    side: str | None
+    points: int
+
+    @property
+    def is_double(self) -> bool:
+        return self.joined == self.open
+
+
+@dataclass(frozen=True)
+class PlacedTile(TilePlay):
+    """One placement of the round, where it lies and how.
+
+    The attributes of :class:`TilePlay`, then:
+
+    Attributes
+    ----------
     cell : (int, int)
         Its slot ``(column, row)``.
     heading : (int, int)
@@ -98,22 +123,10 @@ class PlacedTile:
         the drawing links it with a long connector (rare; see :func:`round_geometry`).
     """
 
-    move: int
-    action: int
-    seat: int
-    joined: int
-    open: int
-    parent: int | None
-    side: str | None
-    points: int
     cell: Cell
     heading: Direction
     port: int | None
     jumped: bool = False
-
-    @property
-    def is_double(self) -> bool:
-        return self.joined == self.open
 
     @property
     def vertical(self) -> bool:
@@ -189,24 +202,13 @@ class RoundGeometry:
 
 
 @dataclass(frozen=True)
-class PlayedTile:
-    """A play action of the round, checked, before it is given a slot."""
+class PlayedTile(TilePlay):
+    """A play action of the round, checked, before it is given a slot (the attributes of
+    :class:`TilePlay`, then ``port``)."""
 
-    move: int
-    action: int
-    seat: int
-    joined: int
-    open: int
-    parent: int | None
-    side: str | None
-    points: int
     port: int | None
     """Which connection of the parent it took: the half of the opening non-double (0, 1), the
     line side of the opening double (0: east, 1: west); None otherwise."""
-
-    @property
-    def is_double(self) -> bool:
-        return self.joined == self.open
 
 
 def round_plays(round_record: dict) -> list[PlayedTile]:

@@ -99,6 +99,10 @@ STRIP_TICKS = (0, 100, 200, TARGET_RAW)
 
 @dataclass(frozen=True)
 class Rect:
+    """A rectangle: top-left corner ``(x, y)``, ``width`` and ``height`` in pixels, ``corner`` its
+    rounding radius; no outline when ``stroke`` is None. ``move``, on every shape: the placement
+    it draws (grouped under it in the SVG), None for the rest of the picture."""
+
     x: float
     y: float
     width: float
@@ -112,6 +116,9 @@ class Rect:
 
 @dataclass(frozen=True)
 class Line:
+    """A polyline through ``points`` (pixels), round-capped, ``dashed`` or solid; ``move`` as
+    on :class:`Rect`."""
+
     points: tuple[Point, ...]
     stroke: str
     stroke_width: float = 1.0
@@ -121,6 +128,9 @@ class Line:
 
 @dataclass(frozen=True)
 class Circle:
+    """A circle of ``radius`` around ``(x, y)`` in pixels; unfilled when ``fill`` is None, no
+    outline when ``stroke`` is None; ``move`` as on :class:`Rect`."""
+
     x: float
     y: float
     radius: float

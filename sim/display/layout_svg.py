@@ -93,13 +93,9 @@ def round_svg(record: dict, round_index: int, upto: int | None = None, *,
 
     Parameters
     ----------
-    record : dict
-        An exact61-record/1 match object.
-    round_index : int
-        Which round (0-based).
-    upto : int, optional
-        Draw placements ``0..upto-1`` only (default: all of the round); the open ends and the
-        total are after them. Tiles keep their places in the whole round's layout.
+    record, round_index, upto
+        The round and how many of its placements to draw, as for
+        :func:`~sim.display.layout_scene.round_scene`.
     scores_strip : bool
         Add the strip of the entities' scores through the match below (``five-up show``
         does; the replay page has its own score table).
