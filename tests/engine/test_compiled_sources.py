@@ -124,7 +124,7 @@ def test_a_changed_template_gets_new_kernels(tmp_path, monkeypatch, engine):
     template = load_template(tmp_path, monkeypatch, "exact61_test_template_a", leader=0)
     first = engine.kernels(template)
     assert Path(first.__file__).parent == tmp_path / "kernels"
-    assert first.TEMPLATE == template.__name__ and first.ENGINE == engine.digest
+    assert first.KERNELS_OF_TEMPLATE == template.__name__ and first.KERNELS_FOR_ENGINE == engine.digest
     (tmp_path / "exact61_test_template_a.py").write_text(
         Path(template.__file__).read_text().replace("LEADER = 0", "LEADER = 1  # edited"))
     template = importlib.reload(template)
