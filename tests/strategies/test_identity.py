@@ -61,27 +61,26 @@ CONSTS_MODULE = "five_up_identity_consts"
 
 HEADER = "import os\n\nimport numpy as np\n\nimport strategies\nfrom strategies import toolkit as tk\n"
 
-MAXAWARD = '''
-@strategies.strategy(name="{name}", description="The largest immediate award; the first on ties.")
-def maxaward(view):
-    best, best_value = 0, -1
+AWARD_PICK = '''
+@strategies.strategy(name="{name}", description="The {which} immediate award; the first on ties.")
+def {function}(view):
+    best, best_value = 0, {start}
     for row in range(view.n_candidates):
         value = tk.award(view, row)
-        if value > best_value:
+        if value {better} best_value:
             best, best_value = row, value
     return best
 '''
 
-MINAWARD = '''
-@strategies.strategy(name="{name}", description="The smallest immediate award; the first on ties.")
-def minaward(view):
-    best, best_value = 0, 1 << 40
-    for row in range(view.n_candidates):
-        value = tk.award(view, row)
-        if value < best_value:
-            best, best_value = row, value
-    return best
-'''
+AWARD_PICKS = {"maxaward": {"which": "largest", "start": "-1", "better": ">"},
+               "minaward": {"which": "smallest", "start": "1 << 40", "better": "<"}}
+"""The two functions of :data:`AWARD_PICK`: the largest and the smallest award."""
+
+
+def award_pick(function: str, name: str) -> str:
+    """Source of ``function`` (a key of :data:`AWARD_PICKS`) declared as the strategy ``name``."""
+    return AWARD_PICK.format(name=name, function=function, **AWARD_PICKS[function])
+
 
 BONUS_BODY = '''
 @strategies.strategy(name="{name}", description="Award plus BONUS raw points for a double.")
@@ -150,15 +149,15 @@ def files(tmp_path_factory) -> dict:
         "root": root,
         "consts": consts,
         # the cases
-        "pair": write(case / "pair.py", MAXAWARD.format(name="maxaward"), MINAWARD.format(name="minaward")),
+        "pair": write(case / "pair.py", award_pick("maxaward", "maxaward"), award_pick("minaward", "minaward")),
         "envbonus": write(case / "envbonus.py", ENV_BONUS,
                           BONUS_BODY.format(name="envbonus", function="envbonus")),
         "constbonus": write(case / "constbonus.py", f"from {CONSTS_MODULE} import BONUS\n",
                             BONUS_BODY.format(name="constbonus", function="constbonus")),
         "helperbonus": write(case / "helperbonus.py", ENV_BONUS, HELPER_BODY.format(name="helperbonus")),
         # the references: the same functions alone in a file, constants written literally
-        "solo_max": write(ref / "solo_max.py", MAXAWARD.format(name="solo_max")),
-        "solo_min": write(ref / "solo_min.py", MINAWARD.format(name="solo_min")),
+        "solo_max": write(ref / "solo_max.py", award_pick("maxaward", "solo_max")),
+        "solo_min": write(ref / "solo_min.py", award_pick("minaward", "solo_min")),
     }
     for value in BONUSES:
         tag = int(value)

@@ -56,83 +56,73 @@ ONE_PAST, FAR_PAST, BEFORE_START, LAST = 0, 1, 2, 3
 """``reach``'s ``where``: index ``n``, ``n + 1_000_000``, ``-n - 1``; ``n - 1`` (in bounds)."""
 
 
+@tk.helper
+def index_at(n, where):
+    """The index ``where`` names on an axis of length ``n`` (:data:`ONE_PAST` ... :data:`LAST`)."""
+    if where == ONE_PAST:
+        return n
+    if where == FAR_PAST:
+        return n + 1_000_000
+    if where == BEFORE_START:
+        return -n - 1
+    return n - 1
+
+
+@tk.helper
+def read_element(array, where):
+    """Read ``array[index_at(len(array), where)]`` of a 1-D view array: 1 if it is nonzero."""
+    n = array.shape[0]
+    if where == LAST and n == 0:
+        return 0
+    # a valid row either way: there are always at least two candidates
+    return 1 if array[index_at(n, where)] != 0 else 0
+
+
+@tk.helper
+def read_cell(array, axis, where):
+    """Read a 2-D view array at ``index_at`` along ``axis`` (0 on the other): 1 if it is nonzero."""
+    rows = array.shape[0]
+    if axis == 1 and rows == 0:
+        return 0  # a column past the end is read in a row that exists: at a later decision
+    n = rows if axis == 0 else array.shape[1]
+    if where == LAST and n == 0:
+        return 0
+    index = index_at(n, where)
+    value = array[index, 0] if axis == 0 else array[0, index]
+    return 1 if value != 0 else 0
+
+
 @strategies.strategy(name="reach", parameters={"array": 0.0, "axis": 0.0, "where": 0.0},
                      description="Reads one element of one view array, in or out of bounds.")
 def reach(view):
     array = np.int64(view.params[0])
     axis = np.int64(view.params[1])
     where = np.int64(view.params[2])
-    rows = 0
-    cols = 1
     if array == 0:
-        rows = view.entity_of_seat.shape[0]
-    elif array == 1:
-        rows = view.scores.shape[0]
-    elif array == 2:
-        rows = view.hand_sizes.shape[0]
-    elif array == 3:
-        rows = view.lacking.shape[0]
-    elif array == 4:
-        rows = view.open_count.shape[0]
-    elif array == 5:
-        rows = view.open_nodes.shape[0]
-    elif array == 6:
-        rows = view.params.shape[0]
-    elif array == 7:
-        rows = view.rng.shape[0]
-    elif array == 8:
-        rows = view.hidden_hands.shape[0]
-    elif array == 9:
-        rows = view.hidden_boneyard.shape[0]
-    elif array == 10:
-        rows, cols = view.nodes.shape[0], view.nodes.shape[1]
-    elif array == 11:
-        rows, cols = view.cands.shape[0], view.cands.shape[1]
-    else:
-        rows, cols = view.history.shape[0], view.history.shape[1]
-    n = rows if axis == 0 else cols
-    if axis == 1 and rows == 0:
-        return 0  # a column past the end is read in a row that exists: at a later decision
-    if where == 0:
-        index = n
-    elif where == 1:
-        index = n + 1_000_000
-    elif where == 2:
-        index = -n - 1
-    else:
-        if n == 0:
-            return 0
-        index = n - 1
-    i = index if axis == 0 else 0
-    j = index if axis == 1 else 0
-    value = 0.0
-    if array == 0:
-        value = view.entity_of_seat[i]
-    elif array == 1:
-        value = view.scores[i]
-    elif array == 2:
-        value = view.hand_sizes[i]
-    elif array == 3:
-        value = view.lacking[i]
-    elif array == 4:
-        value = view.open_count[i]
-    elif array == 5:
-        value = view.open_nodes[i]
-    elif array == 6:
-        value = view.params[i]
-    elif array == 7:
-        value = view.rng[i]
-    elif array == 8:
-        value = view.hidden_hands[i]
-    elif array == 9:
-        value = view.hidden_boneyard[i]
-    elif array == 10:
-        value = view.nodes[i, j]
-    elif array == 11:
-        value = view.cands[i, j]
-    else:
-        value = view.history[i, j]
-    return 1 if value != 0.0 else 0  # a valid row: there are always at least two candidates
+        return read_element(view.entity_of_seat, where)
+    if array == 1:
+        return read_element(view.scores, where)
+    if array == 2:
+        return read_element(view.hand_sizes, where)
+    if array == 3:
+        return read_element(view.lacking, where)
+    if array == 4:
+        return read_element(view.open_count, where)
+    if array == 5:
+        return read_element(view.open_nodes, where)
+    if array == 6:
+        return read_element(view.params, where)
+    if array == 7:
+        return read_element(view.rng, where)
+    if array == 8:
+        return read_element(view.hidden_hands, where)
+    if array == 9:
+        return read_element(view.hidden_boneyard, where)
+    if array == 10:
+        return read_cell(view.nodes, axis, where)
+    if array == 11:
+        return read_cell(view.cands, axis, where)
+    return read_cell(view.history, axis, where)
 
 
 @strategies.strategy(name="past_hand_sizes", description="hand_sizes[4]: one past its 4 entries.")
