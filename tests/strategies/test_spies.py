@@ -30,6 +30,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from numba import literal_unroll
 
 import sim
 import strategies
@@ -98,31 +99,21 @@ def reach(view):
     array = np.int64(view.params[0])
     axis = np.int64(view.params[1])
     where = np.int64(view.params[2])
-    if array == 0:
-        return read_element(view.entity_of_seat, where)
-    if array == 1:
-        return read_element(view.scores, where)
-    if array == 2:
-        return read_element(view.hand_sizes, where)
-    if array == 3:
-        return read_element(view.lacking, where)
-    if array == 4:
-        return read_element(view.open_count, where)
-    if array == 5:
-        return read_element(view.open_nodes, where)
-    if array == 6:
-        return read_element(view.params, where)
-    if array == 7:
-        return read_element(view.rng, where)
-    if array == 8:
-        return read_element(view.hidden_hands, where)
-    if array == 9:
-        return read_element(view.hidden_boneyard, where)
-    if array == 10:
-        return read_cell(view.nodes, axis, where)
-    if array == 11:
-        return read_cell(view.cands, axis, where)
-    return read_cell(view.history, axis, where)
+    # the view's arrays in ARRAYS order: Numba picks a field by a number only by unrolling a tuple
+    vectors = (view.entity_of_seat, view.scores, view.hand_sizes, view.lacking, view.open_count,
+               view.open_nodes, view.params, view.rng, view.hidden_hands, view.hidden_boneyard)
+    grids = (view.nodes, view.cands, view.history)
+    position = 0
+    found = 0
+    for vector in literal_unroll(vectors):
+        if position == array:
+            found = read_element(vector, where)
+        position += 1
+    for grid in literal_unroll(grids):
+        if position == array:
+            found = read_cell(grid, axis, where)
+        position += 1
+    return found
 
 
 @strategies.strategy(name="past_hand_sizes", description="hand_sizes[4]: one past its 4 entries.")
