@@ -40,11 +40,10 @@ from __future__ import annotations
 
 from sim.core.bits import bit_count
 from sim.core.jit import hot_kernel, kernel
-from sim.core.rng import next_below
 from sim.core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, H_KIND, H_OPEN, H_SEAT,
     H_TILE, TILES_MATCHING, VALUE_TILES)
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES
-from strategies.lookahead import deal_boneyard, nth_bit, unseen_tiles
+from strategies.lookahead import deal_boneyard, draw_hand, unseen_tiles
 
 MAX_GROUPS = 15
 """Groups kept per seat: one per run of draws plus the dealt tiles, merged by lacking set
@@ -231,15 +230,7 @@ def sample_grouped_world(ws, view, rng, counts, lacks, n_groups):
         allowed = remaining & ~TILES_MATCHING[lacks[pick_seat, pick_group]]
         if bit_count(allowed) < counts[pick_seat, pick_group]:
             allowed = remaining  # squeezed by an earlier group's draw: take any tile
-        hand = 0
-        for _ in range(counts[pick_seat, pick_group]):
-            available = bit_count(allowed)
-            if available == 0:
-                break
-            tile = nth_bit(allowed, next_below(rng, available))
-            hand |= 1 << tile
-            allowed &= ~(1 << tile)
-            remaining &= ~(1 << tile)
+        hand, remaining = draw_hand(allowed, remaining, counts[pick_seat, pick_group], rng)
         ws.hands[pick_seat] |= hand
     return deal_boneyard(ws, remaining, rng)
 

@@ -195,6 +195,23 @@ def place_candidate(ws, tile, parent, side, joined):
 # Determinization
 # ---------------------------------------------------------------------------
 @hot_kernel
+def draw_hand(allowed, remaining, need, rng):
+    """Draw ``need`` tiles uniformly from the tile set ``allowed`` (fewer if it runs out), one
+    decision-stream word each; returns ``(hand, remaining)``, the drawn tiles and the
+    ``remaining`` tile set without them."""
+    hand = 0
+    for _ in range(need):
+        available = bit_count(allowed)
+        if available == 0:
+            break
+        tile = nth_bit(allowed, next_below(rng, available))
+        hand |= 1 << tile
+        allowed &= ~(1 << tile)
+        remaining &= ~(1 << tile)
+    return hand, remaining
+
+
+@hot_kernel
 def deal_boneyard(ws, remaining, rng):
     """Put the tiles of ``remaining`` (a tile set) at the end of ``ws.deal`` in a uniformly
     random order (Fisher-Yates on ``rng``); return the index of the first (the draw pointer)."""
@@ -262,15 +279,7 @@ def sample_world(ws, view, rng):
         allowed = holdable_tiles(view, pick, remaining)
         if bit_count(allowed) < need:
             allowed = remaining
-        hand = 0
-        for _ in range(need):
-            available = bit_count(allowed)
-            if available == 0:
-                break
-            tile = nth_bit(allowed, next_below(rng, available))
-            hand |= 1 << tile
-            allowed &= ~(1 << tile)
-            remaining &= ~(1 << tile)
+        hand, remaining = draw_hand(allowed, remaining, need, rng)
         ws.hands[pick] = hand
     return deal_boneyard(ws, remaining, rng)
 

@@ -99,19 +99,24 @@ def test_what_a_seat_that_cannot_play_is_known_to_lack():
     assert ws.lacking[0] == 0b0000110
 
 
+def two_player_round(leader: int, hands) -> tuple:
+    """A new match's first round of two players, led by ``leader``, with the given hands
+    (lists of (low, high) tiles): the workspace, a trace with room and the entity of each seat."""
+    ws = new_workspace()
+    step.reset_match(ws)
+    step.begin_round(ws, leader)
+    for seat, tiles in enumerate(hands):
+        for tile in tiles:
+            ws.hands[seat] |= 1 << TILE[tile]
+        ws.hand_sizes[seat] = len(tiles)
+    return ws, traced(), K.ENTITY_OF_SEAT[2, :2].copy()
+
+
 def test_a_domino_settles_the_round():
     """Two players: seat 1 opens 5-0 (5 points), seat 0 plays its last tile 5-5 on the 5
     (ends 0 and 5-5: 10 points) and dominoes; seat 1 keeps 6-6 and 4-3 (19 pips, round5 = 20):
     10 + 20 raw."""
-    ws = new_workspace()
-    trace = traced()
-    eos = K.ENTITY_OF_SEAT[2, :2].copy()
-    step.reset_match(ws)
-    step.begin_round(ws, 0)
-    ws.hands[0] = 1 << TILE[(5, 5)]
-    ws.hand_sizes[0] = 1
-    ws.hands[1] = (1 << TILE[(0, 5)]) | (1 << TILE[(6, 6)]) | (1 << TILE[(3, 4)])
-    ws.hand_sizes[1] = 3
+    ws, trace, eos = two_player_round(0, [[(5, 5)], [(0, 5), (6, 6), (3, 4)]])
     ws.board[K.BOARD_KEEP_HISTORY] = 1
     assert step.place(ws, trace, 2, eos, 1, TILE[(0, 5)], K.NO_PARENT, K.SIDE_NONE, 0) == K.END_NONE
     assert ws.scores[1] == 5
@@ -132,13 +137,7 @@ def test_a_domino_settles_the_round():
 def test_a_blocked_round_credits_the_lighter_hand_and_stops_at_305():
     """Two players, blocked: seat 0 holds 1-0 (1 pip), seat 1 holds 6-5 (11 pips); seat 0's
     entity earns round5(11 - 1) = 10 raw, and at 295 that reaches exactly 305."""
-    ws = new_workspace()
-    trace = traced()
-    eos = K.ENTITY_OF_SEAT[2, :2].copy()
-    step.reset_match(ws)
-    step.begin_round(ws, 1)
-    ws.hands[0] = 1 << TILE[(0, 1)]
-    ws.hands[1] = 1 << TILE[(5, 6)]
+    ws, trace, eos = two_player_round(1, [[(0, 1)], [(5, 6)]])
     ws.scores[0] = 295  # after reset_match: the match stands at 295-0
     assert step.settle_blocked(ws, trace, 2, eos, 1) == K.END_BLOCKED
     assert ws.scores[0] == TARGET_RAW
