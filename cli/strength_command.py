@@ -22,11 +22,12 @@ from cli.arguments import (
     usage_error,
 )
 from cli.failures import run_on_backend
+from cli.result_lines import print_key_numbers
 from cli.sealing import add_seal_arguments, seal_options
-from experiments.tools import strength
 from experiments.reporting.reports import md_table
 from experiments.run_spine import claim_run, execute
 from experiments.sources import SHARDS_DIR
+from experiments.tools import strength
 from sim.files import MANIFEST_NAME
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 from strategies.catalogue import resolve_field
@@ -113,8 +114,7 @@ def run_strength_command(args) -> int:
           f"{','.join(map(str, settings['players']))} x {settings['matches']:,} matches "
           f"({settings['deals']:,} deals, both seatings), seed {settings['seed']}{sealed}: "
           f"{elapsed:.1f} s")
-    for key, value in result.key_numbers.items():
-        print(f"  {key}: {value}")
+    print_key_numbers(result.key_numbers)
     if not result.frames["timing"].empty:
         print()
         print(md_table(result.frames["timing"][["strategy", "players", "matches",

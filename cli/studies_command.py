@@ -22,10 +22,11 @@ from cli.arguments import (
     usage_error,
 )
 from cli.failures import run_on_backend
+from cli.result_lines import print_key_numbers
 from cli.sealing import add_seal_arguments, seal_options
-from experiments.studies import lengths, opening_leads, overshoot, seats, settlement
 from experiments.run_spine import StudySpec, claim_run, execute, study_scale
 from experiments.sources import DEFAULT_SHARD_SIZE, SHARDS_DIR
+from experiments.studies import lengths, opening_leads, overshoot, seats, settlement
 from sim.files import MANIFEST_NAME
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 from strategies.catalogue import resolve_field
@@ -234,8 +235,7 @@ def run_study_command(args) -> int:
     settings = spec.settings
     sealed = f" (sealed, secret {settings['secret']})" if settings.get("sealed") else ""
     print(f"{result.name}{sealed}: {elapsed:.1f} s; wrote {len(result.files)} files to {args.out}")
-    for key, value in result.key_numbers.items():
-        print(f"  {key}: {value}")
+    print_key_numbers(result.key_numbers)
     return EXIT_OK
 
 

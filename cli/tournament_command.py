@@ -17,11 +17,11 @@ from cli.arguments import (
 from cli.failures import run_on_backend
 from cli.sealing import add_seal_arguments, seal_options
 from experiments.reporting.reports import md_table
+from experiments.seatings import pairings
 from experiments.tools.tournament.config import TournamentConfig
 from experiments.tools.tournament.run import claim_tournament, play
-from experiments.seatings import pairings
-from experiments.tools.tournament.sequential import TARGET_DEALS, play_until_separated
 from experiments.tools.tournament.seating_shards import SHARDS_DIR, shard_store
+from experiments.tools.tournament.sequential import TARGET_DEALS, play_until_separated
 from sim.files import MANIFEST_NAME
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 

@@ -14,8 +14,9 @@ from cli.arguments import (
     usage_error,
 )
 from cli.failures import run_reporting_failures
-from experiments.tools import tune
+from cli.result_lines import print_key_numbers, print_shipped
 from experiments.run_spine import claim_run
+from experiments.tools import tune
 
 
 def add_arguments(parser) -> None:
@@ -104,11 +105,9 @@ def run_tune_command(args) -> int:
           f"{settings['deals']:,} duplicate deals, {tune.matches_per_run(settings):,} matches: "
           f"{result.wall_seconds:.1f} s", file=sys.stdout)
     print(f"  picked ({settings['pick']}): {result.best['spec']}")
-    for key, value in result.key_numbers.items():
-        print(f"  {key}: {value}")
+    print_key_numbers(result.key_numbers)
     print(f"wrote {len(result.files)} files to {args.out}")
-    if args.ship is not None:
-        print(f"wrote the table module {args.ship} ({command})")
+    print_shipped(args.ship, command)
     return EXIT_OK
 
 

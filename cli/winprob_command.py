@@ -6,8 +6,9 @@ import sys
 
 from cli.arguments import EXIT_OK, Command, check_output_file, strategies_help, usage_error
 from cli.failures import run_reporting_failures
-from experiments.studies import win_probabilities
+from cli.result_lines import print_key_numbers, print_shipped
 from experiments.run_spine import claim_run
+from experiments.studies import win_probabilities
 
 
 def add_arguments(parser) -> None:
@@ -63,10 +64,8 @@ def run_winprob_command(args) -> int:
     if status != EXIT_OK:
         return status
     print(f"{result.name}: wrote {len(result.files)} files to {args.out}", file=sys.stdout)
-    for key, value in result.key_numbers.items():
-        print(f"  {key}: {value}")
-    if args.ship is not None:
-        print(f"wrote the table module {args.ship} ({command})")
+    print_key_numbers(result.key_numbers)
+    print_shipped(args.ship, command)
     return EXIT_OK
 
 

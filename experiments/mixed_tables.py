@@ -54,8 +54,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from experiments.stats import contrast_words, paired_contrast, paired_proportion
 from experiments.seatings import Pairing
+from experiments.stats import contrast_words, paired_contrast, paired_proportion
 from sim.tiles import entity_count
 from strategies.catalogue import StrategyError, resolve, strategy_entries
 
@@ -313,3 +313,16 @@ def contrast_value(row) -> str:
     (``"+2.5 pp [+1.9, +3.1], n = 800, d = +0.05: rollout higher"``)."""
     head = f"{row.a} - {row.b}, {row.quantity}: "
     return row.words[len(head):] if row.words.startswith(head) else row.words
+
+
+def contrast_key_numbers(contrasts: pd.DataFrame) -> dict[str, str]:
+    """A study's key numbers of its head-to-head contrasts, one per row of ``contrasts``
+    (:data:`CONTRAST_COLUMNS`): ``"TABLE, Np: A - B, QUANTITY"`` -> :func:`contrast_value`."""
+    return {f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}": contrast_value(row)
+            for row in contrasts.itertuples(index=False)}
+
+
+def self_play_rows(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Each frame's self-play rows (``table`` is :data:`SELF_PLAY`), by the same names: what a
+    study's self-play figures, key numbers and sections are computed from."""
+    return {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}

@@ -497,11 +497,7 @@ def paired_proportion(successes, clusters, groups=None, z: float = Z95) -> pd.Da
         effective = np.where((p > 0) & (p < 1), p * (1 - p) / v,
                              events * events / sums.xx.to_numpy())
         deff = events / effective
-    low, high = wilson_interval(p * effective, effective, z)
-    return pd.DataFrame({"events": sums.X.astype("int64"), "successes": sums.Y.astype("int64"),
-                         "clusters": sums.clusters.astype("int64"), "rate": p,
-                         "design_effect": deff, "effective_events": effective, "low": low,
-                         "high": high}, index=sums.index)
+    return _clustered_rates(sums, p, deff, effective, z)
 
 
 def paired_share_interval(per_deal) -> tuple[float, float, float]:
@@ -609,6 +605,17 @@ def _residual_square(sums: pd.DataFrame, ratio) -> np.ndarray:
     return np.clip(sums.yy - 2 * ratio * sums.xy + ratio * ratio * sums.xx, 0.0, None).to_numpy()
 
 
+def _clustered_rates(sums: pd.DataFrame, p, deff, effective, z: float) -> pd.DataFrame:
+    """The rows of a clustered proportion: Wilson's interval at each group's effective number
+    of events ``effective`` (float64, shape (groups,)) around the rate ``p``, beside the
+    cluster sums ``sums`` (:func:`_cluster_sums`) and the design effect ``deff``."""
+    low, high = wilson_interval(p * effective, effective, z)
+    return pd.DataFrame({"events": sums.X.astype("int64"), "successes": sums.Y.astype("int64"),
+                         "clusters": sums.clusters.astype("int64"), "rate": p,
+                         "design_effect": deff, "effective_events": effective, "low": low,
+                         "high": high}, index=sums.index)
+
+
 def clustered_ratio(numerator, denominator, clusters, groups=None, z: float = Z95) -> pd.DataFrame:
     """``sum(num) / sum(den)`` per group with a cluster-robust (delta-method) 95% interval.
 
@@ -697,8 +704,4 @@ def clustered_proportion(successes, clusters, groups=None, z: float = Z95) -> pd
         # clusters is more likely chance than negative correlation
         deff = np.maximum(np.where(independent > 0, linear / independent, worst), 1.0)
         effective = events / deff
-    low, high = wilson_interval(p * effective, effective, z)
-    return pd.DataFrame({"events": sums.X.astype("int64"), "successes": sums.Y.astype("int64"),
-                         "clusters": sums.clusters.astype("int64"), "rate": p,
-                         "design_effect": deff, "effective_events": effective, "low": low,
-                         "high": high}, index=sums.index)
+    return _clustered_rates(sums, p, deff, effective, z)

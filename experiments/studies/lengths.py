@@ -63,7 +63,6 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from experiments.studies import length_plots
 from experiments.mixed_tables import (
     CONTRAST_COLUMNS,
     SELF_PLAY,
@@ -71,6 +70,7 @@ from experiments.mixed_tables import (
     contrast_value,
     deal_share,
     per_deal_means,
+    self_play_rows,
     tables_of,
 )
 from experiments.reporting.reports import (
@@ -90,6 +90,7 @@ from experiments.stats import (
     paired_contrast,
     proportion,
 )
+from experiments.studies import length_plots
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 
 NAME = "lengths"
@@ -158,7 +159,7 @@ def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
     frames = {name: pd.concat(parts[name], ignore_index=True) for name in FRAMES}
     frames["contrasts"] = pd.DataFrame(contrasts, columns=CONTRAST_COLUMNS)
     # the self-play figures and key numbers come from the self-play rows only
-    selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
+    selfplay = self_play_rows(frames)
     plots = {
         "rounds_per_match":
             lambda p: length_plots.plot_rounds_per_match(selfplay["rounds_hist"], p, settings),

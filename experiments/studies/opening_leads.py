@@ -68,6 +68,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments.mixed_tables import SELF_PLAY, entity_names, per_deal_means, strategies_in
 from experiments.reporting.figures import (
     color_cycle,
     new_figure,
@@ -76,7 +77,6 @@ from experiments.reporting.figures import (
     stamp,
     strategy_colour,
 )
-from experiments.mixed_tables import SELF_PLAY, entity_names, per_deal_means, strategies_in
 from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
 from experiments.run_spine import (
     DEFAULT_PLAYERS,

@@ -36,12 +36,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.studies import study_plots
 from experiments.mixed_tables import (
     SELF_PLAY,
     contrast_finding,
+    contrast_key_numbers,
     entity_names,
     per_deal_means,
+    self_play_rows,
     strategies_in,
     table_contrasts,
 )
@@ -54,13 +55,14 @@ from experiments.reporting.reports import (
     summary_head,
 )
 from experiments.run_spine import StudySpec, run_experiment, traced_result
-from experiments.sources import pairs
 from experiments.settings import matches_clause, strong_sentence
+from experiments.sources import pairs
 from experiments.stats import (
     clustered_proportion,
     mean_interval,
     proportion,
 )
+from experiments.studies import study_plots
 from sim.tiles import entity_count
 
 NAME = "overshoot"
@@ -131,7 +133,7 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     if contrasts:
         frames["contrasts"] = pd.concat(contrasts, ignore_index=True)
     # the self-play figures, key numbers and sections are computed from the self-play rows only
-    selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
+    selfplay = self_play_rows(frames)
     plots = {
         "discard_probability":
             lambda p: study_plots.plot_discard_probability(selfplay["by_score"], p, settings),
@@ -389,9 +391,7 @@ def _table_key_numbers(mixed: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
         if np.isfinite(row.zone10_p_discard):
             key[f"{tag}: P(discard) at 51..60"] = fmt_ci(
                 row.zone10_p_discard, row.zone10_p_discard_low, row.zone10_p_discard_high)
-    for row in contrasts.itertuples(index=False):
-        key[f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}"] = (
-            row.words.split(": ", 1)[1])
+    key.update(contrast_key_numbers(contrasts))
     return key
 
 

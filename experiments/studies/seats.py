@@ -53,7 +53,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.studies import study_plots, table_plots
 from experiments.mixed_tables import (
     CONTRAST_COLUMNS,
     SELF_PLAY,
@@ -62,6 +61,7 @@ from experiments.mixed_tables import (
     deal_share,
     entity_names,
     per_deal_means,
+    self_play_rows,
     strategies_in,
     table_contrasts,
 )
@@ -80,6 +80,7 @@ from experiments.stats import (
     paired_contrast,
     proportion,
 )
+from experiments.studies import study_plots, table_plots
 from sim.tiles import entities_for, entity_count
 
 NAME = "seats"
@@ -149,7 +150,7 @@ def analyse(rounds, settings: dict, tables=()) -> ExperimentResult:
         "round_positions": pd.concat(round_pos, ignore_index=True),
         "contrasts": pd.concat(contrasts, ignore_index=True),
     }
-    selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
+    selfplay = self_play_rows(frames)
     plots = {"seats": lambda p: study_plots.plot_seats(selfplay["positions"], p, settings)}
     key = _key_numbers(selfplay)
     markdown = _markdown(settings, selfplay, key)

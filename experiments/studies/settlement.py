@@ -41,12 +41,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.studies import study_plots
 from experiments.mixed_tables import (
     SELF_PLAY,
     contrast_finding,
+    contrast_key_numbers,
     entity_names,
     per_deal_means,
+    self_play_rows,
     strategies_in,
     table_contrasts,
 )
@@ -67,6 +68,7 @@ from experiments.stats import (
     proportion,
     ratio_ci,
 )
+from experiments.studies import study_plots
 from sim.tiles import TARGET_RAW, entity_count
 
 NAME = "settlement"
@@ -144,7 +146,7 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     if contrasts:
         frames["contrasts"] = pd.concat(contrasts, ignore_index=True)
     # the self-play figures, key numbers and sections are computed from the self-play rows only
-    selfplay = {name: frame[frame["table"] == SELF_PLAY] for name, frame in frames.items()}
+    selfplay = self_play_rows(frames)
     plots = {
         "domino_parts": lambda p: study_plots.plot_domino_parts(selfplay["domino_parts"], p,
                                                                 settings),
@@ -433,9 +435,7 @@ def _table_key_numbers(points: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
             row.settlement_share_gross_high, pct=True)
         key[f"{tag}: accepted raw points per entity per match"] = (
             f"{row.accepted_raw_per_entity:.1f}")
-    for row in contrasts.itertuples(index=False):
-        key[f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}"] = (
-            row.words.split(": ", 1)[1])
+    key.update(contrast_key_numbers(contrasts))
     return key
 
 

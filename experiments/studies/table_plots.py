@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.figures import new_figure, run_footer, save_png, stamp, strategy_colour
 from experiments.mixed_tables import SELF_PLAY
+from experiments.reporting.figures import new_figure, run_footer, save_png, stamp, strategy_colour
 
 DPI = 110
 LEGEND_COLUMNS = 8

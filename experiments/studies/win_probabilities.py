@@ -63,9 +63,9 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
+from experiments.release.results import by_name
 from experiments.reporting.figures import new_figure, run_footer, save_png, stamp
 from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_ci, md_table
-from experiments.release.results import by_name
 from experiments.run_spine import StudySpec, claim_run, execute, given_spec, study_scale
 from experiments.settings import strategy_settings
 from experiments.stats import wilson_interval

@@ -81,6 +81,7 @@ from experiments.reporting.figures import (color_cycle, new_figure, run_footer, 
                                  strategy_colour)
 from experiments.reporting.reports import figure_caption, fmt_ci, md_table
 from experiments.run_spine import StudySpec, claim_run, given_spec, study_scale
+from experiments.seatings import derive_seed
 from experiments.settings import strategy_settings
 from experiments.stats import Contrast, contrast_words, paired_contrast, paired_share_interval
 from experiments.tools.strength import (
@@ -89,7 +90,6 @@ from experiments.tools.strength import (
     ladder_table,
     strength_job,
 )
-from experiments.seatings import derive_seed
 from sim.checks import check_finite, check_int, check_seed
 from sim.files import atomic_write, claim_directory
 from sim.progress import progress_bar

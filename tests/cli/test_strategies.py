@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-import strategies
 from cli.main import build_parser
 from cli.strategies_command import format_text
+import strategies
 from strategies.catalogue import describe
 
 

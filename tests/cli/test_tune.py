@@ -8,14 +8,7 @@ import sys
 
 import pytest
 
-from tests.support.plugins import call_cli
-
-
-def _one_line_error(result):
-    assert result.returncode == 2, result.stdout + result.stderr
-    assert result.stderr.startswith("five-up: error: ")
-    assert result.stderr.count("\n") == 1, result.stderr
-    assert "Traceback" not in result.stderr
+from tests.support.plugins import call_cli, one_line
 
 
 def test_help_explains_every_option(capsys):
@@ -50,13 +43,12 @@ def test_help_explains_every_option(capsys):
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
     result = call_cli("tune", *args, "--out", str(tmp_path / "out"), "--quiet")
-    _one_line_error(result)
-    assert word in result.stderr
+    one_line(result, 2, word)
     assert not (tmp_path / "out").exists()
 
 
 def test_no_out_is_one_line(capsys):
-    _one_line_error(call_cli("tune"))
+    one_line(call_cli("tune"), 2)
 
 
 def test_a_tiny_run_in_a_process_of_its_own(compiled_engine, tmp_path):
@@ -74,4 +66,4 @@ def test_a_tiny_run_in_a_process_of_its_own(compiled_engine, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "cli", "tune", "--deals", "x", "--out",
                           str(tmp_path / "other")], capture_output=True, text=True,
                          timeout=120, check=False)
-    _one_line_error(bad)
+    one_line(bad, 2)

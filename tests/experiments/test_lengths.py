@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import sim
-from experiments.studies import length_plots, lengths
 from experiments.sources import collect_traces
 from experiments.stats import t_quantile
+from experiments.studies import length_plots, lengths
+import sim
 from sim.tiles import TARGET_RAW, entity_count
 
 PLAYERS = [2, 3, 4]

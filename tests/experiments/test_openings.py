@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.studies import opening_leads
 from experiments.mixed_tables import Table
 from experiments.stats import Contrast, contrast_words
+from experiments.studies import opening_leads
 from sim.core import state as K
 from sim.core.rng import stream_key, word_at
 from sim.engine.compiled import CompiledRun

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-import sim.files
 from experiments import run_spine
+from experiments.run_spine import StudySpec
 from experiments.studies import seats
 from experiments.tools import strength
-from experiments.run_spine import StudySpec
 from experiments.tools.tournament import run as tournament_run
 from sim.engine.spec import check_seating
+import sim.files
 from sim.scale.options import ScaleOptions
 from tests.support.plugins import call_cli
 

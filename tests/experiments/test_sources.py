@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from experiments import sources
-from experiments.studies import seats
 from experiments.settings import study_settings
+from experiments.studies import seats
 from sim.scale.shards import Shard
 from sim.scale.store import ShardError, ShardStore
 from sim.studies.openings import opening_counterfactual

@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-import strategies
 from experiments.tools.tournament import TournamentConfig, tournament
+import strategies
 from tests.support.edge_strategies import edge
 from tests.support.plugins import EDGE_MODULE, env_with_path, run_cli, write_edge
 

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_hex
 
-import sim
 from experiments.release import results
-from experiments.tools import strength
 from experiments.reporting.figures import strategy_colour
+from experiments.tools import strength
+import sim
 from sim.engine.spec import RunSpec
 
 TINY = {"ladder": "random,greedy,exact", "players": (2, 4), "deals": 30, "seed": 5,

@@ -6,8 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.studies import opening_leads, overshoot, seats, settlement, study_plots
-from experiments.reporting.figures import run_footer
 from experiments.mixed_tables import (
     Table,
     contrast_finding,
@@ -15,9 +13,11 @@ from experiments.mixed_tables import (
     per_deal_means,
     table_contrasts,
 )
+from experiments.reporting.figures import run_footer
 from experiments.settings import configuration_matches, matches_clause, study_settings
 from experiments.sources import collect_rounds, collect_traces
 from experiments.stats import clustered_proportion, clustered_ratio, wilson_interval
+from experiments.studies import opening_leads, overshoot, seats, settlement, study_plots
 from sim.tiles import N_TILES, TARGET_RAW
 
 PLAYERS = [2, 3, 4]

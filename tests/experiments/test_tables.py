@@ -7,15 +7,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.studies import (
-    lengths,
-    opening_leads,
-    overshoot,
-    seats,
-    settlement,
-    study_plots,
-    table_plots,
-)
 from experiments.mixed_tables import (
     SELF_PLAY,
     Table,
@@ -26,6 +17,15 @@ from experiments.mixed_tables import (
 from experiments.settings import study_settings
 from experiments.sources import DataRun
 from experiments.stats import mean_interval
+from experiments.studies import (
+    lengths,
+    opening_leads,
+    overshoot,
+    seats,
+    settlement,
+    study_plots,
+    table_plots,
+)
 from sim.studies import trace_events
 
 PLAYERS = [2, 3, 4]

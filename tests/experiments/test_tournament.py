@@ -18,6 +18,7 @@ from experiments.stats import (
     wilson_interval,
 )
 from experiments.tools.tournament import TournamentConfig, pairings, tournament
+from experiments.tools.tournament.seating_shards import frame_aggregate, seating_tasks
 from experiments.tools.tournament.sequential import (
     FIRST_BATCH,
     TARGET_DEALS,
@@ -28,7 +29,6 @@ from experiments.tools.tournament.sequential import (
     separation,
     until_separated,
 )
-from experiments.tools.tournament.seating_shards import frame_aggregate, seating_tasks
 from experiments.tools.tournament.tables import (
     entity_frame,
     head_to_head_contrast,

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_hex
 
-from experiments.tools import strength, tune
 from experiments.reporting.figures import strategy_colour
 from experiments.stats import t_quantile, wilson_interval
+from experiments.tools import strength, tune
 from strategies.catalogue import resolve
 from strategies.definition import variant
 from strategies.weighted import DEFAULT_WEIGHTS, weighted

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from numba import njit
 
-import strategies.winprob_table as shipped
 from cli.main import build_parser
 from experiments.studies import win_probabilities
 from sim.studies import winprob as WP
+import strategies.winprob_table as shipped
 
 QUANTUM_STEP = 1.0 / 65535
 

@@ -64,18 +64,18 @@ def test_dask_tournament_summary_is_byte_identical(dask_backend, tmp_path):
                                   check_exact=True)
 
 
-@pytest.mark.parametrize("experiment", ["overshoot", "openings"])
+@pytest.mark.parametrize("experiment", ["overshoot", "opening_leads"])
 def test_dask_experiment_equals_local(dask_backend, tmp_path, experiment):
     """Traces (three tables per shard) and forced-opening playouts on 2 workers equal local."""
     import importlib
 
-    module = importlib.import_module(f"experiments.{experiment}")
-    extra = {"hands": 45, "playouts": 3} if experiment == "openings" else {}
+    module = importlib.import_module(f"experiments.studies.{experiment}")
+    extra = {"hands": 45, "playouts": 3} if experiment == "opening_leads" else {}
     local = module.run([2, 3], ["greedy"], 400, 9, **extra)
     remote = module.run([2, 3], ["greedy"], 400, 9, backend=dask_backend, shard_size=90,
                         out=tmp_path / "dask", keep_shards=True, **extra)
     stores = sorted(p.name for p in (tmp_path / "dask" / "shards").iterdir())
-    assert stores == (["counterfactual", "rounds"] if experiment == "openings" else ["traces"])
+    assert stores == (["counterfactual", "rounds"] if experiment == "opening_leads" else ["traces"])
     assert set(local.frames) == set(remote.frames)
     for name, frame in local.frames.items():
         pd.testing.assert_frame_equal(remote.frames[name], frame, check_exact=True)

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from tests.support.processes import kill_after_first_shard
 
-from sim.scale.store import ShardError, ShardStore
+from experiments.stats import summary_table
 from sim.scale.aggregates import match_aggregate, merge_aggregates
 from sim.scale.shards import plan
 from sim.scale.simulate import simulate_sharded
-from experiments.stats import summary_table
+from sim.scale.store import ShardError, ShardStore
 
 
 def cli(*args, **kwargs):

@@ -11,6 +11,7 @@ import pandas as pd
 
 from experiments.reporting.figures import run_footer
 from experiments.reporting.reports import figure_caption, md_table
+from experiments.seatings import pairings
 from experiments.stats import Contrast, contrast_words
 from experiments.tools.tournament.config import TournamentConfig
 from experiments.tools.tournament.plots import (
@@ -19,7 +20,6 @@ from experiments.tools.tournament.plots import (
     plot_ranking,
     plot_sequence,
 )
-from experiments.seatings import pairings
 from sim.files import atomic_write, claim_directory
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.tools.tournament.config import TournamentConfig
 from experiments.seatings import derive_seed, pairings
+from experiments.tools.tournament.config import TournamentConfig
 from sim.engine.runs import simulate
 from sim.scale.aggregates import merge_aggregates
 from sim.scale.runner import ShardRun, run_shards

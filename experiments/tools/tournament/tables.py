@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from experiments.seatings import pairings
 from experiments.stats import (
     Contrast,
     LuceFit,
@@ -26,7 +27,6 @@ from experiments.stats import (
     paired_proportion,
     wilson_interval,
 )
-from experiments.seatings import pairings
 
 
 def tournament_tables(aggregate: dict, players: int,
