@@ -5,19 +5,15 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests.support.plugins import call_cli
+from tests.support.plugins import call_cli, help_text
 
 _cli = call_cli  # in this process: the session's compiled kernels are reused
 
 
 def test_help_explains_the_options():
-    result = _cli("lengths", "--help")
-    assert result.returncode == 0, result.stderr
-    for option in ("--players", "--strategies", "--matches", "--seed", "--out", "--threads",
-                   "--quiet", "--backend", "--shard-size"):
-        assert option in result.stdout
-    assert "carried at its final score" in result.stdout
-    assert "default greedy,random" in result.stdout
+    help_text("lengths", "--players", "--strategies", "--matches", "--seed", "--out", "--threads",
+              "--quiet", "--backend", "--shard-size", "carried at its final score",
+              "default greedy,random")
     listing = _cli("--help")
     assert "lengths" in listing.stdout
 

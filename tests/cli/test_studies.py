@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.support.plugins import call_cli
+from tests.support.plugins import call_cli, help_text
 
 _cli = call_cli  # in this process: the session's compiled kernels are reused
 
@@ -48,10 +48,7 @@ def test_command_line_end_to_end(compiled_engine, tmp_path, name, extra, files):
 
 @pytest.mark.parametrize("name", ["overshoot", "settlement", "openings", "seats"])
 def test_help(name):
-    result = _cli(name, "--help")
-    assert result.returncode == 0
-    for option in ("--players", "--strategies", "--matches", "--seed", "--out"):
-        assert option in result.stdout
+    help_text(name, "--players", "--strategies", "--matches", "--seed", "--out")
 
 
 @pytest.mark.parametrize("name,args", [
@@ -117,9 +114,7 @@ def test_bad_tables_are_one_line(tmp_path, args, words):
 
 
 def test_help_explains_tables():
-    result = _cli("seats", "--help")
-    assert "--table A,B[,C]" in result.stdout and "--table-matches" in result.stdout
-    assert "rotation" in result.stdout
+    help_text("seats", "--table A,B[,C]", "--table-matches", "rotation")
 
 
 def test_strong_strategies_end_to_end(compiled_engine, tmp_path):

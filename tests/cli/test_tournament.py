@@ -6,17 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests.support.plugins import call_cli
+from tests.support.plugins import call_cli, help_text
 
 
 def test_help_states_the_test_and_the_width_output(capsys):
-    result = call_cli("tournament", "--help")
-    assert result.returncode == 0
-    text = " ".join(result.stdout.split())
-    for words in ("--until-separated", "--alpha", "confidence sequence", "Robbins normal mixture",
-                  "excludes 1/2", "probability at most --alpha",
-                  "not adjusted for the optional stopping", "interval_width.csv", "default 0.05"):
-        assert words in text, words
+    help_text("tournament", "--until-separated", "--alpha", "confidence sequence",
+              "Robbins normal mixture", "excludes 1/2", "probability at most --alpha",
+              "not adjusted for the optional stopping", "interval_width.csv", "default 0.05")
 
 
 @pytest.mark.parametrize("args, words", [

@@ -73,6 +73,18 @@ def call_cli(*args, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
 
 
+def help_text(command: str, *words: str) -> str:
+    """``five-up COMMAND --help``'s text (:func:`call_cli`), asserting that it exits 0 and names
+    every one of ``words`` (its options, phrases of its help; argparse's line breaks count as
+    spaces, since it wraps the help to the terminal's width)."""
+    result = call_cli(command, "--help")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    missing = [word for word in words if word not in text]
+    assert missing == [], missing
+    return result.stdout
+
+
 def one_line(run, status: int, *words: str, prefix: str = "five-up: error: ") -> str:
     """Assert ``run`` failed with ``status`` and one stderr line holding ``words``."""
     assert run.returncode == status, (run.returncode, run.stdout, run.stderr)
