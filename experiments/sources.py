@@ -5,7 +5,7 @@ Three sources feed the four studies; each is a module-level shard job
 workers (:mod:`sim.scale.backends`):
 
 ``traces`` (overshoot, settlement)
-    :func:`sim.studies.traces.trace_events` of one self-play configuration
+    :func:`sim.study_kernels.traces.trace_events` of one self-play configuration
     ``(strategy, players)``; a shard holds three tables (``matches``,
     ``events``, ``paths``).
 ``rounds`` (seats, openings observed)
@@ -20,9 +20,9 @@ ones, on the same deals (the study's seed). :meth:`DataRun.traces` and
 :meth:`DataRun.rounds` still yield the self-play configurations only, so a
 self-play caller sees nothing new.
 ``counterfactual`` (openings)
-    :func:`sim.studies.openings.opening_counterfactual` of one player count, sharded by
+    :func:`sim.study_kernels.openings.opening_counterfactual` of one player count, sharded by
     hand (hands ``first .. first + count - 1`` of the seed's hand stream), as
-    the long frame of :meth:`sim.studies.openings.OpeningCounterfactual.to_frame`.
+    the long frame of :meth:`sim.study_kernels.openings.OpeningCounterfactual.to_frame`.
 
 Every match (and hand) is a pure function of ``(seed, index)`` and the
 settings, so a source's shards concatenated in plan order equal the unsharded
@@ -54,8 +54,8 @@ from sim.scale.backends import open_backend
 from sim.scale.runner import run_shards
 from sim.scale.shards import Task, plan
 from sim.scale.store import ShardStore
-from sim.studies.openings import OpeningCounterfactual, opening_counterfactual
-from sim.studies.traces import StudyTrace, trace_events
+from sim.study_kernels.openings import OpeningCounterfactual, opening_counterfactual
+from sim.study_kernels.traces import StudyTrace, trace_events
 from sim.tiles import TARGET_RAW, entities_for, entity_count
 
 DEFAULT_SHARD_SIZE = 10_000
@@ -74,7 +74,7 @@ TRACE_TABLES = ("matches", "events", "paths")
 # ---------------------------------------------------------------------------
 def trace_job(first_match: int, count: int, *, players: int, strategies, seed: int,
               field=None, threads: int | None = None, **run_options) -> dict[str, pd.DataFrame]:
-    """Matches ``first_match ..`` of :func:`sim.studies.traces.trace_events` as three tables
+    """Matches ``first_match ..`` of :func:`sim.study_kernels.traces.trace_events` as three tables
     (``field``: every strategy of the experiment, compiled into one kernel; ``run_options``:
     the run's sealing, :func:`experiments.settings.seal_of`)."""
     trace = trace_events(players, list(strategies), count, seed, threads=threads,
@@ -116,7 +116,7 @@ def rounds_job(first_match: int, count: int, *, players: int, strategies, seed: 
 def counterfactual_job(first_hand: int, count: int, *, players: int, strategy: str,
                        baseline: str, playouts: int, seed: int,
                        threads: int | None = None, secret: str | None = None) -> pd.DataFrame:
-    """Hands ``first_hand ..`` of :func:`sim.studies.openings.opening_counterfactual`, one row per
+    """Hands ``first_hand ..`` of :func:`sim.study_kernels.openings.opening_counterfactual`, one row per
     playout (``secret``: the run's, keying the playouts' decision streams)."""
     return opening_counterfactual(players, strategy, hands=count, playouts=playouts, seed=seed,
                                   baseline=baseline, first_hand=first_hand,
@@ -326,7 +326,7 @@ class DataRun:
 
     def table_traces(self) -> Iterator[tuple[tuple[str, int], TableData]]:
         """Yield ``((table label, players), TableData)`` per mixed table and player count, in
-        settings order; its ``data`` is one :class:`sim.studies.StudyTrace` of every rotation
+        settings order; its ``data`` is one :class:`sim.study_kernels.StudyTrace` of every rotation
         (rotation 0's matches first), each of its three tables with a ``rotation`` column
         inserted first. Nothing for a self-play-only run."""
         for table, count, rotations, results in self._rotation_results("traces", trace_job):
@@ -415,7 +415,7 @@ class DataRun:
 # The sources in memory (a notebook shares one set between studies)
 # ---------------------------------------------------------------------------
 def iter_traces(players, strategies, matches, seed, threads=None, progress=False):
-    """Yield ``((strategy, players), sim.studies.StudyTrace)`` per self-play configuration.
+    """Yield ``((strategy, players), sim.study_kernels.StudyTrace)`` per self-play configuration.
 
     One configuration at a time, so a large study never holds every trace at
     once; computed in memory on the local backend

@@ -10,7 +10,7 @@ import-linter in the tests; see README's layout table):
   writes, output directories), :mod:`sim.progress` (the progress bar);
 - :mod:`sim.core`: the Numba state contract, rule primitives and random streams;
 - :mod:`sim.engine`: round and match loops, run specification, frames, records;
-- :mod:`sim.studies`: score events in context and forced openings, for the experiments;
+- :mod:`sim.study_kernels`: score events in context and forced openings, for the experiments;
 - :mod:`sim.scale`: shards, their durable store, aggregates and backends (local, dask).
 
 The engine's entry points (``sim.simulate``, ``sim.simulate_rounds``,

@@ -37,6 +37,7 @@ import functools
 import hashlib
 import importlib
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import re
 import sys
@@ -203,10 +204,9 @@ def strategies_in(module) -> list[tuple[str, Strategy]]:
 @functools.lru_cache(maxsize=4)
 def _families_on(path: tuple) -> dict[str, str]:
     """:func:`families` for the import path ``path`` (the installed packages it holds)."""
-    from importlib.metadata import entry_points  # only when a family is asked for
 
     found: dict[str, str] = {}
-    for entry in entry_points(group=FAMILY_GROUP):
+    for entry in importlib.metadata.entry_points(group=FAMILY_GROUP):
         if entry.attr:
             raise StrategyError(f"the strategy family {entry.name!r} is registered as {entry.value!r}: "
                                 f"an entry of the group {FAMILY_GROUP!r} names a module, not an object")

@@ -12,9 +12,9 @@ partnership's score can be negative (the partner debit): clamp it to 0 to
 look it up.
 
 The values are backward induction over simulated rounds
-(:mod:`sim.studies.winprob`, :data:`WIN_TABLE_ROUNDS` rounds from every
+(:mod:`sim.study_kernels.winprob`, :data:`WIN_TABLE_ROUNDS` rounds from every
 state), each the mean of the two sides' perspectives (self-play makes them
-interchangeable), then fitted (:func:`sim.studies.winprob.fit_side_table`):
+interchangeable), then fitted (:func:`sim.study_kernels.winprob.fit_side_table`):
 non-decreasing in the own score and non-increasing in the opponent's over scores
 0..50 (weighted pool-adjacent-violators; within 10 of 61 an overshoot can make
 more points hurt, so that zone is left as solved), symmetric (``1 - WIN_TABLE[p, b, a,

@@ -46,7 +46,7 @@ the leader's round differential (displayed points) and by the leader's side's
 match-win probability in the state the round leaves (the scores after it and
 who leads next, looked up in the shipped table
 :data:`strategies.winprob_table.WIN_TABLE`: ``rollout`` self-play from there
-on, 2 and 4 players only; :func:`sim.studies.openings.win_probability`), and
+on, 2 and 4 players only; :func:`sim.study_kernels.openings.win_probability`), and
 the round is played from each of ``score_states`` (displayed scores of the
 leader's side and of every other side before the round; 0-0, the match's
 first round, is always included and is the sharded main source; the other
@@ -103,7 +103,7 @@ from experiments.stats import (
 from sim.checks import check_int
 from sim.engine.spec import check_threads
 from sim.progress import progress_bar
-from sim.studies.openings import TABLE_ROW, opening_counterfactual, table_half_width
+from sim.study_kernels.openings import TABLE_ROW, opening_counterfactual, table_half_width
 from sim.tiles import N_TILES, RAW_PER_DISPLAYED, TARGET_RAW, TILES, entity_count, tile_name
 from strategies.catalogue import (
     check_distinct_names,
@@ -125,7 +125,7 @@ round, an even late game, the leader's side near 61 (the exact hit matters), and
 
 VALUE_LABELS = {"diff": "round differential (displayed points)",
                 "win_prob": "match-win probability (0-1)"}
-"""What each playout value measures (:data:`sim.studies.openings.VALUES`)."""
+"""What each playout value measures (:data:`sim.study_kernels.openings.VALUES`)."""
 
 GAIN_FRACTIONS = (16, 8, 4, 2, 1)
 """The gain-against-playouts table uses the first ``playouts // f`` playouts for each ``f``."""
@@ -640,7 +640,7 @@ def one_strategy(entry, what: str) -> Strategy:
 
 
 def counterfactuals(settings: dict, threads=None, progress: bool = False) -> dict:
-    """:func:`sim.studies.openings.opening_counterfactual` per player count of ``settings`` (in
+    """:func:`sim.study_kernels.openings.opening_counterfactual` per player count of ``settings`` (in
     memory, local backend: :meth:`experiments.sources.DataRun.counterfactuals`)."""
     with DataRun(settings, threads=check_threads(threads), progress=progress) as data:
         return data.counterfactuals()
@@ -974,7 +974,7 @@ def rank_table(values: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 def win_table_note(players=(2, 4)) -> str:
     """Where the match-win values come from and what their error is: the shipped table's point
     estimates, with its largest 95% half-width at each of ``players`` where the table carries
-    half-widths (:func:`sim.studies.openings.table_half_width`), else a pointer to the
+    half-widths (:func:`sim.study_kernels.openings.table_half_width`), else a pointer to the
     win-probability study's report."""
     halves = {p: table_half_width(p) for p in players if p in TABLE_ROW}
     known = {p: h for p, h in halves.items() if np.isfinite(h)}

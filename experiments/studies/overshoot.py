@@ -104,7 +104,7 @@ def compute(data, traces: dict | None = None) -> ExperimentResult:
 
 
 def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
-    """Aggregate :func:`sim.studies.trace_events` outputs into the study's frames.
+    """Aggregate :func:`sim.study_kernels.trace_events` outputs into the study's frames.
 
     ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs;
     ``tables``: ``(table, players) -> experiments.sources.TableData`` pairs of the mixed tables

@@ -1,7 +1,7 @@
 """Win probabilities: P(an entity wins the match | every entity's score at the start of a round, the lead).
 
 For a strategy profile (one strategy at every seat, or one per seat) and each
-player count, :mod:`sim.studies.winprob` plays ``rounds_per_state`` rounds from
+player count, :mod:`sim.study_kernels.winprob` plays ``rounds_per_state`` rounds from
 every state (each entity's displayed score 0..60, with 4 players -10..60, and
 every leader seat), solves the chain of those transitions by backward
 induction and bootstraps the rounds for 95% intervals (Poisson weights,
@@ -14,9 +14,9 @@ percentile intervals; see that module's docstring for the method). Outputs:
 - ``sides`` (2 and 4 players): P(own side wins | own, opponent, lead) with
   own = entity 0, lead ``own`` / ``opponent`` / ``lot`` (4 players: the mean
   over the side's two seats); with a self-play profile each value is the mean
-  of the two sides' perspectives (:func:`sim.studies.winprob.side_table`).
+  of the two sides' perspectives (:func:`sim.study_kernels.winprob.side_table`).
   ``p_raw`` is that solved value, ``p_win`` the fitted one (what ships:
-  :func:`sim.studies.winprob.fit_side_table`, monotone over scores 0..50 and
+  :func:`sim.study_kernels.winprob.fit_side_table`, monotone over scores 0..50 and
   symmetric under self-play) with ``p_low``, ``p_high``, ``half_width`` (the
   fit applied to every bootstrap replicate) and ``exact`` (``terminal``,
   ``symmetry`` or empty: see :func:`side_frame`);
@@ -71,7 +71,7 @@ from experiments.settings import strategy_settings
 from experiments.stats import wilson_interval
 from sim.checks import check_int, check_player_counts, check_seed
 from sim.files import atomic_write
-from sim.studies import winprob as WP
+from sim.study_kernels import winprob as WP
 from sim.tiles import RAW_PER_DISPLAYED, entities_for
 from strategies.catalogue import resolve_field
 
@@ -96,7 +96,7 @@ CHECK_STATES = {
 """The direct check's start states: displayed scores by entity and the leader seat (None: lot)."""
 
 LEADS = ("own", "opponent", "lot")
-"""Labels of the ``sides`` frame's lead index (:data:`sim.studies.winprob.LEAD_OWN` ...)."""
+"""Labels of the ``sides`` frame's lead index (:data:`sim.study_kernels.winprob.LEAD_OWN` ...)."""
 
 LOT_LABEL = "lot"
 """``leader`` of a state whose leader is drawn by lot."""
@@ -311,9 +311,9 @@ def state_frame(values: WP.WinValues, profile: str) -> pd.DataFrame:
 
 def side_frame(values: WP.WinValues, profile: str, symmetric: bool) -> pd.DataFrame:
     """The ``sides`` rows of a 2- or 4-player run (0..61 x 0..61 x 3 leads): the solved value,
-    the fitted value (:func:`sim.studies.winprob.fit_side_table`) and its interval.
+    the fitted value (:func:`sim.study_kernels.winprob.fit_side_table`) and its interval.
 
-    Columns ``p_raw`` (solved, :func:`sim.studies.winprob.side_table`), ``p_win`` (fitted:
+    Columns ``p_raw`` (solved, :func:`sim.study_kernels.winprob.side_table`), ``p_win`` (fitted:
     what ships), ``p_low``, ``p_high`` (2.5 and 97.5 percentiles of the same fit applied to
     every bootstrap replicate), ``half_width`` (``(p_high - p_low) / 2``; NaN without
     replicates), ``exact`` (``"terminal"`` for a score 61, ``"symmetry"`` for the lot
@@ -463,7 +463,7 @@ def analyse(solved: dict, checks: list, timing: list, settings: dict,
 
 
 def order_frame(sides: pd.DataFrame) -> pd.DataFrame:
-    """Adjacent drops (:func:`sim.studies.winprob.adjacent_drops`) of the solved and the fitted
+    """Adjacent drops (:func:`sim.study_kernels.winprob.adjacent_drops`) of the solved and the fitted
     side tables, one row per table size and table (each judged by its own bootstrap
     half-widths), with the largest half-width of the fitted values over valid states (scores
     0..60, exact values left out) and over scores 0..``MONOTONE_TOP``."""

@@ -33,7 +33,7 @@ engine:
 Templates above the engine
 --------------------------
 The engine names no study. A module above it whose kernels play rounds with
-the set's strategies (:mod:`sim.studies.dealt_rounds`) is a template too, with
+the set's strategies (:mod:`sim.study_kernels.dealt_rounds`) is a template too, with
 its own ``STRATEGY_DEPENDENT``; it hands itself to the engine when it needs its
 kernels, ``engine.kernels(template)`` (:meth:`EngineSet.kernels`). They are
 generated as a module of their own, ``<kernel dir>/kernels_<digest>.py``, the

@@ -16,7 +16,7 @@ named in :data:`STRATEGY_DEPENDENT` for that set, once, when first asked.
     a hand (common random numbers), so tile-to-tile differences are sharp.
 :func:`rounds_from_states`
     One round per row from given start scores and leader, with a fresh deal
-    (the win-probability tables of :mod:`sim.studies.winprob`).
+    (the win-probability tables of :mod:`sim.study_kernels.winprob`).
 :func:`replay_dealt_round`
     One round from a given deal (tests and spot checks).
 :func:`engine_deal`, :func:`sample_hands`
@@ -70,7 +70,7 @@ def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced
 
     ``scores`` (int64[MAX_ENTITIES]) are the entities' scores before the round;
     every seat's decision stream starts from ``rng_key`` (:func:`sim.engine.play.start_seat_streams`). For tests and spot checks
-    (:func:`sim.studies.openings.replay_round`).
+    (:func:`sim.study_kernels.openings.replay_round`).
     """
     ws = new_workspace()
     for t in range(N_TILES):

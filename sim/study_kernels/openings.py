@@ -1,7 +1,7 @@
 """Forced openings: each tile of the leader's hand forced as the opening, the round played out.
 
 :func:`opening_counterfactual` wraps the forced-opening playouts
-(:func:`sim.studies.dealt_rounds.opening_counterfactual`, compiled for the
+(:func:`sim.study_kernels.dealt_rounds.opening_counterfactual`, compiled for the
 run's strategies by their engine): for the leader's 5-tile
 hands, each tile forced as the opening and the round played out many times
 with one strategy at every seat, the unseen tiles re-dealt for every playout
@@ -36,7 +36,7 @@ from sim.engine.compiled import CompiledRun
 from sim.engine.frames import TILE_NAMES
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
-from sim.studies import dealt_rounds as DR
+from sim.study_kernels import dealt_rounds as DR
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILE_INDEX, entity_count
 from strategies import winprob_table
 from strategies.winprob_table import WIN_TABLE
@@ -587,12 +587,12 @@ def _start_scores(players: int, scores) -> np.ndarray:
 def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_params,
                    baseline_strategy, baseline_params, playouts, scores, start, stop,
                    baseline_out, gains, winners, ends, errors, secret):
-    """:func:`sim.studies.dealt_rounds.opening_counterfactual` from start ``scores`` (int64[MAX_ENTITIES]).
+    """:func:`sim.study_kernels.dealt_rounds.opening_counterfactual` from start ``scores`` (int64[MAX_ENTITIES]).
 
     The same hands, re-deals (``STREAM_CF_DEAL``), decision streams
     (``STREAM_CF_DECISION``) and outputs as the engine's kernel, each round
     played by ``replay`` (the set's compiled
-    :func:`sim.studies.dealt_rounds.replay_dealt_round`, which takes the scores),
+    :func:`sim.study_kernels.dealt_rounds.replay_dealt_round`, which takes the scores),
     so at scores 0 it reproduces the kernel exactly (tests check it). The
     baseline's opening is asked at ``scores``. ``errors`` is left 0: the
     replay reports no invalid choices (the engine's kernel at scores 0 does).

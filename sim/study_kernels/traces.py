@@ -3,7 +3,7 @@
 :func:`trace_events` plays the very matches :func:`sim.simulate` plays (same
 seeds, same strategies) and returns them with one row per score event (round,
 turn, entity, kind, parts, accepted, the entity's score before it) and one
-row per (match, entity) describing its path to 61 (:mod:`sim.studies.trace_walk`
+row per (match, entity) describing its path to 61 (:mod:`sim.study_kernels.trace_walk`
 derives both from the engine's trace). Every figure is a pure function of
 ``(seed, match index)`` and the strategies: nothing depends on the thread
 count or the chunking.
@@ -23,7 +23,7 @@ from sim.engine.compiled import CompiledRun
 from sim.engine.frames import match_frame
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
-from sim.studies import trace_walk as TW
+from sim.study_kernels import trace_walk as TW
 
 __all__ = ["StudyTrace", "trace_events"]
 

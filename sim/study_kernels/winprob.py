@@ -14,7 +14,7 @@ Method
 1. **Transitions** (:func:`simulate_states`): from every state of the grid
    (:class:`StateGrid`: each entity's displayed score 0..60, every leader
    seat) the engine plays ``rounds_per_state`` rounds with fresh deals
-   (:func:`sim.studies.dealt_rounds.rounds_from_states`; round ``k`` of state ``s``
+   (:func:`sim.study_kernels.dealt_rounds.rounds_from_states`; round ``k`` of state ``s``
    is random-stream row ``k * n_states + s``, so a larger ``K`` extends a
    smaller one). A round that puts an entity on 305 (``END_TARGET``, or a
    domino or blocked event landing exactly) is a win for it; after a domino
@@ -97,7 +97,7 @@ from sim.engine.batch import run_blocks, thread_count
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
-from sim.studies import dealt_rounds as DR
+from sim.study_kernels import dealt_rounds as DR
 from sim.tiles import DEFAULT_MAX_ROUNDS, RAW_PER_DISPLAYED, TARGET_RAW, entities_for, entity_count
 from strategies.catalogue import strategy_entries
 
@@ -314,7 +314,7 @@ class RoundPlayer:
         return self.spec.names
 
     def play(self, row_ids, start_scores, leaders, threads: int | None = None) -> RoundEnds:
-        """One round per row (:func:`sim.studies.dealt_rounds.rounds_from_states`).
+        """One round per row (:func:`sim.study_kernels.dealt_rounds.rounds_from_states`).
 
         Parameters
         ----------
@@ -1080,9 +1080,9 @@ partnership's score can be negative (the partner debit): clamp it to 0 to
 look it up.
 
 The values are backward induction over simulated rounds
-(:mod:`sim.studies.winprob`, :data:`WIN_TABLE_ROUNDS` rounds from every
+(:mod:`sim.study_kernels.winprob`, :data:`WIN_TABLE_ROUNDS` rounds from every
 state), each the mean of the two sides' perspectives (self-play makes them
-interchangeable), then fitted (:func:`sim.studies.winprob.fit_side_table`):
+interchangeable), then fitted (:func:`sim.study_kernels.winprob.fit_side_table`):
 non-decreasing in the own score and non-increasing in the opponent's over scores
 0..{MONOTONE_TOP} (weighted pool-adjacent-violators; within 10 of 61 an overshoot can make
 more points hurt, so that zone is left as solved), symmetric (``1 - WIN_TABLE[p, b, a,

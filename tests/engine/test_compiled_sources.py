@@ -13,7 +13,7 @@ import pytest
 from sim.engine import compile_cache, compiled_sources, kernel_sets, play
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
-from sim.studies import dealt_rounds
+from sim.study_kernels import dealt_rounds
 from strategies.identity import Reach, function_digest
 from tests.support.paths import REPO
 

@@ -13,8 +13,8 @@ from sim.core import state as K
 from sim.core.rng import stream_key, word_at
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
-from sim.studies import dealt_rounds as DR
-from sim.studies.openings import (
+from sim.study_kernels import dealt_rounds as DR
+from sim.study_kernels.openings import (
     LEAD_LOT,
     LEAD_OTHER,
     LEAD_OWN,

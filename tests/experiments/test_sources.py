@@ -16,8 +16,8 @@ from experiments.settings import study_settings
 from experiments.studies import seats
 from sim.scale.shards import Shard
 from sim.scale.store import ShardError, ShardStore
-from sim.studies.openings import opening_counterfactual
-from sim.studies.traces import trace_events
+from sim.study_kernels.openings import opening_counterfactual
+from sim.study_kernels.traces import trace_events
 from tests.support.backends import WireBackend
 
 SEED = 23

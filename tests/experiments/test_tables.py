@@ -26,7 +26,7 @@ from experiments.studies import (
     study_plots,
     table_plots,
 )
-from sim.studies import trace_events
+from sim.study_kernels import trace_events
 
 PLAYERS = [2, 3, 4]
 STRATEGIES = ["greedy", "exact"]

@@ -13,7 +13,7 @@ from numba import njit
 
 from cli.main import build_parser
 from experiments.studies import win_probabilities
-from sim.studies import winprob as WP
+from sim.study_kernels import winprob as WP
 import strategies.winprob_table as shipped
 
 QUANTUM_STEP = 1.0 / 65535

@@ -1,9 +1,9 @@
-"""The notebooks run end to end at a small size (FIVE_UP_NOTEBOOK_SCALE=small).
+"""The notebooks' figures come from their outputs.
 
-Each is executed with nbclient on the ``python3`` kernel of this environment, with
-a per-cell timeout; any error in any cell fails the test. Outputs go to a temporary
-directory (FIVE_UP_NOTEBOOK_OUT), never into the repository, and the notebook file
-itself is not rewritten.
+Every notebook runs end to end at a small size in ``test_notebook_runs_*.py``
+(:func:`tests.support.notebook_runs.execute`: nbclient on the ``python3`` kernel of this
+environment, a per-cell timeout, outputs in a temporary directory, the notebook file not
+rewritten).
 
 At full scale notebooks 02 and 03 show committed results (FIVE_UP_RESULTS): they are run
 against a results directory made here by ``five-up results --size small`` and their printed
@@ -14,7 +14,6 @@ types a figure (:func:`test_markdown_types_no_figures`).
 from __future__ import annotations
 
 import base64
-import importlib.util
 import json
 import re
 import subprocess
@@ -24,52 +23,8 @@ import pandas as pd
 import pytest
 
 from experiments.reporting.reports import fmt_ci
+from tests.support.notebook_runs import execute, nbformat
 from tests.support.paths import NOTEBOOKS, REPO
-
-nbformat = pytest.importorskip("nbformat")
-nbclient = pytest.importorskip("nbclient")
-
-CELL_TIMEOUT = 240
-"""Seconds per cell: generous for a cold Numba cache; a warm run takes a few seconds."""
-
-
-NEEDS_RL = pytest.mark.skipif(importlib.util.find_spec("pettingzoo") is None,
-                              reason='the PettingZoo notebook needs pip install ".[rl]"')
-
-
-@pytest.mark.parametrize("name", [
-    "01-quickstart", "02-openings", "03-overshoot-and-settlement", "04-your-own-strategy",
-    pytest.param("05-pettingzoo-agent", marks=NEEDS_RL),
-    "06-tuning",
-])
-def test_notebook_runs_small(compiled_engine, tmp_path, monkeypatch, name):
-    execute(name, tmp_path, monkeypatch, "small")
-    assert any(tmp_path.iterdir())  # it wrote its files where it was told to
-
-
-def execute(name, out, monkeypatch, scale, results=None):
-    """Run notebook ``name`` at ``scale`` (files into ``out``, committed results read from
-    ``results``); returns the executed notebook. Fails on any cell error, or if the notebook
-    file was rewritten."""
-    path = NOTEBOOKS / f"{name}.ipynb"
-    before = path.read_bytes()
-    notebook = nbformat.read(path, as_version=4)
-    monkeypatch.setenv("FIVE_UP_NOTEBOOK_SCALE", scale)
-    monkeypatch.setenv("FIVE_UP_NOTEBOOK_OUT", str(out))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    monkeypatch.setenv("FIVE_UP_REPO", str(REPO))  # examples/ is not installed
-    if results is not None:
-        monkeypatch.setenv("FIVE_UP_RESULTS", str(results))
-    client = nbclient.NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3",
-                                     resources={"metadata": {"path": str(out)}})
-    client.execute()  # raises CellExecutionError on the first failing cell
-    errors = [output for cell in notebook.cells if cell.cell_type == "code"
-              for output in cell.get("outputs", []) if output.get("output_type") == "error"]
-    assert not errors
-    assert path.read_bytes() == before
-    return notebook
-
-
 def printed(notebook) -> str:
     """Everything the notebook's code cells printed or displayed as text."""
     parts = []

@@ -20,7 +20,7 @@ import strategies
 from strategies.catalogue import FAMILY_GROUP, StrategyError, describe, families, resolve
 from tests.support.paths import REPO
 
-ABOVE = ("sim.engine", "sim.studies", "sim.scale", "sim.bridges", "experiments.", "cli.")
+ABOVE = ("sim.engine", "sim.study_kernels", "sim.scale", "sim.bridges", "experiments.", "cli.")
 """Module prefixes of the layers above the strategies (pyproject.toml's import-linter layers)."""
 
 FAMILY = "fakefamily"

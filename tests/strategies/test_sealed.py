@@ -22,7 +22,7 @@ for 2, 3 and 4 players; and in real engine matches, every decision of the spy
 equals its choice on a view rebuilt from the public record and its own tiles
 alone (a rebuilt view with one word off, e.g. a hand size, disagrees on most
 decisions). The study kernels
-(:func:`sim.studies.openings.replay_round`) take the deal as an argument and seed each
+(:func:`sim.study_kernels.openings.replay_round`) take the deal as an argument and seed each
 seat's stream from ``rng_key`` alone, so the two deals are played from the
 same streams.
 
@@ -40,8 +40,8 @@ import strategies
 from sim.core import state as K
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
-from sim.studies import dealt_rounds
-from sim.studies.openings import replay_round
+from sim.study_kernels import dealt_rounds
+from sim.study_kernels.openings import replay_round
 from sim.core import rules
 from sim.core import rng as R
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
@@ -124,7 +124,7 @@ _REPLAYERS = {}
 
 
 def _replay(players, deal, leader, scores=None, forced_tile=-1, rng_key=0):
-    """:func:`sim.studies.openings.replay_round` with the spy in seat 0 and greedy elsewhere, its
+    """:func:`sim.study_kernels.openings.replay_round` with the spy in seat 0 and greedy elsewhere, its
     run compiled once per table size (the kernel call alone; ``test_replay_helper_is_replay_round``)."""
     run = _REPLAYERS.get(players)
     if run is None:

@@ -1,4 +1,4 @@
-"""sim.studies: score events in context, per-entity paths, forced-opening playouts.
+"""sim.study_kernels: score events in context, per-entity paths, forced-opening playouts.
 
 Everything is checked against the engine's own records (exact61-record/1),
 which ``five-up verify`` checks against the rules reference.
@@ -15,7 +15,7 @@ from sim.core.rng import SEAT_SALT, decision_key, one_way, stream_key, word_at
 from sim.engine.compiled import CompiledRun
 from sim.engine.play import Trace
 from sim.engine.spec import RunSpec
-from sim.studies.openings import (
+from sim.study_kernels.openings import (
     counterfactual_deal,
     engine_deal,
     hand_tiles,
@@ -23,7 +23,7 @@ from sim.studies.openings import (
     replay_round,
     sample_hands,
 )
-from sim.studies.traces import trace_events
+from sim.study_kernels.traces import trace_events
 from sim.tiles import TARGET_RAW, TILE_INDEX
 
 CONFIGS = [(2, "greedy,random"), (3, "random,greedy,random"), (4, "greedy,random")]

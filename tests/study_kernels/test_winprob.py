@@ -1,7 +1,7 @@
-"""sim.studies.winprob: rounds from given states, the backward induction and its checks.
+"""sim.study_kernels.winprob: rounds from given states, the backward induction and its checks.
 
 The round kernel is checked against the study round loop
-(``replay_dealt_round``, as :func:`sim.studies.openings.replay_round` calls it, on
+(``replay_dealt_round``, as :func:`sim.study_kernels.openings.replay_round` calls it, on
 the same deal and decision stream) and for independence from threads and batching; the solver against
 chains whose values are worked out by hand; the whole method against complete
 matches played from chosen states.
@@ -14,8 +14,8 @@ import pytest
 
 from sim.core import state as K
 from sim.core.rng import shuffle_round_deal, stream_key
-from sim.studies import dealt_rounds as DR
-from sim.studies import winprob as WP
+from sim.study_kernels import dealt_rounds as DR
+from sim.study_kernels import winprob as WP
 from sim.tiles import N_TILES, TARGET_RAW
 
 STRATEGIES = {2: "greedy", 3: "greedy,random,greedy", 4: "greedy,random"}
@@ -73,7 +73,7 @@ def test_a_row_is_the_study_loops_round_on_its_deal(compiled_engine, players):
         shuffle_round_deal(np.uint64(stream_key(seed, row, DR.STREAM_STATE_DEAL)), np.int64(0), deal)
         start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
         start[:scores.shape[1]] = scores[i]
-        # the study loop of sim.studies.openings.replay_round, in the same compiled engine
+        # the study loop of sim.study_kernels.openings.replay_round, in the same compiled engine
         stats = engine.kernels(DR).replay_dealt_round(
             deal, np.int64(players), slots, params, np.int64(leaders[i]), np.int64(-1), start,
             np.uint64(stream_key(seed, row, DR.STREAM_STATE_DECISION)))

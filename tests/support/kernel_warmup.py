@@ -26,11 +26,11 @@ def builtin_field() -> None:
 
 
 def study_kernels() -> None:
-    """The forced-opening study kernels (:mod:`sim.studies.dealt_rounds`) of the sets most study
+    """The forced-opening study kernels (:mod:`sim.study_kernels.dealt_rounds`) of the sets most study
     tests play, greedy's and random's: a study always compiles its run's own set, so these are
     the very kernels the tests load (a run that may borrow a cached larger set is left out: which
     set it finds would depend on the other task's progress)."""
-    from sim.studies import openings
+    from sim.study_kernels import openings
 
     openings.opening_counterfactual(2, "greedy", hands=1, playouts=1, seed=0)
     openings.opening_counterfactual(2, "random", hands=1, playouts=1, seed=0, baseline="random")
