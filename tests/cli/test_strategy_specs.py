@@ -131,7 +131,7 @@ def test_strategies_command_describes_any_spec(plugin_dir):
     assert all("id" not in row for row in rows)
     text = run_cli("strategies", f"{EDGE_MODULE}:edge", env=env_with_path(plugin_dir))
     assert text.returncode == 0, text.stderr
-    assert "edge (stochastic: no, uses inference: no, lookahead: 0)" in text.stdout
+    assert f"edge (stochastic: no, uses inference: no, lookahead: 0; spec {EDGE_MODULE}:edge)" in text.stdout
     assert "(example)" not in text.stdout
 
 
