@@ -16,9 +16,11 @@ _cli = call_cli  # in this process: the session's compiled kernels are reused
                        "discard_probability.png", "zone_turns.png"]),
     ("settlement", [], ["domino_parts.csv", "parts_hist.parquet", "blocked.csv", "points.csv",
                         "partner_debit.csv", "domino_parts.png", "point_sources.png"]),
-    ("openings", ["--hands", "4", "--playouts", "3"],
-     ["tiles.parquet", "tiles.csv", "cf_tiles.csv", "cf_hands.csv", "cf_summary.csv",
-      "opening_tiles.png", "counterfactual.png"]),
+    # The openings command compiles its strong continuations (rollout, matchplay): about 90 s,
+    # the default run's longest test; tests/experiments/test_openings.py covers the study there.
+    pytest.param("openings", ["--hands", "4", "--playouts", "3"],
+                 ["tiles.parquet", "tiles.csv", "cf_tiles.csv", "cf_hands.csv", "cf_summary.csv",
+                  "opening_tiles.png", "counterfactual.png"], marks=pytest.mark.slow),
     ("seats", [], ["first_lot.csv", "positions.parquet", "absolute_seats.csv",
                    "round_positions.csv", "seats.png"]),
 ])
