@@ -220,22 +220,23 @@ def _dispatch_source(names: Sequence[str], code_keys: Sequence[str], modules: Se
     ]
     for slot in range(len(names)):
         lines += [f"    if slot == {slot}:", f"        return strategy_{slot}(view)"]
-    lines += ["    return INVALID_CHOICE", "", "", "@hot_kernel", "def slot_sees_hidden(slot):"]
-    # Only slots whose code key says so receive every hand and the boneyard order.
-    for slot, key in enumerate(code_keys):
-        if key.endswith(SEES_HIDDEN_KEY):
-            lines += [f"    if slot == {slot}:", "        return True"]
-    lines += ["    return False", "", "", "@hot_kernel", "def slot_reads_history(slot):"]
-    # The engine writes the public history only while one of these slots is seated.
-    for slot, key in enumerate(code_keys):
-        if READS_HISTORY_KEY in key:
-            lines += [f"    if slot == {slot}:", "        return True"]
-    lines += ["    return False", "", "", "@hot_kernel", "def slot_parameters(slot):"]
-    for slot, count in enumerate(parameters):
-        if count:
-            lines += [f"    if slot == {slot}:", f"        return {int(count)}"]
-    lines += ["    return 0", ""]
+    lines += ["    return INVALID_CHOICE", ""]
+    # Only slots whose code key says so receive every hand and the boneyard order; the engine
+    # writes the public history only while a slot that reads it is seated.
+    lines += _slot_table("slot_sees_hidden", [key.endswith(SEES_HIDDEN_KEY) for key in code_keys], False)
+    lines += _slot_table("slot_reads_history", [READS_HISTORY_KEY in key for key in code_keys], False)
+    lines += _slot_table("slot_parameters", [int(count) for count in parameters], 0)
     return "\n".join(lines)
+
+
+def _slot_table(name: str, values: Sequence, default) -> list[str]:
+    """Source lines of a generated ``hot_kernel`` ``name(slot)``: ``values[slot]`` for the slots
+    whose value is not ``default``, else ``default``."""
+    lines = ["", "@hot_kernel", f"def {name}(slot):"]
+    for slot, value in enumerate(values):
+        if value != default:
+            lines += [f"    if slot == {slot}:", f"        return {value!r}"]
+    return lines + [f"    return {default!r}", ""]
 
 
 def _recreate(dispatcher, namespace: dict, module_name: str, path: Path):
