@@ -74,34 +74,36 @@ def copy_of_the_tree(directory) -> None:
     shutil.copy(REPO / "pyproject.toml", directory / "pyproject.toml")
 
 
-def test_a_lower_layer_importing_an_upper_one_breaks_the_contract(tmp_path):
-    """The contracts can fail: a copy of the tree whose core imports the command line does."""
-    copy_of_the_tree(tmp_path)
-    rules = tmp_path / "sim" / "core" / "rules.py"
-    rules.write_text(rules.read_text() + "\nimport cli.main  # a lower layer importing the top\n")
-    run = lint_imports(tmp_path, env={"PYTHONPATH": str(tmp_path)})
+def lint_a_broken_copy(directory, added: dict[str, str]) -> subprocess.CompletedProcess:
+    """``lint-imports`` on a copy of the tree (:func:`copy_of_the_tree` in ``directory``) with
+    each line of ``added`` (file path in the tree -> import line) appended to its file; asserts
+    that it fails."""
+    copy_of_the_tree(directory)
+    for path, line in added.items():
+        module = directory / path
+        module.write_text(module.read_text() + f"\n{line}\n")
+    run = lint_imports(directory, env={"PYTHONPATH": str(directory)})
     assert run.returncode != 0
-    assert "sim.core.rules -> cli.main" in run.stdout, run.stdout
+    return run
 
 
-def test_reporting_importing_a_study_breaks_the_experiments_contract(tmp_path):
-    """Inside experiments the layers run one way too: reporting imports no study."""
-    copy_of_the_tree(tmp_path)
-    figures = tmp_path / "experiments" / "reporting" / "figures.py"
-    figures.write_text(figures.read_text() + "\nimport experiments.studies.overshoot  # upward\n")
-    run = lint_imports(tmp_path, env={"PYTHONPATH": str(tmp_path)})
-    assert run.returncode != 0
-    assert "experiments.reporting.figures -> experiments.studies.overshoot" in run.stdout, run.stdout
+@pytest.mark.parametrize("path,line,broken", [
+    # the contracts can fail: a copy of the tree whose core imports the command line does
+    ("sim/core/rules.py", "import cli.main  # a lower layer importing the top",
+     "sim.core.rules -> cli.main"),
+    # inside experiments the layers run one way too: reporting imports no study
+    ("experiments/reporting/figures.py", "import experiments.studies.overshoot  # upward",
+     "experiments.reporting.figures -> experiments.studies.overshoot"),
+], ids=["core-imports-cli", "reporting-imports-a-study"])
+def test_importing_an_upper_layer_breaks_the_contract(tmp_path, path, line, broken):
+    run = lint_a_broken_copy(tmp_path, {path: line})
+    assert broken in run.stdout, run.stdout
 
 
 def test_a_cycle_breaks_the_contract(tmp_path):
-    copy_of_the_tree(tmp_path)
-    stats = tmp_path / "experiments" / "stats.py"
-    stats.write_text(stats.read_text() + "\nimport experiments.reporting.reports  # reports imports stats\n")
-    reports = tmp_path / "experiments" / "reporting" / "reports.py"
-    reports.write_text(reports.read_text() + "\nimport experiments.stats\n")
-    run = lint_imports(tmp_path, env={"PYTHONPATH": str(tmp_path)})
-    assert run.returncode != 0
+    run = lint_a_broken_copy(tmp_path, {
+        "experiments/stats.py": "import experiments.reporting.reports  # reports imports stats",
+        "experiments/reporting/reports.py": "import experiments.stats"})
     assert "No import cycles between the modules of any package BROKEN" in " ".join(run.stdout.split())
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 
+from tests.support.bad_input import bad_input_test
 from tests.support.plugins import call_cli, help_text, one_line
 
 
@@ -15,28 +15,16 @@ def test_help_explains_every_option(capsys):
               "--backend")
 
 
-@pytest.mark.parametrize("args,word", [
-    (["--players", "3"], "players"),
-    (["--players", "two"], "players"),
-    (["--ladder", "random,nope"], "nope"),
-    (["--ladder", "greedy"], "at least 2"),
-    (["--deals", "0"], "deals"),
-    (["--timing-matches", "-1"], "timing_matches"),
-    (["--seed", "-3"], "seed"),
-    (["--threads", "0"], "threads"),
-    (["--bogus"], "bogus"),
-    (["--versus", "random,greedy"], "yardstick"),
-    (["--versus", "nope"], "nope"),
-])
-def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
-    result = call_cli("strength", "--ladder", "random,greedy", *args, "--out",
-                         str(tmp_path / "out"), "--quiet")
-    one_line(result, 2, word)
-    assert not (tmp_path / "out").exists()
-
-
-def test_no_out_is_one_line(capsys):
-    one_line(call_cli("strength", "--ladder", "random,greedy"), 2)
+test_bad_input_is_one_line_and_status_2 = bad_input_test(
+    "strength", "--ladder", "random,greedy", cases=[
+        (["--ladder", "random,nope"], "nope"),
+        (["--ladder", "greedy"], "at least 2"),
+        (["--deals", "0"], "deals"),
+        (["--timing-matches", "-1"], "timing_matches"),
+        (["--seed", "-3"], "seed"),
+        (["--versus", "random,greedy"], "yardstick"),
+        (["--versus", "nope"], "nope"),
+    ])
 
 
 def test_the_default_ladder_needs_allow_hidden_or_is_refused_in_one_line(tmp_path):

@@ -6,8 +6,7 @@ import json
 import subprocess
 import sys
 
-import pytest
-
+from tests.support.bad_input import bad_input_test
 from tests.support.plugins import call_cli, help_text, one_line
 
 
@@ -18,9 +17,7 @@ def test_help_explains_every_option(capsys):
               "--quiet", "scaled space", "paired 95%")
 
 
-@pytest.mark.parametrize("args,word", [
-    (["--players", "3"], "players"),
-    (["--players", "two"], "players"),
+test_bad_input_is_one_line_and_status_2 = bad_input_test("tune", cases=[
     (["--against", "weighted,nope"], "nope"),
     (["--strategy", "greedy"], "no parameters"),
     (["--strategy", "weighted,greedy"], "one strategy"),
@@ -32,19 +29,9 @@ def test_help_explains_every_option(capsys):
     (["--pick", "median"], "pick"),
     (["--validation-deals", "0"], "validation_deals"),
     (["--seed", "-1"], "seed"),
-    (["--threads", "0"], "threads"),
     (["--validate-against", "cheater"], "hidden"),
     (["--ship", "table.txt"], ".py"),
-    (["--bogus"], "bogus"),
 ])
-def test_bad_input_is_one_line_and_status_2(capsys, tmp_path, args, word):
-    result = call_cli("tune", *args, "--out", str(tmp_path / "out"), "--quiet")
-    one_line(result, 2, word)
-    assert not (tmp_path / "out").exists()
-
-
-def test_no_out_is_one_line(capsys):
-    one_line(call_cli("tune"), 2)
 
 
 def test_a_tiny_run_in_a_process_of_its_own(compiled_engine, tmp_path):

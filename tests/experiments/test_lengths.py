@@ -6,37 +6,26 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.sources import collect_traces
 from experiments.stats import t_quantile
 from experiments.studies import length_plots, lengths
 import sim
 from sim.tiles import TARGET_RAW, entity_count
-
-PLAYERS = [2, 3, 4]
-STRATEGIES = ["greedy", "random"]
-MATCHES = 200
-SEED = 17
-
-
-@pytest.fixture(scope="module")
-def traces(compiled_engine):
-    return collect_traces(PLAYERS, STRATEGIES, MATCHES, SEED)
+from tests.support.study_runs import SELF_PLAY, traces  # noqa: F401  (a fixture)
 
 
 @pytest.fixture(scope="module")
 def result(traces):
-    return lengths.run(PLAYERS, STRATEGIES, MATCHES, SEED, traces=traces)
+    return lengths.run(*SELF_PLAY, traces=traces)
 
 
 @pytest.fixture(scope="module")
 def engine_frames(compiled_engine):
     """``(strategy, players) -> (match frame, round frame)`` straight from the engine."""
     out = {}
-    for strategy in STRATEGIES:
-        for players in PLAYERS:
-            out[strategy, players] = (sim.simulate(players, [strategy] * players, MATCHES, SEED),
-                                      sim.simulate_rounds(players, [strategy] * players, MATCHES,
-                                                          SEED))
+    for strategy in SELF_PLAY.strategies:
+        for players in SELF_PLAY.players:
+            args = (players, [strategy] * players, SELF_PLAY.matches, SELF_PLAY.seed)
+            out[strategy, players] = (sim.simulate(*args), sim.simulate_rounds(*args))
     return out
 
 
@@ -60,7 +49,7 @@ def test_rounds_per_match_equal_the_engine_match_frame(result, engine_frames):
     for (strategy, players), (frame, _) in engine_frames.items():
         rounds = frame["rounds"].to_numpy()
         row = _row(table, strategy, players)
-        assert row.matches == MATCHES
+        assert row.matches == SELF_PLAY.matches
         assert row.unfinished == int((frame["winner"] < 0).sum())
         assert row.rounds_mean == pytest.approx(rounds.mean())
         se = rounds.std(ddof=1) / np.sqrt(len(rounds))
@@ -87,7 +76,7 @@ def test_score_paths_equal_the_engine_round_frame(traces, engine_frames):
         trace = traces[strategy, players]
         scores = lengths.score_paths(trace.matches, trace.events, players)
         n_entities = entity_count(players)
-        assert scores.shape == (MATCHES, horizon, n_entities)
+        assert scores.shape == (SELF_PLAY.matches, horizon, n_entities)
         # the engine's score after each round, carried at the final score after the last one
         expected = np.repeat(frame[[f"score_{e}" for e in range(n_entities)]].to_numpy()[:, None],
                              horizon, axis=1).astype(np.int64)
@@ -179,7 +168,8 @@ def test_figures_carry_units_and_the_run(result):
     figure = length_plots.score_paths_figure(result.frames["trajectories"], settings)
     assert "displayed points" in figure.axes[0].get_ylabel()
     texts = [t.get_text() for t in figure.texts]
-    assert f"{MATCHES} matches per configuration, players 2, 3, 4, seed {SEED}" in texts
+    assert (f"{SELF_PLAY.matches} matches per configuration, players 2, 3, 4, "
+            f"seed {SELF_PLAY.seed}") in texts
     figure = length_plots.rounds_per_match_figure(result.frames["rounds_hist"], settings)
     assert figure.axes[0].get_xlabel() == "rounds per match"
     figure = length_plots.score_gap_figure(result.frames["gaps"], settings)
@@ -202,13 +192,13 @@ def test_rounds_contrast_is_paired_by_deal(result, engine_frames):
     # random - greedy at each player count: match i of both is the same first deal
     contrasts = result.frames["contrasts"]
     assert set(contrasts["b"]) == {"greedy"} and set(contrasts["a"]) == {"random"}
-    for players in PLAYERS:
+    for players in SELF_PLAY.players:
         a = engine_frames[("random", players)][0]["rounds"].to_numpy(dtype=float)
         b = engine_frames[("greedy", players)][0]["rounds"].to_numpy(dtype=float)
         d = a - b
         half = t_quantile(len(d) - 1) * d.std(ddof=1) / np.sqrt(len(d))
         row = contrasts[contrasts.players == players].iloc[0]
-        assert row.deals == MATCHES and row.difference == pytest.approx(d.mean())
+        assert row.deals == SELF_PLAY.matches and row.difference == pytest.approx(d.mean())
         assert (row.low, row.high) == pytest.approx((d.mean() - half, d.mean() + half))
         assert row.detected == (row.low > 0 or row.high < 0)
         assert row.words.endswith("no detectable difference") == (not row.detected)

@@ -15,45 +15,30 @@ from experiments.mixed_tables import (
 )
 from experiments.reporting.figures import run_footer
 from experiments.settings import configuration_matches, matches_clause, study_settings
-from experiments.sources import collect_rounds, collect_traces
 from experiments.stats import clustered_proportion, clustered_ratio, wilson_interval
 from experiments.studies import opening_leads, overshoot, seats, settlement, study_plots
 from sim.tiles import N_TILES, TARGET_RAW
-
-PLAYERS = [2, 3, 4]
-STRATEGIES = ["greedy", "random"]
-MATCHES = 150
-SEED = 13
-
-
-@pytest.fixture(scope="module")
-def traces(compiled_engine):
-    return collect_traces(PLAYERS, STRATEGIES, MATCHES, SEED)
-
-
-@pytest.fixture(scope="module")
-def rounds(compiled_engine):
-    return collect_rounds(PLAYERS, STRATEGIES, MATCHES, SEED)
+from tests.support.study_runs import SELF_PLAY, rounds, traces  # noqa: F401  (fixtures)
 
 
 @pytest.fixture(scope="module")
 def overshoot_result(traces):
-    return overshoot.run(PLAYERS, STRATEGIES, MATCHES, SEED, traces=traces)
+    return overshoot.run(*SELF_PLAY, traces=traces)
 
 
 @pytest.fixture(scope="module")
 def settlement_result(traces):
-    return settlement.run(PLAYERS, STRATEGIES, MATCHES, SEED, traces=traces)
+    return settlement.run(*SELF_PLAY, traces=traces)
 
 
 @pytest.fixture(scope="module")
 def openings_result(compiled_engine):
-    return opening_leads.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=12, playouts=6)
+    return opening_leads.run(*SELF_PLAY, hands=12, playouts=6)
 
 
 @pytest.fixture(scope="module")
 def seats_result(rounds):
-    return seats.run(PLAYERS, STRATEGIES, MATCHES, SEED, rounds=rounds)
+    return seats.run(*SELF_PLAY, rounds=rounds)
 
 
 # ---------------------------------------------------------------------------
@@ -90,7 +75,7 @@ def test_overshoot_counts_agree_with_the_engine_frame(overshoot_result, traces):
         assert sel.discarded_raw.sum() == m.raw_discarded.sum()
         assert ((sel.p_discard >= sel.low - 1e-12) & (sel.p_discard <= sel.high + 1e-12)).all()
         row = paths.loc[(strategy, players)]
-        assert row.matches == MATCHES and row.finished == (m.winner >= 0).sum()
+        assert row.matches == SELF_PLAY.matches and row.finished == (m.winner >= 0).sum()
         assert row.raw_discarded_per_match == pytest.approx(m.raw_discarded.mean())
         n_entities = 2 if players == 4 else players
         for e in range(n_entities):
@@ -175,9 +160,9 @@ def test_partner_debit_only_with_four_players(settlement_result, traces):
 # ---------------------------------------------------------------------------
 def test_opening_tables(openings_result, rounds):
     tiles = openings_result.frames["tiles"]
-    assert len(tiles) == N_TILES * len(PLAYERS) * len(STRATEGIES)
+    assert len(tiles) == N_TILES * len(SELF_PLAY.players) * len(SELF_PLAY.strategies)
     for (strategy, players), sel in tiles.groupby(["strategy", "players"]):
-        assert sel.first_n.sum() == MATCHES
+        assert sel.first_n.sum() == SELF_PLAY.matches
         assert sel.first_share.sum() == pytest.approx(1.0)
         r = rounds[(strategy, players)]
         assert sel.any_n.sum() == len(r)
@@ -191,7 +176,7 @@ def test_opening_tables(openings_result, rounds):
     hands = openings_result.frames["cf_hands"]
     assert (cf.groupby("players")["hands"].sum() == 12 * 5).all()
     assert (hands["gain"] >= 0).all()
-    assert len(openings_result.frames["cf_summary"]) == len(PLAYERS)
+    assert len(openings_result.frames["cf_summary"]) == len(SELF_PLAY.players)
     # relative values of a hand's five openings average to zero
     assert cf.relative_mean.notna().any()
 
@@ -313,7 +298,8 @@ def test_every_study_figure_carries_the_runs_footer(overshoot_result, settlement
         (study_plots.seats_figure(seats_result.frames["positions"], seats_result.settings),
          seats_result),
     ]
-    footer = f"{MATCHES} matches per configuration, players 2, 3, 4, seed {SEED}"
+    footer = (f"{SELF_PLAY.matches} matches per configuration, players 2, 3, 4, "
+              f"seed {SELF_PLAY.seed}")
     for fig, result in figures:
         assert run_footer(result.settings) == footer
         assert footer in _texts(fig)

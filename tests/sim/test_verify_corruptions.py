@@ -108,6 +108,18 @@ def play_indices(rnd_obj: dict) -> list[int]:
     return [i for i, a in enumerate(rnd_obj["actions"]) if a["type"] == "play"]
 
 
+def adjacent(key: str, pair):
+    """A :func:`find` predicate: the first index ``j`` of round ``r``'s ``key`` list
+    (``"actions"`` or ``"events"``) where ``pair(items[j], items[j + 1])`` holds, else None."""
+    def predicate(record, r):
+        items = record["rounds"][r][key]
+        for j in range(len(items) - 1):
+            if pair(items[j], items[j + 1]):
+                return j
+        return None
+    return predicate
+
+
 def drew_before(actions: list[dict], i: int) -> bool:
     """Whether action ``i`` directly follows a draw (the same turn)."""
     return i > 0 and actions[i - 1]["type"] == "draw"
@@ -437,14 +449,7 @@ def test_draw_from_an_empty_boneyard():
 
 def test_skipped_draw():
     """Dropping a forced draw shifts everything: the next draw is then not the front tile."""
-    def predicate(record, r):
-        actions = record["rounds"][r]["actions"]
-        for i in range(len(actions) - 1):
-            if actions[i]["type"] == "draw" and actions[i + 1]["type"] == "draw":
-                return i
-        return None
-
-    record, r, i = find(2, predicate)
+    record, r, i = find(2, adjacent("actions", lambda a, b: a["type"] == b["type"] == "draw"))
     actions = record["rounds"][r]["actions"]
     skipped = actions.pop(i)
     assert problem(record) == (f"round {r}, action {i}: expected draw of {name(skipped['tile'])} "
@@ -776,18 +781,11 @@ def test_blocked_settlement_kind_swapped_for_domino():
 # ---------------------------------------------------------------------------
 
 
-def _two_placement_events_same_entity(record, r):
-    events = record["rounds"][r]["events"]
-    for j in range(len(events) - 1):
-        a, b = events[j], events[j + 1]
-        if a["kind"] == b["kind"] == "placement" and a["entity"] == b["entity"]:
-            return j
-    return None
-
-
 @pytest.mark.parametrize("players", PLAYERS)
 def test_events_reordered(players):
-    record, r, j = find(players, _two_placement_events_same_entity)
+    """Two adjacent placement events of one entity swapped: the first names the wrong action."""
+    record, r, j = find(players, adjacent(
+        "events", lambda a, b: a["kind"] == b["kind"] == "placement" and a["entity"] == b["entity"]))
     events = record["rounds"][r]["events"]
     first, second = events[j]["action"], events[j + 1]["action"]
     events[j], events[j + 1] = events[j + 1], events[j]
@@ -795,14 +793,7 @@ def test_events_reordered(players):
 
 
 def test_events_reordered_across_entities():
-    def predicate(record, r):
-        events = record["rounds"][r]["events"]
-        for j in range(len(events) - 1):
-            if events[j]["entity"] != events[j + 1]["entity"]:
-                return j
-        return None
-
-    record, r, j = find(3, predicate)
+    record, r, j = find(3, adjacent("events", lambda a, b: a["entity"] != b["entity"]))
     events = record["rounds"][r]["events"]
     first, second = events[j]["entity"], events[j + 1]["entity"]
     events[j], events[j + 1] = events[j + 1], events[j]
