@@ -4,9 +4,11 @@ Each subcommand group is one ``*_command.py`` module (so that no file name repea
 of ``experiments/`` or ``sim/`` it runs):
 
 - :mod:`cli.main`                ``five-up``'s parser and :func:`~cli.main.main`
-- :mod:`cli.arguments`           options shared by the subcommands; the one-line-error parser
+- :mod:`cli.arguments`           exit statuses, the one-line-error parser, the scale-out options
+- :mod:`cli.options`             the options as tables (one row per option) and the shared rows
 - :mod:`cli.sealing`             ``--sealed``, ``--secret``, ``--decision-timeout``
 - :mod:`cli.failures`            exit statuses, the error line, failures of long sharded runs
+- :mod:`cli.result_lines`        the key numbers and shipped table a finished run prints
 - :mod:`cli.simulate_command`    ``five-up simulate`` and ``five-up record``
 - :mod:`cli.verify_command`      ``five-up verify``
 - :mod:`cli.reference_command`   ``five-up reference``

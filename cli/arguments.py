@@ -1,9 +1,9 @@
-"""Options shared by the ``five-up`` subcommands, exit statuses, and bad input in one line.
+"""What every ``five-up`` subcommand shares: exit statuses, bad input in one line, the
+subcommand record and parser, and the scale-out options with their checks.
 
-Every option is read as text and checked by the project's own checks
-(:mod:`sim.checks`, :class:`sim.engine.spec.RunSpec`, :func:`backend_options`),
-never by argparse types, so that all bad input gives exactly one line
-``five-up: error: ...`` and status 2 (argparse would print its usage too).
+The options themselves are rows of :mod:`cli.options`, read as text and checked here
+(:func:`backend_options`) or by the project's own checks, so that all bad input gives exactly one
+line ``five-up: error: ...`` and status 2.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cli import options
+from cli.options import Switch, Text
 from sim.checks import check_int
 from sim.scale.backends import (
     BACKENDS,
@@ -25,7 +27,6 @@ from sim.scale.backends import (
     open_backend,
 )
 from sim.scale.shards import DEFAULT_SHARD_SIZE
-from sim.tiles import DEFAULT_MAX_ROUNDS
 
 PROG = "five-up"
 """The command's name, the prefix of every error line."""
@@ -61,17 +62,6 @@ def usage_error(message) -> int:
     print_error(message)
     return EXIT_USAGE
 
-STRATEGY_SPECS_HELP = (
-    "Each strategy is a built-in name (`five-up strategies`), MODULE:NAME (a strategy of an "
-    "importable module), path/to/file.py:NAME, openspiel:ismcts (OpenSpiel's information-set MCTS "
-    "bot; pip install \".[openspiel]\"), or any of these with other parameter values: "
-    "name[k=v,...] (commas inside [...] are kept). With --backend dask the workers import "
-    "the module, so it must be importable on every worker (installed or on PYTHONPATH); "
-    "strategies defined in a notebook or __main__ run only on the local backend."
-)
-"""The part of ``--strategies``' help shared by every command that takes it."""
-
-
 @dataclass(frozen=True)
 class Command:
     """One ``five-up`` subcommand: its help, options and handler (its name and one-line
@@ -88,6 +78,7 @@ class Command:
     raw_description : bool
         Keep the description's line breaks.
     epilog : str
+        Printed after the options (None: nothing).
     """
 
     description: str
@@ -111,20 +102,6 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(EXIT_USAGE, f"{PROG}: error: {message} (see {self.prog} --help)\n")
-
-
-def strategies_help(what: str) -> str:
-    """``--strategies``' help: ``what`` the list means, then the spec syntax (``%`` escaped)."""
-    return f"{what} {STRATEGY_SPECS_HELP}".replace("%", "%%")
-
-
-def add_round_and_thread_arguments(parser) -> None:
-    """``--max-rounds`` (ruling 15) and ``--threads``: every command that plays matches."""
-    parser.add_argument("--max-rounds", default=str(DEFAULT_MAX_ROUNDS), metavar="R",
-                        help="ruling 15: a match still running after R rounds stops unfinished "
-                             f"(default {DEFAULT_MAX_ROUNDS})")
-    parser.add_argument("--threads", default=None, metavar="T",
-                        help="worker threads (default: NUMBA_NUM_THREADS, i.e. all cores)")
 
 
 def check_output_file(path: str, suffixes: tuple[str, ...], option: str = "--out") -> str:
@@ -152,25 +129,28 @@ def add_backend_arguments(parser, summary_only: bool = True, shard_size: int = D
     """Add ``--backend --scheduler --workers --connect-timeout --shard-size --keep-shards``
     (and ``--summary-only``); :func:`backend_options` checks their values. ``shard_size`` is
     the default shown in ``--help``."""
-    group = parser.add_argument_group("scale-out and resume")
-    group.add_argument("--backend", default="local", metavar="NAME",
-                       help="where shards run: local (default: threads in this process) or dask")
-    group.add_argument("--scheduler", default=None, metavar="ADDR",
-                       help="dask scheduler address (e.g. tcp://host:8786); without it "
-                            "--backend dask starts a local cluster for the run")
-    group.add_argument("--workers", default=None, metavar="N",
-                       help="worker processes of that local dask cluster (default: all cores)")
-    group.add_argument("--connect-timeout", default=str(DEFAULT_CONNECT_TIMEOUT), metavar="SEC",
-                       help=f"seconds to wait for --scheduler (default {DEFAULT_CONNECT_TIMEOUT:g})")
-    group.add_argument("--shard-size", default=None, metavar="K",
-                       help=f"{shard_unit} per shard (default {shard_size}); finished shards "
-                            "are kept on disk and a re-run of the same command resumes from them")
-    group.add_argument("--keep-shards", action="store_true",
-                       help="keep the shard files after the final output is written")
+    rows = [
+        Text("--backend", "NAME",
+             "where shards run: local (default: threads in this process) or dask",
+             default="local"),
+        Text("--scheduler", "ADDR",
+             "dask scheduler address (e.g. tcp://host:8786); without it --backend dask "
+             "starts a local cluster for the run"),
+        Text("--workers", "N",
+             "worker processes of that local dask cluster (default: all cores)"),
+        Text("--connect-timeout", "SEC",
+             f"seconds to wait for --scheduler (default {DEFAULT_CONNECT_TIMEOUT:g})",
+             default=str(DEFAULT_CONNECT_TIMEOUT)),
+        Text("--shard-size", "K",
+             f"{shard_unit} per shard (default {shard_size}); finished shards are kept "
+             "on disk and a re-run of the same command resumes from them"),
+        Switch("--keep-shards", "keep the shard files after the final output is written"),
+    ]
     if summary_only:
-        group.add_argument("--summary-only", action="store_true",
-                           help="keep only per-shard aggregates (win counts, sums, sums of "
-                                "squares, histograms): memory independent of --matches")
+        rows.append(Switch("--summary-only",
+                           "keep only per-shard aggregates (win counts, sums, sums of "
+                           "squares, histograms): memory independent of --matches"))
+    options.add(parser.add_argument_group("scale-out and resume"), rows)
 
 
 def backend_options(args, default_shard_size: int = DEFAULT_SHARD_SIZE) -> dict:

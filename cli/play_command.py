@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 
+from cli import options
 from cli.arguments import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -19,6 +20,7 @@ from cli.arguments import (
     check_output_file,
     usage_error,
 )
+from cli.options import Text
 from sim.human.human_game import DEFAULT_SEED, HumanGame
 from sim.checks import check_int, check_players, check_seed
 from sim.engine.python_seats import StrategyFailure
@@ -40,32 +42,32 @@ COMPILE_NOTICE = ("Preparing {names} (compiled for this process: a few seconds; 
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--players", default="2", metavar="N",
-                        help="2, 3 or 4 players (default 2); with 4, seats S and S+2 are partners")
-    parser.add_argument("--seat", default="0", metavar="S",
-                        help="your seat, 0..N-1 (default 0); seats play clockwise 0, 1, ...")
-    parser.add_argument("--vs", default=DEFAULT_OPPONENT, metavar="STRATEGY[,...]",
-                        help="who plays the other seats: one strategy for all of them, or one "
-                             "per other seat in seat order (with 4 players your partner, seat "
-                             f"S+2, is one of them); default {DEFAULT_OPPONENT}. Each is a built-in "
-                             "name (`five-up strategies`: random, greedy, weighted, rollout, ...), "
-                             "MODULE:NAME, path/to/file.py:NAME, openspiel:ismcts, or any of these "
-                             "with other parameter values: name[k=v,...]. Strategies that see "
-                             "hidden information are refused.")
-    parser.add_argument("--seed", default=str(DEFAULT_SEED), metavar="SEED",
-                        help="seeds the lots, deals and draws and the strategies' decision streams "
-                             f"(default {DEFAULT_SEED}, so every run is reproducible: the same "
-                             "seed and the same moves give the same match)")
-    parser.add_argument("--max-rounds", default=str(DEFAULT_MAX_ROUNDS), metavar="R",
-                        help="ruling 15: the match stops unfinished after R rounds "
-                             f"(default {DEFAULT_MAX_ROUNDS})")
-    parser.add_argument("--record", default=None, metavar="FILE",
-                        help="write the match record (exact61-record/1, one JSON line; replaced if "
-                             "it exists) to FILE when the match ends; `five-up verify FILE` checks "
-                             "it. Default: no record. A match stopped early (q, end of input, "
-                             "Ctrl-C) saves its finished rounds with winner null and "
-                             "\"interrupted\": true, which verify reports as stopped below its "
-                             "round limit.")
+    options.add(parser, (
+        Text("--players", "N",
+             "2, 3 or 4 players (default 2); with 4, seats S and S+2 are partners", default="2"),
+        Text("--seat", "S",
+             "your seat, 0..N-1 (default 0); seats play clockwise 0, 1, ...", default="0"),
+        Text("--vs", "STRATEGY[,...]",
+             "who plays the other seats: one strategy for all of them, or one per other seat in "
+             "seat order (with 4 players your partner, seat S+2, is one of them); default "
+             f"{DEFAULT_OPPONENT}. Each is a built-in name (`five-up strategies`: random, "
+             "greedy, weighted, rollout, ...), MODULE:NAME, path/to/file.py:NAME, "
+             "openspiel:ismcts, or any of these with other parameter values: name[k=v,...]. "
+             "Strategies that see hidden information are refused.", default=DEFAULT_OPPONENT),
+        Text("--seed", "SEED",
+             "seeds the lots, deals and draws and the strategies' decision streams (default "
+             f"{DEFAULT_SEED}, so every run is reproducible: the same seed and the same moves "
+             "give the same match)", default=str(DEFAULT_SEED)),
+        Text("--max-rounds", "R",
+             "ruling 15: the match stops unfinished after R rounds (default "
+             f"{DEFAULT_MAX_ROUNDS})", default=str(DEFAULT_MAX_ROUNDS)),
+        Text("--record", "FILE",
+             "write the match record (exact61-record/1, one JSON line; replaced if it exists) to "
+             "FILE when the match ends; `five-up verify FILE` checks it. Default: no record. A "
+             "match stopped early (q, end of input, Ctrl-C) saves its finished rounds with "
+             "winner null and \"interrupted\": true, which verify reports as stopped below its "
+             "round limit."),
+    ))
 
 
 def build_game(args) -> HumanGame:

@@ -11,7 +11,9 @@ import time
 
 import pandas as pd
 
+from cli import options
 from cli.arguments import EXIT_OK, Command, usage_error
+from cli.options import Text
 from sim.checks import check_int, check_players, check_seed, per_seat
 from sim.progress import progress_bar
 from sim.records import write_records
@@ -20,15 +22,18 @@ from sim.tiles import DEFAULT_MAX_ROUNDS, entity_count
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--players", default="2", metavar="N", help="2, 3 or 4 (default 2)")
-    parser.add_argument("--strategies", default="random,greedy", metavar="A,B[,..]",
-                        help="reference policies per seat, comma-separated (random, greedy); "
-                             "with 4 players two names are the partnerships (default random,greedy)")
-    parser.add_argument("--matches", default="100", metavar="M", help="matches (default 100)")
-    parser.add_argument("--seed", default="0", metavar="S", help="master seed (default 0)")
-    parser.add_argument("--max-rounds", default=str(DEFAULT_MAX_ROUNDS), metavar="R",
-                        help=f"round limit per match (ruling 15, default {DEFAULT_MAX_ROUNDS})")
-    parser.add_argument("--out", metavar="FILE.jsonl", help="also write the records here")
+    options.add(parser, (
+        Text("--players", "N", "2, 3 or 4 (default 2)", default="2"),
+        Text("--strategies", "A,B[,..]",
+             "reference policies per seat, comma-separated (random, greedy); with 4 players two "
+             "names are the partnerships (default random,greedy)", default="random,greedy"),
+        Text("--matches", "M", "matches (default 100)", default="100"),
+        Text("--seed", "S", "master seed (default 0)", default="0"),
+        Text("--max-rounds", "R",
+             f"round limit per match (ruling 15, default {DEFAULT_MAX_ROUNDS})",
+             default=str(DEFAULT_MAX_ROUNDS)),
+        Text("--out", "FILE.jsonl", "also write the records here"),
+    ))
 
 
 def seat_policies(players: int, names: list[str]) -> list[str]:

@@ -5,39 +5,35 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cli.arguments import (
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    Command,
-    one_line,
-    usage_error,
-)
+from cli import options
+from cli.arguments import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Command, one_line, usage_error
+from cli.options import Switch, Text
 from experiments.release import results
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--out", default="docs/results", metavar="DIR",
-                        help="results directory (default docs/results); each result goes into "
-                             "DIR/NAME, replaced only when its command succeeds")
-    parser.add_argument("--only", default=None, metavar="NAME[,NAME..]",
-                        help="regenerate only these results (default: all, in order): "
-                             + ", ".join(result.name for result in results.RESULTS))
-    parser.add_argument("--size", default="full", metavar="SIZE",
-                        help="full (default): the committed sizes, about an hour on 2 cores; "
-                             "small: a test size, which ships no table")
-    parser.add_argument("--force", action="store_true",
-                        help="also rerun the results whose manifest records this code and "
-                             "this command (by default they are kept)")
-    parser.add_argument("--readme", default=None, metavar="PATH",
-                        help="rewrite this README's generated blocks from DIR afterwards "
-                             "(default: README.md when DIR is docs/results, else none)")
-    parser.add_argument("--notebooks", default=None, metavar="DIR",
-                        help="then execute the notebooks of DIR at full size, reading the results "
-                             "of --out, and save them with their outputs (default: notebooks/ "
-                             "when --out is docs/results at full size; 'none' skips them)")
-    parser.add_argument("--quiet", action="store_true",
-                        help="no progress bars and no command output: one line per result")
+    options.add(parser, (
+        Text("--out", "DIR",
+             "results directory (default docs/results); each result goes into DIR/NAME, replaced "
+             "only when its command succeeds", default="docs/results"),
+        Text("--only", "NAME[,NAME..]",
+             "regenerate only these results (default: all, in order): "
+             + ", ".join(result.name for result in results.RESULTS)),
+        Text("--size", "SIZE",
+             "full (default): the committed sizes, about an hour on 2 cores; small: a test size, "
+             "which ships no table", default="full"),
+        Switch("--force",
+               "also rerun the results whose manifest records this code and this command (by "
+               "default they are kept)"),
+        Text("--readme", "PATH",
+             "rewrite this README's generated blocks from DIR afterwards (default: README.md "
+             "when DIR is docs/results, else none)"),
+        Text("--notebooks", "DIR",
+             "then execute the notebooks of DIR at full size, reading the results of --out, and "
+             "save them with their outputs (default: notebooks/ when --out is docs/results at "
+             "full size; 'none' skips them)"),
+        Switch("--quiet", "no progress bars and no command output: one line per result"),
+    ))
 
 
 def run_results_command(args) -> int:

@@ -7,6 +7,8 @@ never import the engine.
 
 from __future__ import annotations
 
+from cli import options
+from cli.options import Switch, Text
 from sim.engine.spec import checked_seal_options
 from sim.files import recorded_secret
 
@@ -14,20 +16,21 @@ from sim.files import recorded_secret
 def add_seal_arguments(parser) -> None:
     """``--sealed``, ``--secret`` and ``--decision-timeout``: every command that plays strategies
     a user brings (:func:`seal_options` checks them)."""
-    group = parser.add_argument_group("sealing (strategies you do not trust)")
-    group.add_argument("--sealed", action="store_true",
-                       help="run every Python strategy (compiled=False) in a process of its own that "
-                            "receives only its view and returns only its row, and key every decision "
-                            "stream with a random 128-bit run secret (written to the manifest and the "
-                            "records) so that no strategy can compute the streams from a small seed; "
-                            "results are the same as unsealed with the same secret")
-    group.add_argument("--secret", default=None, metavar="HEX",
-                       help="the run secret (32 hexadecimal digits) keying the decision streams: give "
-                            "a sealed run's secret (its manifest or records) to replay it exactly; a "
-                            "resumed sealed run reads it back from its manifest")
-    group.add_argument("--decision-timeout", default=None, metavar="S",
-                       help="with --sealed: seconds a Python strategy may take for one decision; "
-                            "beyond it the run stops with one line naming strategy, match and seat")
+    options.add(parser.add_argument_group("sealing (strategies you do not trust)"), (
+        Switch("--sealed",
+               "run every Python strategy (compiled=False) in a process of its own that receives "
+               "only its view and returns only its row, and key every decision stream with a "
+               "random 128-bit run secret (written to the manifest and the records) so that no "
+               "strategy can compute the streams from a small seed; results are the same as "
+               "unsealed with the same secret"),
+        Text("--secret", "HEX",
+             "the run secret (32 hexadecimal digits) keying the decision streams: give a sealed "
+             "run's secret (its manifest or records) to replay it exactly; a resumed sealed run "
+             "reads it back from its manifest"),
+        Text("--decision-timeout", "S",
+             "with --sealed: seconds a Python strategy may take for one decision; beyond it the "
+             "run stops with one line naming strategy, match and seat"),
+    ))
 
 
 def seal_options(args, *manifests) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+from cli import options
 from cli.arguments import (
     EXIT_FAILED,
     EXIT_OK,
@@ -15,6 +16,7 @@ from cli.arguments import (
     one_line,
     usage_error,
 )
+from cli.options import Text
 from sim.checks import check_int
 from sim.display.layout_png import write_round_png
 from sim.display.layout_svg import round_svg, write_svg
@@ -27,21 +29,22 @@ PICTURE_SUFFIXES = (".svg", ".png")
 
 def add_arguments(parser) -> None:
     parser.add_argument("file", metavar="FILE", help="a record file (exact61-record/1 JSON Lines)")
-    parser.add_argument("--match", default="0", metavar="I",
-                        help="which record of the file: the I-th non-blank line, counting from 0 "
-                             "(default 0); not the record's own \"match\" number")
-    parser.add_argument("--round", default=None, metavar="R",
-                        help="which round of that match, counting from 0 (default: its last round)")
-    parser.add_argument("--out", default=None, metavar="OUT",
-                        help="the picture: OUT.svg (SVG) or OUT.png (PNG) by its suffix; a name "
-                             "without a suffix writes both OUT.svg and OUT.png")
-    parser.add_argument("--html", default=None, metavar="OUT.html",
-                        help="also (or instead) write a self-contained HTML page that replays the "
-                             "whole match move by move")
-    parser.add_argument("--seat", default=None, metavar="S",
-                        help="with --html: the page shows the match as seat S saw it (the other "
-                             "hands as counts until a settlement reveals them); default: every "
-                             "hand open")
+    options.add(parser, (
+        Text("--match", "I",
+             "which record of the file: the I-th non-blank line, counting from 0 (default 0); "
+             "not the record's own \"match\" number", default="0"),
+        Text("--round", "R",
+             "which round of that match, counting from 0 (default: its last round)"),
+        Text("--out", "OUT",
+             "the picture: OUT.svg (SVG) or OUT.png (PNG) by its suffix; a name without a suffix "
+             "writes both OUT.svg and OUT.png"),
+        Text("--html", "OUT.html",
+             "also (or instead) write a self-contained HTML page that replays the whole match "
+             "move by move"),
+        Text("--seat", "S",
+             "with --html: the page shows the match as seat S saw it (the other hands as counts "
+             "until a settlement reveals them); default: every hand open"),
+    ))
 
 
 def picture_paths(out: str) -> list[str]:

@@ -23,9 +23,17 @@ import json
 import time
 from pathlib import Path
 
-from cli.arguments import (EXIT_OK, Command, add_backend_arguments, add_round_and_thread_arguments,
-    backend_options, check_output_file, strategies_help, usage_error)
+from cli import options
+from cli.arguments import (
+    EXIT_OK,
+    Command,
+    add_backend_arguments,
+    backend_options,
+    check_output_file,
+    usage_error,
+)
 from cli.failures import run_failed, run_on_backend, strategy_failure
+from cli.options import Switch, Text
 from cli.sealing import add_seal_arguments, seal_options
 from experiments.stats import summary_table
 from sim.engine.batch import prepare
@@ -51,19 +59,22 @@ def add_record_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_run_arguments(parser: argparse.ArgumentParser, out_metavar: str) -> None:
     """The options of one engine run (checked by :class:`sim.engine.spec.RunSpec`) and ``--out``."""
-    parser.add_argument("--players", required=True, metavar="N", help="2, 3 or 4")
-    parser.add_argument("--strategies", required=True, metavar="A,B[,..]", help=strategies_help(
-        "strategy per seat, comma-separated; with 4 players two strategies are the partnerships "
-        "(seats 0,2 and 1,3)."))
-    parser.add_argument("--matches", required=True, metavar="M", help="number of matches (> 0)")
-    parser.add_argument("--seed", required=True, metavar="S", help="master seed, 0 .. 2**63-1")
-    add_round_and_thread_arguments(parser)
-    parser.add_argument("--first-match", default="0", metavar="F",
-                        help="index of the first match (default 0)")
-    parser.add_argument("--allow-hidden", action="store_true",
-                        help="allow an audit strategy that sees every hand and the boneyard order "
-                             "(cheater); refused without this flag")
-    parser.add_argument("--out", required=True, metavar=out_metavar, help="output file")
+    options.add(parser, (
+        Text("--players", "N", "2, 3 or 4", required=True),
+        Text("--strategies", "A,B[,..]",
+             options.strategies_help("strategy per seat, comma-separated; with 4 "
+                                     "players two strategies are the partnerships "
+                                     "(seats 0,2 and 1,3)."),
+             required=True),
+        Text("--matches", "M", "number of matches (> 0)", required=True),
+        Text("--seed", "S", "master seed, 0 .. 2**63-1", required=True),
+        options.MAX_ROUNDS, options.THREADS,
+        Text("--first-match", "F", "index of the first match (default 0)", default="0"),
+        Switch("--allow-hidden",
+               "allow an audit strategy that sees every hand and the boneyard order (cheater); "
+               "refused without this flag"),
+        Text("--out", out_metavar, "output file", required=True),
+    ))
     add_seal_arguments(parser)
 
 

@@ -12,16 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.arguments import (
-    EXIT_OK,
-    Command,
-    add_backend_arguments,
-    add_round_and_thread_arguments,
-    backend_options,
-    strategies_help,
-    usage_error,
-)
+from cli import options
+from cli.arguments import EXIT_OK, Command, add_backend_arguments, backend_options, usage_error
 from cli.failures import run_on_backend
+from cli.options import Switch, Text
 from cli.result_lines import print_key_numbers
 from cli.sealing import add_seal_arguments, seal_options
 from experiments.reporting.reports import md_table
@@ -35,48 +29,50 @@ from strategies.catalogue import resolve_field
 
 def add_arguments(parser) -> None:
     default_ladder = ",".join(strength.DEFAULT_LADDER)
-    parser.add_argument("--ladder", default=default_ladder, metavar="A,B,C,...",
-                        help=strategies_help("the ladder, weakest first, comma-separated, "
-                                             f"distinct names (default {default_ladder})."))
-    parser.add_argument("--players", default="2,4", metavar="N[,N]",
-                        help="player counts: 2 (one strategy against another) and/or 4 "
-                             "(partnerships, seats 0,2 against 1,3); default 2,4")
-    parser.add_argument("--deals", default=str(strength.DEFAULT_DEALS), metavar="N",
-                        help="deals per pairing, each played with both seatings on the same "
-                             f"seed and match indices: 2N matches (default {strength.DEFAULT_DEALS})")
-    parser.add_argument("--challenger", default=strength.DEFAULT_CHALLENGER, metavar="NAME",
-                        help="played against greedy and against --reference; pairings naming a "
-                             "strategy outside the ladder are skipped "
-                             f"(default {strength.DEFAULT_CHALLENGER})")
-    parser.add_argument("--reference", default=strength.DEFAULT_REFERENCE, metavar="NAME",
-                        help=f"the reference of the gap share (default {strength.DEFAULT_REFERENCE})")
-    parser.add_argument("--ceiling", default=strength.DEFAULT_CEILING, metavar="NAME",
-                        help="played against --reference; the gap share is (W(challenger vs "
-                             "reference) - 0.5) / (W(ceiling vs reference) - 0.5) "
-                             f"(default {strength.DEFAULT_CEILING})")
-    parser.add_argument("--versus", default=None, metavar="Y[,Y...]",
-                        help="yardstick strategies (added to the field): every ladder strategy "
-                             "plays each of them instead of the ladder's pairings, e.g. --ladder "
-                             "rollout,matchplay --versus 'openspiel:ismcts[sims=100]' (default: "
-                             "the ladder's pairings)")
-    parser.add_argument("--seed", default="0", metavar="S",
-                        help="the seed of every pairing, 0 .. 2**63-1 (default 0): every "
-                             "pairing plays the same deals")
-    add_round_and_thread_arguments(parser)
-    parser.add_argument("--timing-matches", default=str(strength.DEFAULT_TIMING_MATCHES),
-                        metavar="M",
-                        help="self-play matches per strategy and player count in the CPU timing "
-                             "pass, one thread, after a warm-up call; fast strategies are timed "
-                             f"on more (0 skips the pass; default {strength.DEFAULT_TIMING_MATCHES})")
-    parser.add_argument("--resamples", default=str(strength.DEFAULT_RESAMPLES), metavar="B",
-                        help="paired bootstrap resamples of the deals for the gap share's "
-                             f"interval (default {strength.DEFAULT_RESAMPLES})")
-    parser.add_argument("--allow-hidden", action="store_true",
-                        help="let strategies that see hidden information (the cheater, an "
-                             "audit strategy) play; without it the engine refuses them")
-    parser.add_argument("--out", required=True, metavar="DIR",
-                        help="output directory (created; refused if it holds a different run)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    options.add(parser, (
+        Text("--ladder", "A,B,C,...",
+             options.strategies_help("the ladder, weakest first, comma-separated, "
+                                     f"distinct names (default {default_ladder})."),
+             default=default_ladder),
+        Text("--players", "N[,N]",
+             "player counts: 2 (one strategy against another) and/or 4 (partnerships, seats 0,2 "
+             "against 1,3); default 2,4", default="2,4"),
+        Text("--deals", "N",
+             "deals per pairing, each played with both seatings on the same seed and match "
+             f"indices: 2N matches (default {strength.DEFAULT_DEALS})",
+             default=str(strength.DEFAULT_DEALS)),
+        Text("--challenger", "NAME",
+             "played against greedy and against --reference; pairings naming a strategy outside "
+             f"the ladder are skipped (default {strength.DEFAULT_CHALLENGER})",
+             default=strength.DEFAULT_CHALLENGER),
+        Text("--reference", "NAME",
+             f"the reference of the gap share (default {strength.DEFAULT_REFERENCE})",
+             default=strength.DEFAULT_REFERENCE),
+        Text("--ceiling", "NAME",
+             "played against --reference; the gap share is (W(challenger vs reference) - 0.5) / "
+             f"(W(ceiling vs reference) - 0.5) (default {strength.DEFAULT_CEILING})",
+             default=strength.DEFAULT_CEILING),
+        Text("--versus", "Y[,Y...]",
+             "yardstick strategies (added to the field): every ladder strategy plays each of "
+             "them instead of the ladder's pairings, e.g. --ladder rollout,matchplay --versus "
+             "'openspiel:ismcts[sims=100]' (default: the ladder's pairings)"),
+        Text("--seed", "S",
+             "the seed of every pairing, 0 .. 2**63-1 (default 0): every pairing plays the same "
+             "deals", default="0"),
+        options.MAX_ROUNDS, options.THREADS,
+        Text("--timing-matches", "M",
+             "self-play matches per strategy and player count in the CPU timing pass, one "
+             "thread, after a warm-up call; fast strategies are timed on more (0 skips the pass; "
+             f"default {strength.DEFAULT_TIMING_MATCHES})",
+             default=str(strength.DEFAULT_TIMING_MATCHES)),
+        Text("--resamples", "B",
+             "paired bootstrap resamples of the deals for the gap share's interval (default "
+             f"{strength.DEFAULT_RESAMPLES})", default=str(strength.DEFAULT_RESAMPLES)),
+        Switch("--allow-hidden",
+               "let strategies that see hidden information (the cheater, an audit strategy) "
+               "play; without it the engine refuses them"),
+        options.RUN_DIRECTORY, options.QUIET,
+    ))
     add_backend_arguments(parser, summary_only=False, shard_size=strength.SHARD_SIZE,
                           shard_unit="matches (of one seating)")
     add_seal_arguments(parser)
@@ -88,15 +84,15 @@ def run_strength_command(args) -> int:
     try:
         scale = backend_options(args, default_shard_size=strength.SHARD_SIZE)
         ladder = resolve_field(args.ladder, "--ladder")  # once: the run gets the objects
-        options = {"challenger": args.challenger, "reference": args.reference,
-                   "ceiling": args.ceiling, "timing_matches": args.timing_matches,
-                   "max_rounds": args.max_rounds, "allow_hidden": args.allow_hidden,
-                   "resamples": args.resamples, "versus": args.versus,
-                   # checked once (a sealed run's secret drawn here, for every pairing); a
-                   # sealed run resumed without --secret keeps the secret it recorded
-                   **seal_options(args, Path(args.out) / MANIFEST_NAME,
-                                  shards / strength.SOURCE / SHARD_MANIFEST)}
-        spec = strength.study_spec(ladder, args.players, args.deals, args.seed, **options,
+        ladder_options = {"challenger": args.challenger, "reference": args.reference,
+                          "ceiling": args.ceiling, "timing_matches": args.timing_matches,
+                          "max_rounds": args.max_rounds, "allow_hidden": args.allow_hidden,
+                          "resamples": args.resamples, "versus": args.versus,
+                          # checked once (a sealed run's secret drawn here, for every pairing);
+                          # a sealed run resumed without --secret keeps the secret it recorded
+                          **seal_options(args, Path(args.out) / MANIFEST_NAME,
+                                         shards / strength.SOURCE / SHARD_MANIFEST)}
+        spec = strength.study_spec(ladder, args.players, args.deals, args.seed, **ladder_options,
                                    threads=args.threads, progress=not args.quiet, out=args.out,
                                    shard_size=scale["shard_size"],
                                    keep_shards=scale["keep_shards"])

@@ -13,15 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from cli.arguments import (
-    EXIT_OK,
-    Command,
-    add_backend_arguments,
-    backend_options,
-    strategies_help,
-    usage_error,
-)
+from cli import options
+from cli.arguments import EXIT_OK, Command, add_backend_arguments, backend_options, usage_error
 from cli.failures import run_on_backend
+from cli.options import Text
 from cli.result_lines import print_key_numbers
 from cli.sealing import add_seal_arguments, seal_options
 from experiments.run_spine import StudySpec, claim_run, execute, study_scale
@@ -99,45 +94,26 @@ STUDIES = (
 
 def add_study_arguments(study: Study, parser) -> None:
     """The options of one study's subcommand."""
-    parser.add_argument("--players", default="2,3,4", metavar="N[,N..]",
-                        help="player counts, comma-separated from 2, 3, 4 (default 2,3,4)")
-    parser.add_argument("--strategies", default=DEFAULT_STRATEGIES, metavar="A[,B..]",
-                        help=strategies_help("strategies, each studied in self-play at every "
-                                             f"seat (default {DEFAULT_STRATEGIES})."))
-    parser.add_argument("--matches", default=str(study.matches_default), metavar="M",
-                        help=f"matches per (strategy, players) configuration "
-                             f"(default {study.matches_default})")
-    parser.add_argument("--seed", default="0", metavar="S",
-                        help="master seed, 0 .. 2**63-1 (default 0); the same seed gives "
-                             "the same frames")
-    parser.add_argument("--out", required=True, metavar="DIR",
-                        help="output directory (created; refused if it holds a different run)")
-    parser.add_argument("--threads", default=None, metavar="T",
-                        help="worker threads (default: all cores)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    options.add(parser, (
+        options.PLAYER_COUNTS,
+        Text("--strategies", "A[,B..]",
+             options.strategies_help("strategies, each studied in self-play at every "
+                                     f"seat (default {DEFAULT_STRATEGIES})."),
+             default=DEFAULT_STRATEGIES),
+        Text("--matches", "M",
+             f"matches per (strategy, players) configuration (default {study.matches_default})",
+             default=str(study.matches_default)),
+        Text("--seed", "S",
+             "master seed, 0 .. 2**63-1 (default 0); the same seed gives the same frames",
+             default="0"),
+        options.RUN_DIRECTORY, options.THREADS, options.QUIET,
+    ))
     if study.name in TABLE_STUDIES:
         add_table_arguments(parser)
     if study.name in STRONG_STUDIES:
         add_strong_arguments(parser)
     if study.name == "openings":
-        parser.add_argument("--hands", default="300", metavar="H",
-                            help="sampled leader hands per player count for the counterfactual "
-                                 "(0 skips it; default 300)")
-        parser.add_argument("--playouts", default="100", metavar="K",
-                            help="playouts per (hand, forced tile), at least 2 (default 100)")
-        parser.add_argument("--playout-strategy", default="greedy", metavar="SPEC",
-                            help="strategy at every seat in the playouts (default greedy; a "
-                                 "compiled strategy, named as in --strategies)")
-        parser.add_argument("--baseline", default="greedy", metavar="SPEC",
-                            help="strategy whose opening the best one is compared with "
-                                 "(default greedy; named as in --strategies)")
-        default_states = ",".join(opening_leads.state_label(st) for st in opening_leads.DEFAULT_SCORE_STATES)
-        parser.add_argument("--score-states", default=default_states, metavar="A-B[,A-B..]",
-                            help="displayed scores (leader's side-every other side, 0..60) the "
-                                 "counterfactual rounds start from; 0-0 is always included "
-                                 f"(default {default_states}). The other states run in this "
-                                 "process (not sharded or resumed); match-win values need the "
-                                 "shipped table: 2 and 4 players")
+        add_openings_arguments(parser)
     add_backend_arguments(parser, summary_only=False, shard_size=DEFAULT_SHARD_SIZE,
                           shard_unit="matches (of one configuration)")
     add_seal_arguments(parser)
@@ -171,14 +147,39 @@ STRONG_STUDIES = ("overshoot", "settlement", "seats", "lengths")
 
 def add_strong_arguments(parser) -> None:
     """``--strong`` and ``--strong-matches``: slow strong strategies in self-play, fewer matches."""
-    parser.add_argument("--strong", default=None, metavar="A[,B..]",
-                        help=strategies_help("strong (slow) strategies, each studied in "
-                                             "self-play at every seat like --strategies but at "
-                                             "--strong-matches matches per configuration (e.g. "
-                                             "rollout,matchplay)."))
-    parser.add_argument("--strong-matches", default=None, metavar="M",
-                        help="matches per (strong strategy, players) configuration "
-                             "(default --matches)")
+    options.add(parser, (
+        Text("--strong", "A[,B..]",
+             options.strategies_help("strong (slow) strategies, each studied in "
+                                     "self-play at every seat like --strategies but at "
+                                     "--strong-matches matches per configuration (e.g. "
+                                     "rollout,matchplay).")),
+        Text("--strong-matches", "M",
+             "matches per (strong strategy, players) configuration (default --matches)"),
+    ))
+
+
+def add_openings_arguments(parser) -> None:
+    """The options of the openings study's counterfactual: forced opening tiles played out."""
+    default_states = ",".join(opening_leads.state_label(state)
+                              for state in opening_leads.DEFAULT_SCORE_STATES)
+    options.add(parser, (
+        Text("--hands", "H",
+             "sampled leader hands per player count for the counterfactual (0 skips it; default "
+             "300)", default="300"),
+        Text("--playouts", "K",
+             "playouts per (hand, forced tile), at least 2 (default 100)", default="100"),
+        Text("--playout-strategy", "SPEC",
+             "strategy at every seat in the playouts (default greedy; a compiled strategy, named "
+             "as in --strategies)", default="greedy"),
+        Text("--baseline", "SPEC",
+             "strategy whose opening the best one is compared with (default greedy; named as in "
+             "--strategies)", default="greedy"),
+        Text("--score-states", "A-B[,A-B..]",
+             "displayed scores (leader's side-every other side, 0..60) the counterfactual rounds "
+             f"start from; 0-0 is always included (default {default_states}). The other states "
+             "run in this process (not sharded or resumed); match-win values need the shipped "
+             "table: 2 and 4 players", default=default_states),
+    ))
 
 
 def study_command(study: Study) -> Command:
@@ -196,8 +197,8 @@ def study_spec(study: Study, args, scale: dict) -> StudySpec:
     """The study's spec, checked once (ValueError, one line): its settings from the options, its
     scale options from ``scale`` (:func:`cli.arguments.backend_options`)."""
     resolved = resolve_field(args.strategies)  # once: the spec holds the objects
-    options = study_scale(threads=args.threads, progress=not args.quiet, out=args.out,
-                          shard_size=scale["shard_size"], keep_shards=scale["keep_shards"])
+    scale_options = study_scale(threads=args.threads, progress=not args.quiet, out=args.out,
+                                shard_size=scale["shard_size"], keep_shards=scale["keep_shards"])
     # Checked once, a sealed run's secret drawn here for every source and shard; a sealed run
     # resumed without --secret keeps the secret its run.json or shard manifests recorded.
     out = Path(args.out)
@@ -216,7 +217,7 @@ def study_spec(study: Study, args, scale: dict) -> StudySpec:
                   if study.name in STRONG_STUDIES else {})
         spec = StudySpec.build(study.name, args.players, resolved, args.matches, args.seed,
                                **tables, **strong, **seal)
-    return replace(spec, scale=options)
+    return replace(spec, scale=scale_options)
 
 
 def run_study_command(args) -> int:

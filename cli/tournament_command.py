@@ -5,16 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from cli.arguments import (
-    EXIT_OK,
-    Command,
-    add_backend_arguments,
-    add_round_and_thread_arguments,
-    backend_options,
-    strategies_help,
-    usage_error,
-)
+from cli import options
+from cli.arguments import EXIT_OK, Command, add_backend_arguments, backend_options, usage_error
 from cli.failures import run_on_backend
+from cli.options import Switch, Text
 from cli.sealing import add_seal_arguments, seal_options
 from experiments.reporting.reports import md_table
 from experiments.seatings import pairings
@@ -27,38 +21,36 @@ from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--players", default="2", metavar="N", help="2, 3 or 4 (default 2)")
-    parser.add_argument("--strategies", required=True, metavar="A,B,C,...",
-                        help=strategies_help("the field: strategies with distinct names, "
-                                             "comma-separated."))
-    parser.add_argument("--matches", default="1000", metavar="M",
-                        help="matches per seating (default 1000); with --until-separated the "
-                             "most deals played")
-    parser.add_argument("--seed", default="0", metavar="S", help="master seed (default 0)")
-    parser.add_argument("--duplicate", action="store_true",
-                        help="replay each deal sequence with the strategies swapped "
-                             "(common random numbers: narrower intervals)")
-    parser.add_argument("--until-separated", action="store_true",
-                        help="exactly two strategies with --duplicate: play the deals in order "
-                             "(each in both seatings) and stop at the first deal n where a "
-                             "sequential test separates them, or at --matches deals. The test: "
-                             "an anytime-valid confidence sequence (Robbins normal mixture for "
-                             "observations in [0, 1], sub-Gaussian with sigma 1/2, tuned "
-                             f"tightest near {TARGET_DEALS} deals) for the first strategy's mean "
-                             "per-deal score (its share of the deal's two seatings won, "
-                             "unfinished = 1/2); it stops when the sequence excludes 1/2, which "
-                             "two equal strategies do with probability at most --alpha. The "
-                             "stop depends only on the seed and these options (not on shards, "
-                             "threads or backend); the tables hold the first n deals, and "
-                             "their paired interval is not adjusted for the optional stopping. "
-                             "Also writes sequential.csv and sequential.png")
-    parser.add_argument("--alpha", default=None, metavar="A",
-                        help="error level of --until-separated's test: the confidence "
-                             "sequence covers at every deal at once with probability at least "
-                             "1 - A (default 0.05)")
-    add_round_and_thread_arguments(parser)
-    parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    options.add(parser, (
+        Text("--players", "N", "2, 3 or 4 (default 2)", default="2"),
+        Text("--strategies", "A,B,C,...",
+             options.strategies_help("the field: strategies with distinct names, "
+                                     "comma-separated."),
+             required=True),
+        Text("--matches", "M",
+             "matches per seating (default 1000); with --until-separated the most deals played",
+             default="1000"),
+        Text("--seed", "S", "master seed (default 0)", default="0"),
+        Switch("--duplicate",
+               "replay each deal sequence with the strategies swapped (common random numbers: "
+               "narrower intervals)"),
+        Switch("--until-separated",
+               "exactly two strategies with --duplicate: play the deals in order (each in both "
+               "seatings) and stop at the first deal n where a sequential test separates them, "
+               "or at --matches deals. The test: an anytime-valid confidence sequence (Robbins "
+               "normal mixture for observations in [0, 1], sub-Gaussian with sigma 1/2, tuned "
+               f"tightest near {TARGET_DEALS} deals) for the first strategy's mean per-deal "
+               "score (its share of the deal's two seatings won, unfinished = 1/2); it stops "
+               "when the sequence excludes 1/2, which two equal strategies do with probability "
+               "at most --alpha. The stop depends only on the seed and these options (not on "
+               "shards, threads or backend); the tables hold the first n deals, and their paired "
+               "interval is not adjusted for the optional stopping. Also writes sequential.csv "
+               "and sequential.png"),
+        Text("--alpha", "A",
+             "error level of --until-separated's test: the confidence sequence covers at every "
+             "deal at once with probability at least 1 - A (default 0.05)"),
+        options.MAX_ROUNDS, options.THREADS, options.RUN_DIRECTORY, options.QUIET,
+    ))
     add_backend_arguments(parser)
     add_seal_arguments(parser)
 

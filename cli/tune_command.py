@@ -4,82 +4,76 @@ and the shipped table of the tuned variant (``weighted_tuned``)."""
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 
-from cli.arguments import (
-    EXIT_OK,
-    Command,
-    add_round_and_thread_arguments,
-    check_output_file,
-    strategies_help,
-    usage_error,
-)
+from cli import options
+from cli.arguments import EXIT_OK, Command, check_output_file, usage_error
 from cli.failures import run_reporting_failures
+from cli.options import Text
 from cli.result_lines import print_key_numbers, print_shipped
 from experiments.run_spine import claim_run
 from experiments.tools import tune
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--strategy", default=tune.DEFAULT_STRATEGY, metavar="SPEC",
-                        help="the compiled strategy whose float parameters are tuned, starting "
-                             f"from its defaults (default {tune.DEFAULT_STRATEGY}: its 13 "
-                             "weights w_<feature>; see five-up strategies)")
-    parser.add_argument("--against", default=tune.DEFAULT_AGAINST, metavar="A[,B..]",
-                        help=strategies_help(
-                            "the opponents of the fitness, each with its default parameters: "
-                            "a candidate's fitness is its mean win rate against them "
-                            f"(default {tune.DEFAULT_AGAINST})."))
-    parser.add_argument("--validate-against", default=None, metavar="A[,B..]",
-                        help="baselines of the held-out validation: the tuned and the default "
-                             "vector each play every one of them (default: the --against "
-                             "strategies), e.g. weighted,rollout")
-    parser.add_argument("--players", default=str(tune.DEFAULT_PLAYERS), metavar="N",
-                        help="2 (one seat against another) or 4 (partnerships, seats 0,2 vs "
-                             f"1,3); default {tune.DEFAULT_PLAYERS}")
-    parser.add_argument("--seed", default=str(tune.DEFAULT_SEED), metavar="S",
-                        help="master seed of the tuning, 0 .. 2**63-1: each generation's deals "
-                             "(a seed derived from S and the generation) and CMA-ES's own draws "
-                             f"(default {tune.DEFAULT_SEED}); the same seeds give the same result")
-    parser.add_argument("--validation-seed", default=str(tune.DEFAULT_VALIDATION_SEED),
-                        metavar="V",
-                        help="seed of the held-out deals (matches 0.. of seed V, the deals a "
-                             "five-up strength --seed V pairing plays); must differ from every "
-                             f"generation's seed (default {tune.DEFAULT_VALIDATION_SEED})")
-    parser.add_argument("--deals", default=str(tune.DEFAULT_DEALS), metavar="N",
-                        help="duplicate deals per candidate per generation, each played in both "
-                             "seatings against every --against strategy; every candidate of a "
-                             "generation plays the same deals (common random numbers), each "
-                             f"generation new ones (default {tune.DEFAULT_DEALS})")
-    parser.add_argument("--generations", default=str(tune.DEFAULT_GENERATIONS), metavar="G",
-                        help=f"CMA-ES generations (default {tune.DEFAULT_GENERATIONS})")
-    parser.add_argument("--population", default=None, metavar="P",
-                        help="candidates per generation (default CMA-ES's 4 + floor(3 ln n), "
-                             "11 for weighted's 13 parameters); the CMA mean is evaluated "
-                             "beside them on the same deals for the history")
-    parser.add_argument("--sigma", default=str(tune.DEFAULT_SIGMA), metavar="X",
-                        help="initial CMA-ES step size in the scaled space x = theta / scale, "
-                             "scale = |default| per parameter (1 where the default is 0); "
-                             f"default {tune.DEFAULT_SIGMA}")
-    parser.add_argument("--pick", default=tune.DEFAULT_PICK, metavar="WHICH",
-                        help="the vector validated and written: mean (CMA's final distribution "
-                             "mean, never selected on in-sample noise) or best (the candidate "
-                             "of highest in-sample fitness); default "
-                             f"{tune.DEFAULT_PICK}")
-    parser.add_argument("--validation-deals", default=str(tune.DEFAULT_VALIDATION_DEALS),
-                        metavar="N",
-                        help="held-out duplicate deals per baseline (default "
-                             f"{tune.DEFAULT_VALIDATION_DEALS}); win rates with paired 95%% "
-                             "intervals, deal = unit")
-    add_round_and_thread_arguments(parser)
-    parser.add_argument("--out", required=True, metavar="DIR",
-                        help="output directory (created; refused if it holds a different run): "
-                             "best.json, history.csv, candidates.csv, validation.csv, "
-                             "vector.csv, fitness.png, summary.md, run.json")
-    parser.add_argument("--ship", default=None, metavar="PATH",
-                        help="also write the tuned vector as a table module "
-                             f"({tune.TABLE_MODULE} format; strategies.weighted enters that "
-                             "file's vector as the named variant weighted_tuned)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    options.add(parser, (
+        Text("--strategy", "SPEC",
+             "the compiled strategy whose float parameters are tuned, starting from its defaults "
+             f"(default {tune.DEFAULT_STRATEGY}: its 13 weights w_<feature>; see five-up "
+             "strategies)", default=tune.DEFAULT_STRATEGY),
+        Text("--against", "A[,B..]",
+             options.strategies_help("the opponents of the fitness, each with its "
+                                     "default parameters: a candidate's fitness is its "
+                                     "mean win rate against them (default "
+                                     f"{tune.DEFAULT_AGAINST})."),
+             default=tune.DEFAULT_AGAINST),
+        Text("--validate-against", "A[,B..]",
+             "baselines of the held-out validation: the tuned and the default vector each play "
+             "every one of them (default: the --against strategies), e.g. weighted,rollout"),
+        Text("--players", "N",
+             "2 (one seat against another) or 4 (partnerships, seats 0,2 vs 1,3); default "
+             f"{tune.DEFAULT_PLAYERS}", default=str(tune.DEFAULT_PLAYERS)),
+        Text("--seed", "S",
+             "master seed of the tuning, 0 .. 2**63-1: each generation's deals (a seed derived "
+             f"from S and the generation) and CMA-ES's own draws (default {tune.DEFAULT_SEED}); "
+             "the same seeds give the same result", default=str(tune.DEFAULT_SEED)),
+        Text("--validation-seed", "V",
+             "seed of the held-out deals (matches 0.. of seed V, the deals a five-up strength "
+             "--seed V pairing plays); must differ from every generation's seed (default "
+             f"{tune.DEFAULT_VALIDATION_SEED})", default=str(tune.DEFAULT_VALIDATION_SEED)),
+        Text("--deals", "N",
+             "duplicate deals per candidate per generation, each played in both seatings against "
+             "every --against strategy; every candidate of a generation plays the same deals "
+             f"(common random numbers), each generation new ones (default {tune.DEFAULT_DEALS})",
+             default=str(tune.DEFAULT_DEALS)),
+        Text("--generations", "G",
+             f"CMA-ES generations (default {tune.DEFAULT_GENERATIONS})",
+             default=str(tune.DEFAULT_GENERATIONS)),
+        Text("--population", "P",
+             "candidates per generation (default CMA-ES's 4 + floor(3 ln n), 11 for weighted's "
+             "13 parameters); the CMA mean is evaluated beside them on the same deals for the "
+             "history"),
+        Text("--sigma", "X",
+             "initial CMA-ES step size in the scaled space x = theta / scale, scale = |default| "
+             f"per parameter (1 where the default is 0); default {tune.DEFAULT_SIGMA}",
+             default=str(tune.DEFAULT_SIGMA)),
+        Text("--pick", "WHICH",
+             "the vector validated and written: mean (CMA's final distribution mean, never "
+             "selected on in-sample noise) or best (the candidate of highest in-sample fitness); "
+             f"default {tune.DEFAULT_PICK}", default=tune.DEFAULT_PICK),
+        Text("--validation-deals", "N",
+             f"held-out duplicate deals per baseline (default {tune.DEFAULT_VALIDATION_DEALS}); "
+             "win rates with paired 95%% intervals, deal = unit",
+             default=str(tune.DEFAULT_VALIDATION_DEALS)),
+        options.MAX_ROUNDS, options.THREADS,
+        replace(options.RUN_DIRECTORY,
+                help=f"{options.RUN_DIRECTORY.help}: best.json, history.csv, candidates.csv, "
+                     "validation.csv, vector.csv, fitness.png, summary.md, run.json"),
+        Text("--ship", "PATH",
+             f"also write the tuned vector as a table module ({tune.TABLE_MODULE} format; "
+             "strategies.weighted enters that file's vector as the named variant weighted_tuned)"),
+        options.QUIET,
+    ))
 
 
 def run_tune_command(args) -> int:

@@ -4,46 +4,45 @@ from __future__ import annotations
 
 import sys
 
-from cli.arguments import EXIT_OK, Command, check_output_file, strategies_help, usage_error
+from cli import options
+from cli.arguments import EXIT_OK, Command, check_output_file, usage_error
 from cli.failures import run_reporting_failures
+from cli.options import Text
 from cli.result_lines import print_key_numbers, print_shipped
 from experiments.run_spine import claim_run
 from experiments.studies import win_probabilities
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--players", default="2,3,4", metavar="N[,N..]",
-                        help="player counts, comma-separated from 2, 3, 4 (default 2,3,4)")
-    parser.add_argument("--strategies", default="greedy", metavar="A[,B..]",
-                        help=strategies_help("the strategy profile: one strategy (self-play at "
-                                             "every seat) or one per seat (with 4 players two: "
-                                             "the partnerships); default greedy."))
-    parser.add_argument("--rounds-per-state", default=None, metavar="K",
-                        help="simulated rounds from every state (default "
-                             f"{win_probabilities.DEFAULT_ROUNDS[2]} with 2 and 4 players, "
-                             f"{win_probabilities.DEFAULT_ROUNDS[3]} with 3: 680,943 states); a value "
-                             "given here applies to every player count")
-    parser.add_argument("--seed", default="0", metavar="S",
-                        help="master seed, 0 .. 2**63-1 (default 0); the same seed gives the "
-                             "same tables")
-    parser.add_argument("--replicates", default=None, metavar="B",
-                        help="bootstrap replicates for the 95%% intervals (default "
-                             f"{win_probabilities.DEFAULT_REPLICATES[2]}, {win_probabilities.DEFAULT_REPLICATES[3]} "
-                             "with 3 players; 0: no intervals)")
-    parser.add_argument("--check-matches", default=str(win_probabilities.DEFAULT_CHECK_MATCHES),
-                        metavar="M",
-                        help="direct check: complete matches played from each of a few chosen "
-                             "states, compared with the backward-induction values (default "
-                             f"{win_probabilities.DEFAULT_CHECK_MATCHES}; 0: no check)")
-    parser.add_argument("--out", required=True, metavar="DIR",
-                        help="output directory (created; refused if it holds a different run)")
-    parser.add_argument("--ship", default=None, metavar="PATH",
-                        help="also write the compact table module (strategies/winprob_table.py "
-                             "format) to PATH; needs 2 and 4 in --players and a self-play "
-                             "profile")
-    parser.add_argument("--threads", default=None, metavar="T",
-                        help="worker threads (default: all cores)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    options.add(parser, (
+        options.PLAYER_COUNTS,
+        Text("--strategies", "A[,B..]",
+             options.strategies_help("the strategy profile: one strategy (self-play "
+                                     "at every seat) or one per seat (with 4 players "
+                                     "two: the partnerships); default greedy."),
+             default="greedy"),
+        Text("--rounds-per-state", "K",
+             f"simulated rounds from every state (default {win_probabilities.DEFAULT_ROUNDS[2]} "
+             f"with 2 and 4 players, {win_probabilities.DEFAULT_ROUNDS[3]} with 3: 680,943 "
+             "states); a value given here applies to every player count"),
+        Text("--seed", "S",
+             "master seed, 0 .. 2**63-1 (default 0); the same seed gives the same tables",
+             default="0"),
+        Text("--replicates", "B",
+             "bootstrap replicates for the 95%% intervals (default "
+             f"{win_probabilities.DEFAULT_REPLICATES[2]}, "
+             f"{win_probabilities.DEFAULT_REPLICATES[3]} with 3 players; 0: no intervals)"),
+        Text("--check-matches", "M",
+             "direct check: complete matches played from each of a few chosen states, compared "
+             "with the backward-induction values (default "
+             f"{win_probabilities.DEFAULT_CHECK_MATCHES}; 0: no check)",
+             default=str(win_probabilities.DEFAULT_CHECK_MATCHES)),
+        options.RUN_DIRECTORY,
+        Text("--ship", "PATH",
+             "also write the compact table module (strategies/winprob_table.py format) to PATH; "
+             "needs 2 and 4 in --players and a self-play profile"),
+        options.THREADS, options.QUIET,
+    ))
 
 
 def run_winprob_command(args) -> int:
