@@ -473,17 +473,14 @@ def paired_proportion(successes, clusters, groups=None, z: float = Z95) -> pd.Da
 
     Parameters
     ----------
-    successes : array_like of bool or 0/1, shape (events,)
-    clusters : array_like, shape (events,)
-        The cluster (deal) of each event.
-    groups : array_like, shape (events,), optional
-        Separate estimates per group; default one group labelled 0.
+    successes, clusters, groups, z
+        As :func:`clustered_proportion`; a cluster is a deal.
 
     Returns
     -------
-    DataFrame, one row per group (sorted, group labels as index)
-        ``events``, ``successes``, ``clusters`` (int64), ``rate``, ``design_effect``
-        (``X / n``), ``effective_events`` (``n``), ``low``, ``high`` (float64).
+    DataFrame
+        The frame of :func:`clustered_proportion`, its ``design_effect`` ``X / n`` and its
+        ``effective_events`` ``n``.
     """
     sums = _cluster_sums(np.asarray(successes, dtype=np.float64), 1.0, clusters, groups)
     events = sums.X.to_numpy()
