@@ -125,6 +125,17 @@ def _study(name: str, strategies: str = STUDY_STRATEGIES, extra: tuple = (),
                            head + ("--matches", "400") + small_extra, leave_out)
 
 
+def _duplicate_tournament(name: str, strategies: str, matches: int, small_matches: int,
+                          seed: int, small_strategies: str | None = None) -> CommittedResult:
+    """A 2-player tournament on duplicate deals: ``strategies`` at ``matches`` matches per
+    seating, and at test size ``small_matches`` of ``small_strategies`` (default the same)."""
+    def arguments(field: str, count: int) -> tuple[str, ...]:
+        return ("tournament", "--players", "2", "--strategies", field, "--matches", str(count),
+                "--duplicate", "--seed", str(seed))
+    return CommittedResult(name, arguments(strategies, matches),
+                           arguments(small_strategies or strategies, small_matches))
+
+
 RESULTS = (
     CommittedResult(
         "winprob",
@@ -145,25 +156,10 @@ RESULTS = (
          "weighted,greedy", "--players", "2", "--seed", "2026", "--validation-seed", "2027",
          "--deals", "20", "--generations", "2", "--population", "4", "--validation-deals",
          "40")),
-    CommittedResult(
-        "tournament",
-        ("tournament", "--players", "2", "--strategies",
-         "random,greedy,exact,heavy,defensive,weighted,rollout", "--matches", "500",
-         "--duplicate", "--seed", "1"),
-        ("tournament", "--players", "2", "--strategies", "random,greedy,exact", "--matches", "20",
-         "--duplicate", "--seed", "1")),
-    CommittedResult(
-        "duplicate_deals",
-        ("tournament", "--players", "2", "--strategies", "exact,greedy", "--matches", "10000",
-         "--duplicate", "--seed", "7"),
-        ("tournament", "--players", "2", "--strategies", "exact,greedy", "--matches", "50",
-         "--duplicate", "--seed", "7")),
-    CommittedResult(
-        "rollout_vs_greedy",
-        ("tournament", "--players", "2", "--strategies", "rollout,greedy", "--matches", "10000",
-         "--duplicate", "--seed", "2026"),
-        ("tournament", "--players", "2", "--strategies", "rollout,greedy", "--matches", "10",
-         "--duplicate", "--seed", "2026")),
+    _duplicate_tournament("tournament", "random,greedy,exact,heavy,defensive,weighted,rollout",
+                          500, 20, seed=1, small_strategies="random,greedy,exact"),
+    _duplicate_tournament("duplicate_deals", "exact,greedy", 10000, 50, seed=7),
+    _duplicate_tournament("rollout_vs_greedy", "rollout,greedy", 10000, 10, seed=2026),
     _study("overshoot", extra=STUDY_TABLES + ("--table-matches", "1500") + STRONG_FULL,
            small_extra=STUDY_TABLES + ("--table-matches", "60") + STRONG_SMALL,
            leave_out=("zone_turns.csv",)),
