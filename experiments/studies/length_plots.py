@@ -12,9 +12,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from experiments.reporting.figures import new_figure, run_footer, save_png, stamp, strategy_colour
-from experiments.settings import matches_clause
-from experiments.studies.study_plots import DPI
+from experiments.reporting.figures import new_figure, save_png, stamp, strategy_colour
+from experiments.studies.study_plots import DPI, self_play_footer
 from experiments.studies.table_plots import table_footer, visible_ticks
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW
 
@@ -29,11 +28,6 @@ MIN_IN_PLAY = 30
 def _colors(strategies: list[str]) -> dict[str, str]:
     """Each strategy's colour, the same in every figure (:func:`strategy_colour`)."""
     return {name: strategy_colour(name) for name in strategies}
-
-
-def _footer(settings: dict) -> str:
-    """The run's footer, with the strong strategies' own match count when there are some."""
-    return run_footer(settings, sample=matches_clause(settings))
 
 
 def _order(frame: pd.DataFrame) -> tuple[list[int], list[str]]:
@@ -66,7 +60,7 @@ def rounds_per_match_figure(hist: pd.DataFrame, settings: dict):
     axes[0, 0].set_ylabel("share of matches that ended within\nthis many rounds (cumulative)")
     axes[0, -1].legend(title="self-play", loc="lower right")
     fig.suptitle("How many rounds a match lasts", y=1.02)
-    stamp(fig, _footer(settings))
+    stamp(fig, self_play_footer(settings))
     return fig
 
 
@@ -129,7 +123,7 @@ def score_paths_figure(paths: pd.DataFrame, settings: dict, title: str | None = 
         title = (f"Score paths to {TARGET_DISPLAYED} (self-play; finished matches; a match that "
                  "ended is carried at its final score)")
     fig.suptitle(title + "\n" + DISPLAYED_UNITS, y=1.0 + 0.6 / height, va="bottom", fontsize=11)
-    stamp(fig, _footer(settings) if footer is None else footer)
+    stamp(fig, self_play_footer(settings) if footer is None else footer)
     return fig
 
 
@@ -203,7 +197,7 @@ def score_gap_figure(gaps: pd.DataFrame, settings: dict):
                bbox_to_anchor=(0.5, 1.0), frameon=False)
     fig.suptitle("How early the winner pulls ahead (finished matches, carried at the final "
                  "score; 95% intervals)", y=1.0 + 0.75 / fig.get_figheight(), va="bottom")
-    stamp(fig, _footer(settings))
+    stamp(fig, self_play_footer(settings))
     return fig
 
 

@@ -69,14 +69,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.mixed_tables import SELF_PLAY, entity_names, per_deal_means, strategies_in
-from experiments.reporting.figures import (
-    color_cycle,
-    new_figure,
-    run_footer,
-    save_png,
-    stamp,
-    strategy_colour,
-)
+from experiments.reporting import figures
 from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
 from experiments.run_spine import (
     DEFAULT_PLAYERS,
@@ -1272,14 +1265,15 @@ def _cf_footer(settings: dict) -> str:
     strong = s.get("strong_continuations", [])
     extra = (f"; {', '.join(strong)} at 0-0: {s['strong_hands']:,} hands x "
              f"{s['strong_playouts']} playouts" if strong and s.get("strong_hands") else "")
-    return run_footer(s, sample=f"{s['hands']:,} hands x 5 forced openings x {s['playouts']} "
-                                f"playouts per player count and state, `{s['playout_strategy']}` "
-                                f"playouts, baseline `{s['baseline']}`{extra}")
+    return figures.run_footer(
+        s, sample=f"{s['hands']:,} hands x 5 forced openings x {s['playouts']} "
+                  f"playouts per player count and state, `{s['playout_strategy']}` "
+                  f"playouts, baseline `{s['baseline']}`{extra}")
 
 
 def _save(fig, path, footer: str) -> None:
-    stamp(fig, footer)
-    save_png(fig, path, DPI)
+    figures.stamp(fig, footer)
+    figures.save_png(fig, path, DPI)
 
 
 def _errorbars(centre, low, high) -> np.ndarray:
@@ -1307,7 +1301,7 @@ def plot_opening_tiles(tiles: pd.DataFrame, path, settings: dict,
     min_n = min_opened(settings) if min_n is None else min_n
     players = sorted(tiles["players"].unique())
     strategies = list(dict.fromkeys(tiles["strategy"]))
-    fig, axes = new_figure(2, len(players), figsize=(6.5 * len(players), 7), squeeze=False)
+    fig, axes = figures.new_figure(2, len(players), figsize=(6.5 * len(players), 7), squeeze=False)
     x = np.arange(N_TILES)
     width = 0.8 / max(1, len(strategies))
     for j, count in enumerate(players):
@@ -1324,7 +1318,7 @@ def plot_opening_tiles(tiles: pd.DataFrame, path, settings: dict,
                 err = _errorbars(centre, sel[f"{prefix}_low"], sel[f"{prefix}_high"])
                 axes[i, j].errorbar((x + offset)[shown], centre[shown], yerr=err[:, shown],
                                     fmt="o", ms=3, capsize=2, lw=0.8, label=name,
-                                    color=strategy_colour(name))
+                                    color=figures.strategy_colour(name))
         axes[0, j].axhline(0, color="grey", lw=0.8, ls=":")
         fair = 1 / (2 if count == 4 else count)
         axes[1, j].axhline(fair, color="grey", lw=0.8, ls=":", label="fair share")
@@ -1338,7 +1332,8 @@ def plot_opening_tiles(tiles: pd.DataFrame, path, settings: dict,
     axes[0, -1].legend(title="self-play", fontsize=8)
     axes[1, -1].legend(fontsize=8)
     fig.tight_layout()
-    _save(fig, path, run_footer(settings) + "; 1 displayed = 5 raw points; intervals over deals")
+    _save(fig, path,
+          figures.run_footer(settings) + "; 1 displayed = 5 raw points; intervals over deals")
 
 
 def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path,
@@ -1348,7 +1343,8 @@ def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path,
     differential; one :func:`experiments.reporting.figures.strategy_colour` per continuation), and the
     per-hand held-out gain of the best opening over the baseline's (main continuation)."""
     players = sorted(cf_tiles["players"].unique())
-    fig, axes = new_figure(2, len(players), figsize=(6.5 * len(players), 7.5), squeeze=False)
+    fig, axes = figures.new_figure(2, len(players), figsize=(6.5 * len(players), 7.5),
+                                   squeeze=False)
     x = np.arange(N_TILES)
     series = [(str(cf_tiles["playout_strategy"].iloc[0]), cf_tiles)]
     if cf_strong is not None and len(cf_strong):
@@ -1363,7 +1359,8 @@ def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path,
             shown = np.isfinite(centre)
             offset = (k - (len(series) - 1) / 2) * width
             axes[0, j].errorbar((x + offset)[shown], centre[shown], yerr=err[:, shown],
-                                fmt="o", ms=3, capsize=1.5, lw=0.8, color=strategy_colour(name),
+                                fmt="o", ms=3, capsize=1.5, lw=0.8,
+                                color=figures.strategy_colour(name),
                                 label=f"{name} ({int(sel['hands'].fillna(0).sum()) // 5:,} hands)")
         axes[0, j].axhline(0, color="black", lw=0.8)
         axes[0, j].set_xticks(x, TILE_NAMES, rotation=90, fontsize=7)
@@ -1378,8 +1375,8 @@ def plot_counterfactual(cf_tiles: pd.DataFrame, cf_hands: pd.DataFrame, path,
         if gain.size:
             bins = np.linspace(min(-2.0, gain.min()), max(4.0, gain.max()), 41)
             # the main continuation's hands: its strategy's colour; the mean is not a strategy
-            axes[1, j].hist(gain, bins=bins, color=strategy_colour(series[0][0]), alpha=0.7,
-                            label="hands")
+            axes[1, j].hist(gain, bins=bins, color=figures.strategy_colour(series[0][0]),
+                            alpha=0.7, label="hands")
             mean, low, high = mean_interval(gain)
             axes[1, j].axvline(mean, color="black", lw=1.2, ls="--",
                                label=f"mean {fmt_ci(mean, low, high, 2)} (95% t)")
@@ -1401,8 +1398,9 @@ def value_panels(frame: pd.DataFrame, panel_width: float):
     table at 3 players) is removed (the caption says why)."""
     players = sorted(frame["players"].unique())
     kinds = [v for v in VALUE_LABELS if v in set(frame["value"])]
-    fig, axes = new_figure(len(kinds), len(players), figsize=(panel_width * len(players),
-                                                              3.8 * len(kinds)), squeeze=False)
+    fig, axes = figures.new_figure(len(kinds), len(players),
+                                   figsize=(panel_width * len(players), 3.8 * len(kinds)),
+                                   squeeze=False)
     panels = []
     for i, value in enumerate(kinds):
         for j, count in enumerate(players):
@@ -1421,7 +1419,7 @@ def plot_state_values(cf_values: pd.DataFrame, path, settings: dict) -> None:
     states = list(dict.fromkeys(cf_values["state"]))
     fig, axes, panels = value_panels(cf_values, 6.5)
     x = np.arange(N_TILES)
-    colors = color_cycle()
+    colors = figures.color_cycle()
     width = 0.8 / max(1, len(states))
     for ax, value, count, sel in panels:
         for k, state in enumerate(states):
@@ -1448,7 +1446,7 @@ def plot_gain_playouts(cf_gain: pd.DataFrame, path, settings: dict) -> None:
     ends (in-sample solid, held out dashed), per state; rows by value, columns by player count."""
     states = list(dict.fromkeys(cf_gain["state"]))
     fig, axes, panels = value_panels(cf_gain, 5.0)
-    colors = color_cycle()
+    colors = figures.color_cycle()
     for ax, value, count, sel in panels:
         for k, state in enumerate(states):
             rows = sel[sel.state == state].sort_values("playouts")

@@ -14,25 +14,29 @@ import textwrap
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.figures import (
-    color_cycle,
-    new_figure,
-    run_footer,
-    save_png,
-    stamp,
-    strategy_colour,
-)
+from experiments.reporting import figures
 from experiments.settings import matches_clause
 
 DPI = 110
 """Resolution of the studies' figures."""
 
 
-def _save(fig, path, settings: dict | None = None) -> None:
-    """Write ``fig``; with ``settings``, stamp the run's footer on it first."""
-    if settings is not None:
-        stamp(fig, run_footer(settings))
-    save_png(fig, path, DPI)
+def self_play_footer(settings: dict) -> str:
+    """The footer of a self-play study's figure: the run's
+    (:func:`experiments.reporting.figures.run_footer`), with the strong strategies' own match
+    count when there are some (:func:`experiments.settings.matches_clause`)."""
+    return figures.run_footer(settings, sample=matches_clause(settings))
+
+
+def _finish(fig, footer: str, title: str | None = None, rect=None, **title_options):
+    """``fig`` laid out, its ``title`` above the axes (``title_options``: ``suptitle``
+    keywords) and ``footer`` stamped below them; ``rect`` bounds the layout (room for a legend
+    above the axes)."""
+    if title is not None:
+        fig.suptitle(title, **title_options)
+    fig.tight_layout(rect=rect)  # labels inside the figure, the footer below them
+    figures.stamp(fig, footer)
+    return fig
 
 
 SCORE_UNITS = "1 displayed = 5 raw; 61 displayed = 305 raw"
@@ -40,13 +44,13 @@ SCORE_UNITS = "1 displayed = 5 raw; 61 displayed = 305 raw"
 
 
 def _panels(count: int, width: float = 5.0, height: float = 3.6, sharey: bool = True):
-    fig, axes = new_figure(1, count, figsize=(width * count, height), sharey=sharey,
-                             squeeze=False)
+    fig, axes = figures.new_figure(1, count, figsize=(width * count, height), sharey=sharey,
+                                   squeeze=False)
     return fig, axes[0]
 
 
 def _color(strategies: list[str], name: str) -> str:
-    colors = color_cycle()
+    colors = figures.color_cycle()
     return colors[strategies.index(name) % len(colors)]
 
 
@@ -76,8 +80,8 @@ def discard_probability_figure(by_score: pd.DataFrame, settings: dict):
     players = sorted(by_score["players"].unique())
     strategies = list(dict.fromkeys(by_score["strategy"]))
     offsets = _offsets(strategies)
-    fig, axes = new_figure(2, len(players), figsize=(4.8 * len(players), 7.0), sharey="row",
-                           squeeze=False)
+    fig, axes = figures.new_figure(2, len(players), figsize=(4.8 * len(players), 7.0), sharey="row",
+                                   squeeze=False)
     ranges = ((ZOOM_FROM, 60, "linear"), (FIRST_POSSIBLE, 60, "log"))
     for j, count in enumerate(players):
         for i, (low_x, high_x, scale) in enumerate(ranges):
@@ -95,7 +99,7 @@ def discard_probability_figure(by_score: pd.DataFrame, settings: dict):
                 # no lines on the log row: they would bridge scores whose zero rate is not drawn
                 ax.errorbar(x, rate, yerr=err, fmt="o-" if scale == "linear" else "o", ms=3,
                             lw=1.0, elinewidth=1.2, capsize=2, label=name,
-                            color=strategy_colour(name))
+                            color=figures.strategy_colour(name))
             ax.set_xlim(low_x - 0.6, high_x + 0.6)
             ax.set_yscale(scale)
             if scale == "linear":
@@ -110,16 +114,14 @@ def discard_probability_figure(by_score: pd.DataFrame, settings: dict):
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, title="self-play", loc="upper center", ncol=len(strategies),
                bbox_to_anchor=(0.5, 0.965), frameon=False)
-    fig.suptitle("Overshoot: chance a score event is thrown away "
-                 "(95% intervals clustered by match)", y=1.0)
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
-    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
-    return fig
+    return _finish(fig, self_play_footer(settings),
+                   "Overshoot: chance a score event is thrown away (95% intervals clustered by "
+                   "match)", rect=(0, 0, 1, 0.92), y=1.0)
 
 
 def plot_discard_probability(by_score: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`discard_probability_figure` as PNG."""
-    save_png(discard_probability_figure(by_score, settings), path, DPI)
+    figures.save_png(discard_probability_figure(by_score, settings), path, DPI)
 
 
 def zone_turns_figure(zone: pd.DataFrame, settings: dict):
@@ -135,7 +137,7 @@ def zone_turns_figure(zone: pd.DataFrame, settings: dict):
                 continue
             share = sel["winners"].cumsum() / sel["winners"].sum()
             ax.step(sel["zone10_turns"], share, where="post", label=name,
-                    color=strategy_colour(name))
+                    color=figures.strategy_colour(name))
         ax.set_title(f"{count} players")
         ax.set_xlabel("winner's own turns begun at displayed 51..60\n(within 10 points of 61)")
         ax.set_xlim(left=0, right=max(5, float(zone[zone.players == count]
@@ -144,15 +146,12 @@ def zone_turns_figure(zone: pd.DataFrame, settings: dict):
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("share of winners (cumulative)")
     axes[-1].legend(title="self-play", loc="lower right")
-    fig.suptitle("How long the winner waited near 61", y=1.02)
-    fig.tight_layout()  # labels inside the figure, the footer below them
-    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
-    return fig
+    return _finish(fig, self_play_footer(settings), "How long the winner waited near 61", y=1.02)
 
 
 def plot_zone_turns(zone: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`zone_turns_figure` as PNG."""
-    save_png(zone_turns_figure(zone, settings), path, DPI)
+    figures.save_png(zone_turns_figure(zone, settings), path, DPI)
 
 
 # ---------------------------------------------------------------------------
@@ -182,7 +181,8 @@ def domino_parts_figure(parts: pd.DataFrame, settings: dict):
     strategies = list(dict.fromkeys(parts["strategy"]))
     offsets = _offsets(strategies, spread=0.7)
     shown = [part for part in DOMINO_PARTS if (parts["part"] == part).any()]
-    fig, axes = new_figure(1, len(shown), figsize=(3.4 * len(shown) + 0.8, 4.4), squeeze=False)
+    fig, axes = figures.new_figure(1, len(shown), figsize=(3.4 * len(shown) + 0.8, 4.4),
+                                   squeeze=False)
     labelled = set()
     for ax, part in zip(axes[0], shown):
         counts = [c for c in players if ((parts["part"] == part) & (parts["players"] == c)).any()]
@@ -194,7 +194,7 @@ def domino_parts_figure(parts: pd.DataFrame, settings: dict):
                     continue
                 r = sel.iloc[0]
                 x = j + offsets[name]
-                colour = strategy_colour(name)
+                colour = figures.strategy_colour(name)
                 ax.vlines(x, r.p10, r.p90, color=colour, lw=1.0)
                 ax.vlines(x, r.p25, r.p75, color=colour, lw=5.0, alpha=0.45)
                 err = np.array([[max(0.0, r["mean"] - r.low)], [max(0.0, r.high - r["mean"])]])
@@ -216,16 +216,14 @@ def domino_parts_figure(parts: pd.DataFrame, settings: dict):
     fig.legend(handles, labels, title="self-play: mean (95%), box 25-75%, line 10-90%",
                loc="upper center", ncol=min(len(labels), 6), bbox_to_anchor=(0.5, 0.93),
                frameon=False, fontsize=9, title_fontsize=9)
-    fig.suptitle("The domino event: final placement + credit - debit = net; and the blocked "
-                 "credit", y=1.0)
-    fig.tight_layout(rect=(0, 0, 1, 0.78))
-    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
-    return fig
+    return _finish(fig, self_play_footer(settings),
+                   "The domino event: final placement + credit - debit = net; and the blocked "
+                   "credit", rect=(0, 0, 1, 0.78), y=1.0)
 
 
 def plot_domino_parts(parts: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`domino_parts_figure` as PNG."""
-    save_png(domino_parts_figure(parts, settings), path, DPI)
+    figures.save_png(domino_parts_figure(parts, settings), path, DPI)
 
 
 POINT_SEGMENTS = (
@@ -250,8 +248,8 @@ def point_sources_figure(share: pd.DataFrame, settings: dict):
     groups = share["players"].to_numpy()
     # a gap of one bar between player counts
     x = np.arange(len(share)) + np.concatenate([[0], np.cumsum(groups[1:] != groups[:-1])])
-    colors = color_cycle()
-    fig, ax = new_figure(figsize=(0.95 * len(share) + 4.5, 5.0))
+    colors = figures.color_cycle()
+    fig, ax = figures.new_figure(figsize=(0.95 * len(share) + 4.5, 5.0))
     bottom = np.zeros(len(share))
     for k, (column, label) in enumerate(POINT_SEGMENTS):
         value = share[column].to_numpy(dtype=float) / 5
@@ -281,14 +279,12 @@ def point_sources_figure(share: pd.DataFrame, settings: dict):
                  fontsize=10)
     ax.grid(alpha=0.3, axis="y")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
-    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
-    return fig
+    return _finish(fig, self_play_footer(settings))
 
 
 def plot_point_sources(share: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`point_sources_figure` as PNG."""
-    save_png(point_sources_figure(share, settings), path, DPI)
+    figures.save_png(point_sources_figure(share, settings), path, DPI)
 
 
 # ---------------------------------------------------------------------------
@@ -307,10 +303,10 @@ def contrasts_figure(contrasts: pd.DataFrame, settings: dict, title: str):
     players = sorted(contrasts["players"].unique())
     quantities = list(dict.fromkeys(contrasts["quantity"]))
     pairs = list(dict.fromkeys(f"{r.a} - {r.b}" for r in contrasts.itertuples(index=False)))
-    fig, axes = new_figure(len(quantities), len(players),
-                           figsize=(max(3.4, 1.1 * len(pairs) + 1.6) * len(players) + 1.2,
-                                    2.5 * len(quantities) + 1.2),
-                           squeeze=False, sharey="row")
+    fig, axes = figures.new_figure(len(quantities), len(players),
+                                   figsize=(max(3.4, 1.1 * len(pairs) + 1.6) * len(players) + 1.2,
+                                            2.5 * len(quantities) + 1.2),
+                                   squeeze=False, sharey="row")
     for i, quantity in enumerate(quantities):
         rows = contrasts[contrasts["quantity"] == quantity]
         finite = rows[["low", "high"]].to_numpy(dtype=float)
@@ -328,7 +324,7 @@ def contrasts_figure(contrasts: pd.DataFrame, settings: dict, title: str):
                 r = sel.iloc[0]
                 err = scale * np.array([[max(0.0, r.difference - r.low)],
                                         [max(0.0, r.high - r.difference)]])
-                colour = strategy_colour(r.a)
+                colour = figures.strategy_colour(r.a)
                 ax.errorbar([k], [scale * r.difference], yerr=np.where(np.isfinite(err), err, 0),
                             fmt="o", ms=6, capsize=4, color=colour,
                             mfc=colour if r.detected else "white")
@@ -343,11 +339,9 @@ def contrasts_figure(contrasts: pd.DataFrame, settings: dict, title: str):
         axes[i, 0].set_ylim(-top, top)
         unit = "percentage points" if pct else "A - B"
         axes[i, 0].set_ylabel(f"{_wrap(quantity)}\n({unit}, 95%)", fontsize=8)
-    fig.suptitle(title + "\n(filled: the interval excludes 0; open: no detectable difference; "
-                 "colour: strategy A)", fontsize=10, y=1.0)
-    fig.tight_layout()
-    stamp(fig, _table_sample(settings))
-    return fig
+    return _finish(fig, _table_sample(settings),
+                   title + "\n(filled: the interval excludes 0; open: no detectable difference; "
+                   "colour: strategy A)", fontsize=10, y=1.0)
 
 
 def _wrap(text: str, width: int = 28) -> str:
@@ -356,14 +350,14 @@ def _wrap(text: str, width: int = 28) -> str:
 
 def _table_sample(settings: dict) -> str:
     """The footer of a head-to-head figure: deals per table rotation, players and seed."""
-    return run_footer(settings, sample=f"{settings.get('table_matches', settings['matches']):,} "
-                                       "deals per table rotation (every rotation on the same "
-                                       "deals)")
+    deals = settings.get("table_matches", settings["matches"])
+    return figures.run_footer(settings, sample=f"{deals:,} deals per table rotation (every "
+                                               "rotation on the same deals)")
 
 
 def plot_contrasts(contrasts: pd.DataFrame, path, settings: dict, title: str) -> None:
     """Write :func:`contrasts_figure` as PNG."""
-    save_png(contrasts_figure(contrasts, settings, title), path, DPI)
+    figures.save_png(contrasts_figure(contrasts, settings, title), path, DPI)
 
 
 # ---------------------------------------------------------------------------
@@ -403,8 +397,9 @@ def seats_figure(positions: pd.DataFrame, settings: dict):
     strategies = list(dict.fromkeys(sides["strategy"]))
     offsets = _offsets(strategies, spread=0.4)
     widths = [max(2, count if count != 4 else 2) for count in players]
-    fig, axes = new_figure(1, len(players), figsize=(1.5 * sum(widths) + 2.0, 4.0), sharey=True,
-                           squeeze=False, gridspec_kw={"width_ratios": widths})
+    fig, axes = figures.new_figure(1, len(players), figsize=(1.5 * sum(widths) + 2.0, 4.0),
+                                   sharey=True, squeeze=False,
+                                   gridspec_kw={"width_ratios": widths})
     axes = axes[0]
     extent = float(np.nanmax(np.abs(sides[["dev_low", "dev_high"]].to_numpy(dtype=float))))
     top = max(2.0, 1.15 * extent if np.isfinite(extent) else 2.0)
@@ -417,7 +412,7 @@ def seats_figure(positions: pd.DataFrame, settings: dict):
             err = np.vstack([dev - sel["dev_low"].to_numpy(dtype=float),
                              sel["dev_high"].to_numpy(dtype=float) - dev])
             ax.errorbar(sel["position"].to_numpy(dtype=float) + offsets[name], dev, yerr=err,
-                        fmt="o", ms=5, capsize=3, label=name, color=strategy_colour(name))
+                        fmt="o", ms=5, capsize=3, label=name, color=figures.strategy_colour(name))
         ax.axhline(0, color="black", lw=0.9)
         ax.set_xticks(positions_shown, [_side_label(count, p) for p in positions_shown])
         ax.set_xlim(-0.5, len(positions_shown) - 0.5)
@@ -431,12 +426,10 @@ def seats_figure(positions: pd.DataFrame, settings: dict):
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, title="self-play", loc="center left", bbox_to_anchor=(1.0, 0.5),
                frameon=False)
-    fig.suptitle("Seat effects: the value of winning the first lot", y=1.02)
-    fig.tight_layout()
-    stamp(fig, run_footer(settings, sample=matches_clause(settings)))
-    return fig
+    return _finish(fig, self_play_footer(settings),
+                   "Seat effects: the value of winning the first lot", y=1.02)
 
 
 def plot_seats(positions: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`seats_figure` as PNG."""
-    save_png(seats_figure(positions, settings), path, DPI)
+    figures.save_png(seats_figure(positions, settings), path, DPI)
