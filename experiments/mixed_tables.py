@@ -54,6 +54,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from experiments.reporting.reports import figure_caption, md_table
 from experiments.seatings import Pairing
 from experiments.stats import contrast_words, paired_contrast, paired_proportion
 from sim.tiles import entity_count
@@ -275,6 +276,45 @@ def contrast_finding(contrasts: pd.DataFrame, quantity: str, name: str | None = 
     return text
 
 
+def contrast_lines(contrasts: pd.DataFrame, mean_note: str = "") -> list[str]:
+    """The paired contrasts of a study's head-to-head section, as markdown lines: the heading,
+    how to read a line (``mean_note`` says what the mean over deals is of, after "A's value
+    minus B's on the same deal") and one line per row of ``contrasts``
+    (:func:`table_contrasts`)."""
+    return (["### Paired contrasts A - B (deal = unit)", "",
+             ("Each line is the mean over deals of A's value minus B's on the same deal"
+              f"{mean_note}, its 95% Student-t interval, the number of deals and Cohen's d; it is "
+              "a finding (\"A lower\" / \"A higher\") only where the interval excludes 0."), ""]
+            + [f"- {row.players}p, {row.table}: {row.words}"
+               for row in contrasts.itertuples(index=False)])
+
+
+def table_sections(mixed: pd.DataFrame, row_of, digits: int) -> list[str]:
+    """One markdown table per mixed table of a study's head-to-head section, as lines: the
+    table's label as a heading, then a row ``row_of(row)`` (a dict, column -> value) per row of
+    ``mixed`` (its rows of that table, in order), numbers to ``digits`` decimals."""
+    lines = []
+    for label, table in mixed.groupby("table", sort=False):
+        rows = [row_of(row) for row in table.itertuples(index=False)]
+        lines += [f"### {label}", "", md_table(pd.DataFrame(rows), digits), ""]
+    return lines
+
+
+def contrasts_caption(contrasts: pd.DataFrame, rows: str, settings: dict, quantity: str,
+                      name: str | None = None) -> str:
+    """The summary's caption of a study's ``head_to_head`` figure of paired contrasts
+    (:func:`experiments.studies.study_plots.contrasts_figure`): ``rows`` says what its rows of
+    panels show, the finding is :func:`contrast_finding` of ``quantity`` (``name``: its short
+    name)."""
+    return figure_caption(
+        "head_to_head",
+        f"Paired contrasts A - B of each mixed table's strategies (rows: {rows}; columns: player "
+        "counts)",
+        f"{settings['table_matches']:,} deals per table rotation, seed {settings['seed']}",
+        "Bars: 95% Student-t intervals over deals (the deal is the unit; a strategy in several "
+        "seats counted once)", contrast_finding(contrasts, quantity, name))
+
+
 def deal_share(per_deal: pd.Series) -> tuple[float, float, float, int]:
     """``(rate, low, high, deals)`` of a share from one strategy's per-deal values (a column of
     :func:`per_deal_means`, nan where the deal has no such seat): the
@@ -320,6 +360,39 @@ def contrast_key_numbers(contrasts: pd.DataFrame) -> dict[str, str]:
     (:data:`CONTRAST_COLUMNS`): ``"TABLE, Np: A - B, QUANTITY"`` -> :func:`contrast_value`."""
     return {f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}": contrast_value(row)
             for row in contrasts.itertuples(index=False)}
+
+
+SELF_PLAY_REFERENCE = "greedy"
+"""The self-played strategy a study compares every other self-played strategy with (the seats
+study's first-lot edge, the lengths study's rounds per match), when studied; otherwise the first
+strategy (:func:`self_play_reference`)."""
+
+
+def self_play_reference(settings: dict) -> str:
+    """The self-played strategy the others are compared with: :data:`SELF_PLAY_REFERENCE` if
+    studied, else the first strategy."""
+    names = list(settings["strategies"])
+    return SELF_PLAY_REFERENCE if SELF_PLAY_REFERENCE in names else names[0]
+
+
+def self_play_contrasts(by_deal: dict, reference: str, quantity: str, column: str,
+                        pct: bool) -> list[dict]:
+    """Per player count, every self-played strategy's ``quantity`` minus ``reference``'s, as
+    ``contrasts`` rows (:func:`contrast_row`), paired by deal.
+
+    ``by_deal[(strategy, players)]`` holds a self-play configuration's per-deal values (a Series
+    by match index): match ``i`` of every self-play configuration of a player count is the same
+    deal and the same first lot, so the pairs are the deals both played.
+    """
+    rows = []
+    for (strategy, players), values in by_deal.items():
+        base = by_deal.get((reference, players))
+        if strategy == reference or base is None:
+            continue
+        a, b = values.align(base, join="inner")
+        rows.append(contrast_row(SELF_PLAY, players, strategy, reference, quantity, column,
+                                 paired_contrast(a.to_numpy(), b.to_numpy()), pct=pct))
+    return rows
 
 
 def self_play_rows(frames: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:

@@ -4,7 +4,8 @@
 :class:`sim.scale.options.ScaleOptions`), built and checked once at the entry point (the
 command line or a study's Python ``run``) and passed down whole. :func:`claim_run` claims the
 output directory (once per run), :func:`execute` computes and saves, :func:`run_experiment` is
-both; :func:`traced_result` serves the studies computed from the trace source (overshoot,
+both; :func:`run_study` is the body of every self-play study's ``run`` and
+:func:`traced_result` serves the studies computed from the trace source (overshoot,
 settlement, lengths).
 """
 
@@ -207,6 +208,17 @@ def run_experiment(spec: StudySpec, compute: Callable) -> ExperimentResult:
     """The body of every study's ``run``: :func:`claim_run`, then :func:`execute`."""
     claim_run(spec)
     return execute(spec, compute)
+
+
+def run_study(name: str, default_matches: int, compute: Callable, args: tuple, options: dict,
+              given=None) -> ExperimentResult:
+    """The body of a self-play study's ``run(*args, traces=None, **options)`` (overshoot,
+    settlement, lengths; seats with ``rounds``): the spec of ``run(*args, **options)``
+    (:meth:`StudySpec.of`, ``matches`` by default ``default_matches``) run by
+    :func:`run_experiment`, the result computed by ``compute(data, given)``; ``given`` is what
+    the caller precomputed for the same settings (the traces, the rounds) or None."""
+    spec = StudySpec.of(name, args, options, default_matches)
+    return run_experiment(spec, lambda data: compute(data, given))
 
 
 def traced_result(analyse: Callable, data: DataRun, traces=None) -> ExperimentResult:

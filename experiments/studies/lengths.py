@@ -63,33 +63,11 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from experiments.mixed_tables import (
-    CONTRAST_COLUMNS,
-    SELF_PLAY,
-    contrast_row,
-    contrast_value,
-    deal_share,
-    per_deal_means,
-    self_play_rows,
-    tables_of,
-)
-from experiments.reporting.reports import (
-    ExperimentResult,
-    figure_caption,
-    fmt_ci,
-    md_table,
-    summary_head,
-)
-from experiments.run_spine import StudySpec, run_experiment, traced_result
+from experiments import mixed_tables, stats
+from experiments.reporting import reports
+from experiments.run_spine import run_study, traced_result
 from experiments.settings import matches_clause
 from experiments.sources import pairs
-from experiments.stats import (
-    clustered_mean,
-    clustered_proportion,
-    mean_interval,
-    paired_contrast,
-    proportion,
-)
 from experiments.studies import length_plots
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 
@@ -106,7 +84,7 @@ QUANTILE_METHOD = "inverted_cdf"
 """Quantiles are observed values: the smallest value whose cumulative share reaches q."""
 
 
-def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
+def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResult:
     """Run the match-length study (arguments as :func:`experiments.studies.overshoot.run`: a
     :class:`experiments.run_spine.StudySpec`, or the keywords of
     :meth:`experiments.run_spine.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
@@ -121,17 +99,16 @@ def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
         Frames ``lengths``, ``rounds_hist``, ``trajectories``, ``gaps``, ``contrasts``, each
         with a ``table`` column.
     """
-    spec = StudySpec.of(NAME, args, options, DEFAULT_MATCHES)
-    return run_experiment(spec, lambda data: compute(data, traces))
+    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces)
 
 
-def compute(data, traces: dict | None = None) -> ExperimentResult:
-    """The study's result from a run's data (:class:`experiments.sources.DataRun`), or from
-    given ``traces``: what :func:`run` and the command line compute."""
+def compute(data, traces: dict | None = None) -> reports.ExperimentResult:
+    """The study's result from a run's data or from given ``traces``, as
+    :func:`experiments.studies.overshoot.compute` (with this study's :func:`analyse`)."""
     return traced_result(analyse, data, traces)
 
 
-def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
+def analyse(traces, settings: dict, tables=()) -> reports.ExperimentResult:
     """The study's frames from ``(strategy, players) -> StudyTrace`` pairs (a dict or iterable)
     and the mixed tables' ``(table, players) -> experiments.sources.TableData`` pairs
     (:meth:`experiments.sources.DataRun.table_traces`)."""
@@ -148,18 +125,19 @@ def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
         parts["gaps"].append(_gaps(sides, strategy, players))
     for name in FRAMES:
         for frame in parts[name]:
-            frame["table"] = SELF_PLAY
-    reference = reference_of(settings)
-    contrasts = _self_play_contrasts(by_deal, reference)
+            frame["table"] = mixed_tables.SELF_PLAY
+    reference = mixed_tables.self_play_reference(settings)
+    contrasts = mixed_tables.self_play_contrasts(by_deal, reference, ROUNDS, "rounds_mean",
+                                                 pct=False)
     for (label, players), table in pairs(tables):
         for name, frame in _mixed(table, label, players).items():
             parts[name].append(frame)
         contrasts += _table_contrast(table, label, players, by_deal.get((reference, players)),
                                      reference)
     frames = {name: pd.concat(parts[name], ignore_index=True) for name in FRAMES}
-    frames["contrasts"] = pd.DataFrame(contrasts, columns=CONTRAST_COLUMNS)
+    frames["contrasts"] = pd.DataFrame(contrasts, columns=mixed_tables.CONTRAST_COLUMNS)
     # the self-play figures and key numbers come from the self-play rows only
-    selfplay = self_play_rows(frames)
+    selfplay = mixed_tables.self_play_rows(frames)
     plots = {
         "rounds_per_match":
             lambda p: length_plots.plot_rounds_per_match(selfplay["rounds_hist"], p, settings),
@@ -169,44 +147,20 @@ def analyse(traces, settings: dict, tables=()) -> ExperimentResult:
     }
     key = _key_numbers(selfplay)
     markdown = _markdown(settings, selfplay, key)
-    mixed = {name: frame[frame["table"] != SELF_PLAY] for name, frame in frames.items()}
+    mixed = {name: frame[frame["table"] != mixed_tables.SELF_PLAY]
+             for name, frame in frames.items()}
     if len(mixed["lengths"]):
         key.update(_table_key_numbers(mixed, settings))
         plots["head_to_head"] = lambda p: length_plots.plot_table_paths(
             mixed["trajectories"], p, settings)
         markdown += _table_markdown(mixed, settings)
-    return ExperimentResult(NAME, settings, frames, markdown, plots, key)
+    return reports.ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
 FRAMES = ("lengths", "rounds_hist", "trajectories", "gaps")
 """The study's frames computed per configuration, in order (then ``contrasts``)."""
-REFERENCE = "greedy"
-"""The self-play strategy the others' rounds per match are compared with (when studied;
-otherwise the first strategy)."""
 ROUNDS = "rounds per match (paired by deal)"
 """The ``quantity`` of the ``contrasts`` rows."""
-
-
-def reference_of(settings: dict) -> str:
-    """The self-play strategy the others are compared with: :data:`REFERENCE` if studied, else
-    the first strategy."""
-    names = list(settings["strategies"])
-    return REFERENCE if REFERENCE in names else names[0]
-
-
-def _self_play_contrasts(by_deal: dict, reference: str) -> list[dict]:
-    """Per player count, every self-play strategy's rounds per match minus the reference's,
-    paired by deal (match ``i`` of every self-play configuration of a player count is the same
-    first deal and lot)."""
-    rows = []
-    for (strategy, players), rounds in by_deal.items():
-        base = by_deal.get((reference, players))
-        if strategy == reference or base is None:
-            continue
-        a, b = rounds.align(base, join="inner")
-        rows.append(contrast_row(SELF_PLAY, players, strategy, reference, ROUNDS, "rounds_mean",
-                                 paired_contrast(a.to_numpy(), b.to_numpy()), pct=False))
-    return rows
 
 
 def _table_contrast(table, label: str, players: int, base, reference: str) -> list[dict]:
@@ -215,11 +169,14 @@ def _table_contrast(table, label: str, players: int, base, reference: str) -> li
     if base is None:
         return []
     matches = table.data.matches
-    per_deal = per_deal_means(matches["rounds"].to_numpy(dtype=np.float64),
-                              matches["match"].to_numpy(), np.full(len(matches), label))[label]
+    per_deal = mixed_tables.per_deal_means(matches["rounds"].to_numpy(dtype=np.float64),
+                                           matches["match"].to_numpy(),
+                                           np.full(len(matches), label))[label]
     a, b = per_deal.align(base, join="inner")
-    return [contrast_row(label, players, label, f"{reference} self-play", ROUNDS, "rounds_mean",
-                         paired_contrast(a.to_numpy(), b.to_numpy()), pct=False)]
+    return [mixed_tables.contrast_row(label, players, label, f"{reference} self-play", ROUNDS,
+                                      "rounds_mean",
+                                      stats.paired_contrast(a.to_numpy(), b.to_numpy()),
+                                      pct=False)]
 
 
 def _mixed(table, label: str, players: int) -> dict:
@@ -303,11 +260,12 @@ def _lengths(matches: pd.DataFrame, strategy: str, players: int, clusters=None) 
     row["rounds_min"], row["rounds_max"] = int(rounds.min()), int(rounds.max())
     is_long = rounds >= LONG_MATCH_ROUNDS
     if clusters is None:
-        p = proportion(int(is_long.sum()), len(rounds))
+        p = stats.proportion(int(is_long.sum()), len(rounds))
         p = (float(p["rate"]), float(p["low"]), float(p["high"]))
     else:
         # a table's rotations replay each deal: the deal's share of long matches, once per deal
-        p = deal_share(per_deal_means(is_long, clusters, np.full(len(rounds), "all"))["all"])
+        p = mixed_tables.deal_share(
+            mixed_tables.per_deal_means(is_long, clusters, np.full(len(rounds), "all"))["all"])
     row.update(long_matches=int(is_long.sum()), share_long=p[0], share_long_low=p[1],
                share_long_high=p[2])
     for name, values in (("placements", placements), ("turns", turns)):
@@ -322,8 +280,8 @@ def _mean(values, clusters=None) -> tuple[float, float, float]:
     """``(mean, low, high)`` with a Student-t interval: the match as the unit, or the given
     clusters (deals: a deal's rotations averaged into one value first)."""
     if clusters is None:
-        return mean_interval(values)
-    return clustered_mean(values, clusters)
+        return stats.mean_interval(values)
+    return stats.clustered_mean(values, clusters)
 
 
 def _rounds_hist(matches: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame:
@@ -417,10 +375,10 @@ def _gaps(sides: Sides, strategy: str, players: int, clustered: bool = False) ->
         gap = sides.lead[:, k]
         if clustered and len(gap):
             mean, low, high = _mean(gap, sides.won_deals)
-            p = clustered_proportion(gap > 0, sides.won_deals).iloc[0]
+            p = stats.clustered_proportion(gap > 0, sides.won_deals).iloc[0]
         else:
-            mean, low, high = mean_interval(gap)
-            p = proportion(int((gap > 0).sum()), len(gap))
+            mean, low, high = stats.mean_interval(gap)
+            p = stats.proportion(int((gap > 0).sum()), len(gap))
         rows.append({"strategy": strategy, "players": players, "round": k + 1,
                      "matches": len(gap), "in_play": int((sides.won_rounds >= k + 1).sum()),
                      "gap_mean": mean, "gap_low": low, "gap_high": high,
@@ -435,35 +393,37 @@ def _key_numbers(frames: dict) -> dict:
     for row in frames["lengths"].itertuples(index=False):
         tag = f"{row.strategy}, {row.players}p"
         key[f"{tag}: rounds per match (median, p10-p90)"] = (
-            f"{fmt_ci(row.rounds_mean, row.rounds_low, row.rounds_high, 2)} "
+            f"{reports.fmt_ci(row.rounds_mean, row.rounds_low, row.rounds_high, 2)} "
             f"(median {row.rounds_median:.0f}, {row.rounds_p10:.0f}-{row.rounds_p90:.0f})")
-        key[f"{tag}: matches lasting {LONG_MATCH_ROUNDS}+ rounds"] = fmt_ci(
+        key[f"{tag}: matches lasting {LONG_MATCH_ROUNDS}+ rounds"] = reports.fmt_ci(
             row.share_long, row.share_long_low, row.share_long_high, pct=True)
-        key[f"{tag}: turns per match"] = fmt_ci(row.turns_mean, row.turns_low, row.turns_high, 1)
+        key[f"{tag}: turns per match"] = reports.fmt_ci(row.turns_mean, row.turns_low,
+                                                        row.turns_high, 1)
         shown = [k for k in GAP_ROUNDS if (row.strategy, row.players, k) in gaps.index]
         if shown:
             key[f"{tag}: winner's lead over the best loser after rounds "
                 f"{', '.join(map(str, shown))} (displayed)"] = ", ".join(
                 f"{gaps.loc[(row.strategy, row.players, k), 'gap_mean']:.1f}" for k in shown)
     for row in frames["contrasts"].itertuples(index=False):
-        key[f"{row.a} - {row.b}, {row.players}p: rounds per match"] = contrast_value(row)
+        key[f"{row.a} - {row.b}, {row.players}p: rounds per match"] = (
+            mixed_tables.contrast_value(row))
     return key
 
 
 def _table_key_numbers(mixed: dict, settings: dict) -> dict:
     """Per table and player count: rounds per match, and each strategy's share of the finished
     matches won."""
-    tables = {table.label: table for table in tables_of(settings)}
+    tables = {table.label: table for table in mixed_tables.tables_of(settings)}
     key = {}
     wins = mixed["trajectories"]
     wins = wins[(wins["round"] == 1) & (wins["side"] == "winner")]
     for row in mixed["lengths"].itertuples(index=False):
         tag = f"{row.table}, {row.players}p"
-        key[f"{tag}: rounds per match"] = fmt_ci(row.rounds_mean, row.rounds_low,
+        key[f"{tag}: rounds per match"] = reports.fmt_ci(row.rounds_mean, row.rounds_low,
                                                   row.rounds_high, 2)
         for c in mixed["contrasts"][(mixed["contrasts"]["table"] == row.table)
                                     & (mixed["contrasts"]["players"] == row.players)].itertuples():
-            key[f"{tag}: {c.a} - {c.b}: rounds per match"] = contrast_value(c)
+            key[f"{tag}: {c.a} - {c.b}: rounds per match"] = mixed_tables.contrast_value(c)
         finished = row.matches - row.unfinished
         sel = wins[(wins["table"] == row.table) & (wins["players"] == row.players)]
         seats = tables[row.table].entity_strategies(row.players)
@@ -485,13 +445,13 @@ def _table_markdown(mixed: dict, settings: dict) -> str:
               "the deal as the unit). The score paths are per strategy: `winner` is its entity "
               "in the finished matches it won, `loser` its entities that lost "
               "(`trajectories.csv`, `head_to_head.png`)."), "",
-             md_table(lengths[["table", "players", "matches", "unfinished", "rounds_mean",
-                               "rounds_low", "rounds_high", "rounds_median", "share_long",
-                               "turns_mean"]], 3),
+             reports.md_table(lengths[["table", "players", "matches", "unfinished", "rounds_mean",
+                                       "rounds_low", "rounds_high", "rounds_median", "share_long",
+                                       "turns_mean"]], 3),
              "", ("Matches won by each strategy, and its lead over the best loser after each "
                   "round of those matches (displayed points):"), "",
-             md_table(_pivot(gaps, ["table", "players", "strategy", "matches"], "gap_mean",
-                             shown), 1), ""]
+             reports.md_table(_pivot(gaps, ["table", "players", "strategy", "matches"], "gap_mean",
+                                     shown), 1), ""]
     contrasts = mixed["contrasts"]
     if len(contrasts):
         lines += [("Each table's rounds per match (per deal, the mean over its rotations) minus "
@@ -500,7 +460,7 @@ def _table_markdown(mixed: dict, settings: dict) -> str:
         lines += [f"- {row.players}p: {row.words}" for row in contrasts.itertuples(index=False)]
         lines.append("")
     found = int(contrasts["detected"].sum()) if len(contrasts) else 0
-    lines += ["### Figure", "", figure_caption(
+    lines += ["### Figure", "", reports.figure_caption(
         "head_to_head",
         "each strategy's displayed score after each round in the mixed tables: its entity in "
         "the finished matches it won (eventual winner) and its entities that lost (losers); "
@@ -551,7 +511,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     lengths = frames["lengths"]
     horizon = int(frames["gaps"]["round"].max())
     shown = [k for k in (1, 2, 3, 5, 7, 10, 15, 20) if k <= horizon]
-    lines = summary_head(
+    lines = reports.summary_head(
         "Match length and score paths", settings,
         "Intervals are 95% with the match as the unit (Student t for means, Wilson for "
         "shares); comparisons are paired contrasts A - B over the deals both played (match i of "
@@ -566,23 +526,26 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
               (f"`share_long` = matches lasting at least {LONG_MATCH_ROUNDS} rounds; "
                "`unfinished` = matches stopped by the engine's round limit (counted here, left "
                "out of the score paths)."), "",
-              md_table(lengths[["strategy", "players", "matches", "unfinished", "rounds_mean",
-                                "rounds_low", "rounds_high", "rounds_p10", "rounds_median",
-                                "rounds_p90", "rounds_max", "share_long", "placements_mean",
-                                "turns_mean", "turns_median", "placements_per_round"]], 3)]
+              reports.md_table(lengths[["strategy", "players", "matches", "unfinished",
+                                        "rounds_mean", "rounds_low", "rounds_high", "rounds_p10",
+                                        "rounds_median", "rounds_p90", "rounds_max", "share_long",
+                                        "placements_mean", "turns_mean", "turns_median",
+                                        "placements_per_round"]], 3)]
     lines += ["", "## Score paths (displayed points after each round)", "",
               ("Finished matches only. A match that ended before a round is carried at its "
                "final score (the winner at 61), so the winner's mean rises to 61; "
                "`mean_in_play` in `trajectories.csv` conditions on matches still being played. "
                "Losers are pooled (with 3 players, two per match)."), "",
-              md_table(_pivot(frames["trajectories"], ["strategy", "players", "side"], "mean",
-                              shown), 1)]
+              reports.md_table(_pivot(frames["trajectories"], ["strategy", "players", "side"],
+                                      "mean", shown), 1)]
     lines += ["", "## The eventual winner's lead over the best loser (displayed points)", "",
               ("Mean of the winner's score minus the highest loser score after each round "
                "(carried as above; 95% intervals in `gaps.csv`), then the share of matches whose "
                "eventual winner already leads strictly."), "",
-              md_table(_pivot(frames["gaps"], ["strategy", "players"], "gap_mean", shown), 1), "",
-              md_table(_pivot(frames["gaps"], ["strategy", "players"], "leads_rate", shown), 3)]
+              reports.md_table(_pivot(frames["gaps"], ["strategy", "players"], "gap_mean", shown),
+                               1), "",
+              reports.md_table(_pivot(frames["gaps"], ["strategy", "players"], "leads_rate",
+                                      shown), 3)]
     contrasts = frames["contrasts"]
     if len(contrasts):
         lines += ["", f"## Rounds per match: each strategy - {contrasts['b'].iloc[0]}", "",
@@ -590,20 +553,20 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         lines += [f"- {row.players}p: {row.words}" for row in contrasts.itertuples(index=False)]
     sample = _sample(settings)
     lines += ["", "## Figures", "",
-              figure_caption(
+              reports.figure_caption(
                   "rounds_per_match",
                   "the cumulative share of matches that ended within a number of rounds, per "
                   "strategy (self-play), one panel per player count", sample,
                   "No bars: every configuration's whole distribution (its mean with a t "
                   "interval is in the table above)", _longer(contrasts)), "",
-              figure_caption(
+              reports.figure_caption(
                   "score_paths",
                   "the eventual winner's and the losers' displayed score after each round: "
                   "mean, 10-90% band and the mean of the matches still in play; one row per "
                   "strategy, one column per player count", sample,
                   "Bands: the 10% and 90% quantiles of the paths (a description, not an "
                   "estimate)", _leads(frames["gaps"], 1)), "",
-              figure_caption(
+              reports.figure_caption(
                   "score_gap",
                   "top: the eventual winner's mean lead over the best loser after each round "
                   "(displayed points); bottom: the share of matches whose eventual winner "

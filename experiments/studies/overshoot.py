@@ -36,32 +36,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.mixed_tables import (
-    SELF_PLAY,
-    contrast_finding,
-    contrast_key_numbers,
-    entity_names,
-    per_deal_means,
-    self_play_rows,
-    strategies_in,
-    table_contrasts,
-)
-from experiments.reporting.reports import (
-    ExperimentResult,
-    configurations,
-    figure_caption,
-    fmt_ci,
-    md_table,
-    summary_head,
-)
-from experiments.run_spine import StudySpec, run_experiment, traced_result
+from experiments import mixed_tables, stats
+from experiments.reporting import reports
+from experiments.run_spine import run_study, traced_result
 from experiments.settings import matches_clause, strong_sentence
 from experiments.sources import pairs
-from experiments.stats import (
-    clustered_proportion,
-    mean_interval,
-    proportion,
-)
 from experiments.studies import study_plots
 from sim.tiles import entity_count
 
@@ -74,7 +53,7 @@ SAFE_BELOW_DISPLAYED = (305 - MAX_EVENT_RAW) // 5 + 1
 """Displayed scores below this (28) can never see a discard."""
 
 
-def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
+def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResult:
     """Run the overshoot study: ``run(spec)`` with a :class:`experiments.run_spine.StudySpec` of
     this study (the command line builds one), or ``run(players, strategies, matches, seed,
     **options)``, checked once by :meth:`experiments.run_spine.StudySpec.build` (its parameters:
@@ -93,17 +72,16 @@ def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
         ``contrasts`` (the paired contrasts ``A - B`` of each table's strategies, deals as
         units: :func:`experiments.mixed_tables.table_contrasts`).
     """
-    spec = StudySpec.of(NAME, args, options, DEFAULT_MATCHES)
-    return run_experiment(spec, lambda data: compute(data, traces))
+    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces)
 
 
-def compute(data, traces: dict | None = None) -> ExperimentResult:
+def compute(data, traces: dict | None = None) -> reports.ExperimentResult:
     """The study's result from a run's data (:class:`experiments.sources.DataRun`), or from
     given ``traces``: what :func:`run` and the command line compute."""
     return traced_result(analyse, data, traces)
 
 
-def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
+def analyse(traces: dict, settings: dict, tables=()) -> reports.ExperimentResult:
     """Aggregate :func:`sim.study_kernels.trace_events` outputs into the study's frames.
 
     ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs;
@@ -117,14 +95,16 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
         zone.append(_zone_turns(trace.paths, strategy, players))
     for (label, players), table in pairs(tables):
         trace = table.data
-        ev_names = entity_names(table.rotations, trace.events["rotation"], trace.events["entity"])
-        path_names = entity_names(table.rotations, trace.paths["rotation"], trace.paths["entity"])
-        for strategy in strategies_in(table.rotations):
+        ev_names = mixed_tables.entity_names(table.rotations, trace.events["rotation"],
+                                             trace.events["entity"])
+        path_names = mixed_tables.entity_names(table.rotations, trace.paths["rotation"],
+                                               trace.paths["entity"])
+        for strategy in mixed_tables.strategies_in(table.rotations):
             own_events, own = ev_names == strategy, path_names == strategy
             by_score.append(_by_score(trace.events[own_events], strategy, players, label))
             paths.append(_paths(trace, strategy, players, label, own, own_events))
             zone.append(_zone_turns(trace.paths[own], strategy, players, label))
-        contrasts.append(table_contrasts(_per_deal(table), CONTRASTS, label, players))
+        contrasts.append(mixed_tables.table_contrasts(_per_deal(table), CONTRASTS, label, players))
     frames = {
         "by_score": pd.concat(by_score, ignore_index=True),
         "paths": pd.concat(paths, ignore_index=True),
@@ -133,14 +113,14 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     if contrasts:
         frames["contrasts"] = pd.concat(contrasts, ignore_index=True)
     # the self-play figures, key numbers and sections are computed from the self-play rows only
-    selfplay = self_play_rows(frames)
+    selfplay = mixed_tables.self_play_rows(frames)
     plots = {
         "discard_probability":
             lambda p: study_plots.plot_discard_probability(selfplay["by_score"], p, settings),
         "zone_turns": lambda p: study_plots.plot_zone_turns(selfplay["zone_turns"], p, settings),
     }
     key = _key_numbers(selfplay)
-    mixed = frames["paths"][frames["paths"]["table"] != SELF_PLAY]
+    mixed = frames["paths"][frames["paths"]["table"] != mixed_tables.SELF_PLAY]
     if len(mixed):
         key.update(_table_key_numbers(mixed, frames["contrasts"]))
         plots["head_to_head"] = lambda p: study_plots.plot_contrasts(
@@ -149,11 +129,11 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     markdown = _markdown(settings, selfplay, key)
     if len(mixed):
         markdown += _table_markdown(frames, settings)
-    return ExperimentResult(NAME, settings, frames, markdown, plots, key)
+    return reports.ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
 def _by_score(events: pd.DataFrame, strategy: str, players: int,
-              label: str = SELF_PLAY) -> pd.DataFrame:
+              label: str = mixed_tables.SELF_PLAY) -> pd.DataFrame:
     discarded = ~events["accepted"].to_numpy()
     placement = (events["kind"] == "placement").to_numpy()
     frame = pd.DataFrame({
@@ -175,9 +155,9 @@ def _by_score(events: pd.DataFrame, strategy: str, players: int,
         "placement_discarded": grouped["placement_discarded"].sum(),
     }).reset_index()
     # events of one match are not independent: the interval is clustered by match
-    p = clustered_proportion(frame["discarded"], frame["match"], frame["displayed_before"])
+    p = stats.clustered_proportion(frame["discarded"], frame["match"], frame["displayed_before"])
     p = p.reindex(table["displayed_before"])
-    q = proportion(table["placement_discarded"], table["placement_events"])
+    q = stats.proportion(table["placement_discarded"], table["placement_events"])
     table.insert(3, "p_discard", p["rate"].to_numpy())
     table.insert(4, "low", p["low"].to_numpy())
     table.insert(5, "high", p["high"].to_numpy())
@@ -189,7 +169,7 @@ def _by_score(events: pd.DataFrame, strategy: str, players: int,
                          "placement_events": "int64", "placement_discarded": "int64"})
 
 
-def _paths(trace, strategy: str, players: int, label: str = SELF_PLAY, own=None,
+def _paths(trace, strategy: str, players: int, label: str = mixed_tables.SELF_PLAY, own=None,
            own_events=None) -> pd.DataFrame:
     """One row of path figures: of every entity (self-play), or of ``strategy``'s entities
     only (a mixed table: ``own`` marks its rows of ``trace.paths``, ``own_events`` its events),
@@ -250,7 +230,7 @@ def _paths(trace, strategy: str, players: int, label: str = SELF_PLAY, own=None,
     row["events_per_match"] = float(len(ev) / len(matches))
     zone = (ev["displayed_before"] >= 51).to_numpy()
     # clustered by match: in a mixed table the match index is the deal of every rotation
-    p = clustered_proportion(~ev["accepted"].to_numpy()[zone], ev["match"].to_numpy()[zone])
+    p = stats.clustered_proportion(~ev["accepted"].to_numpy()[zone], ev["match"].to_numpy()[zone])
     rate = p.iloc[0] if len(p) else {"rate": np.nan, "low": 0.0, "high": 1.0}
     row["zone10_p_discard"], row["zone10_p_discard_low"], row["zone10_p_discard_high"] = (
         float(rate["rate"]), float(rate["low"]), float(rate["high"]))
@@ -287,10 +267,10 @@ def _mean(values, clusters=None) -> tuple[float, float, float]:
     clusters (deals), each cluster's values averaged into one first (counted once per deal)."""
     x = np.asarray(values, dtype=np.float64)
     if clusters is None:
-        return mean_interval(x)
+        return stats.mean_interval(x)
     if x.size == 0:
         return np.nan, np.nan, np.nan
-    return mean_interval(pd.Series(x).groupby(np.asarray(clusters), sort=True).mean())
+    return stats.mean_interval(pd.Series(x).groupby(np.asarray(clusters), sort=True).mean())
 
 
 def _share(mask, clusters=None) -> dict:
@@ -298,8 +278,8 @@ def _share(mask, clusters=None) -> dict:
     clustered effective sample size."""
     mask = np.asarray(mask, dtype=bool)
     if clusters is None or mask.size == 0:
-        return proportion(int(mask.sum()), mask.size)
-    return clustered_proportion(mask, clusters).iloc[0]
+        return stats.proportion(int(mask.sum()), mask.size)
+    return stats.clustered_proportion(mask, clusters).iloc[0]
 
 
 def _first_into(paths: pd.DataFrame, column: str, n_entities: int) -> np.ndarray:
@@ -311,7 +291,7 @@ def _first_into(paths: pd.DataFrame, column: str, n_entities: int) -> np.ndarray
 
 
 def _zone_turns(paths: pd.DataFrame, strategy: str, players: int,
-                label: str = SELF_PLAY) -> pd.DataFrame:
+                label: str = mixed_tables.SELF_PLAY) -> pd.DataFrame:
     counts = paths.loc[paths["won"], "zone10_turns"].value_counts().sort_index()
     return pd.DataFrame({"strategy": strategy, "players": players,
                          "zone10_turns": counts.index.astype("int64"),
@@ -320,21 +300,22 @@ def _zone_turns(paths: pd.DataFrame, strategy: str, players: int,
 
 def _key_numbers(frames: dict) -> dict:
     key = {}
-    for tag, row, sel in configurations(frames["paths"], frames["by_score"]):
+    for tag, row, sel in reports.configurations(frames["paths"], frames["by_score"]):
         p60 = sel[sel.displayed_before == 60]
         key[f"{tag}: P(discard) at 60"] = (
-            fmt_ci(float(p60.p_discard.iloc[0]), float(p60.low.iloc[0]), float(p60.high.iloc[0]))
+            reports.fmt_ci(float(p60.p_discard.iloc[0]), float(p60.low.iloc[0]),
+                           float(p60.high.iloc[0]))
             if len(p60) else "n/a")
         if np.isfinite(row.zone10_p_discard):
-            key[f"{tag}: P(discard) at 51..60"] = fmt_ci(
+            key[f"{tag}: P(discard) at 51..60"] = reports.fmt_ci(
                 row.zone10_p_discard, row.zone10_p_discard_low, row.zone10_p_discard_high)
-        key[f"{tag}: winner's own turns within 10 of 61"] = fmt_ci(
+        key[f"{tag}: winner's own turns within 10 of 61"] = reports.fmt_ci(
             row.winner_zone10_turns_mean, row.winner_zone10_turns_low,
             row.winner_zone10_turns_high, 2)
-        key[f"{tag}: first within 5 of 61 lost"] = fmt_ci(
+        key[f"{tag}: first within 5 of 61 lost"] = reports.fmt_ci(
             row.first_zone5_lost_rate, row.first_zone5_lost_low, row.first_zone5_lost_high,
             pct=True, digits=3)
-        key[f"{tag}: raw discarded per match"] = fmt_ci(
+        key[f"{tag}: raw discarded per match"] = reports.fmt_ci(
             row.raw_discarded_per_match, row.raw_discarded_low, row.raw_discarded_high, 1)
     return key
 
@@ -355,26 +336,27 @@ def _per_deal(table) -> dict:
     trace = table.data
     paths, matches, events = trace.paths, trace.matches, trace.events
     n_entities = entity_count(table.players)
-    names = entity_names(table.rotations, paths["rotation"], paths["entity"])
+    names = mixed_tables.entity_names(table.rotations, paths["rotation"], paths["entity"])
     deals = paths["match"].to_numpy()
     finished = np.repeat(matches["winner"].to_numpy() >= 0, n_entities)
-    out = {column: per_deal_means(paths[column].to_numpy(dtype=np.float64), deals, names)
+    out = {column: mixed_tables.per_deal_means(paths[column].to_numpy(dtype=np.float64), deals,
+                                               names)
            for column in ("discarded", "raw_discarded")}
-    out["won"] = per_deal_means(np.where(finished, paths["won"].to_numpy(dtype=np.float64),
-                                         np.nan), deals, names)
+    out["won"] = mixed_tables.per_deal_means(
+        np.where(finished, paths["won"].to_numpy(dtype=np.float64), np.nan), deals, names)
     zone = (events["displayed_before"] >= 51).to_numpy()
-    ev_names = entity_names(table.rotations, events["rotation"], events["entity"])
+    ev_names = mixed_tables.entity_names(table.rotations, events["rotation"], events["entity"])
     # the share of the strategy's events begun at 51..60 that were discarded, per deal
-    out["zone10_discarded"] = per_deal_means(
+    out["zone10_discarded"] = mixed_tables.per_deal_means(
         (~events["accepted"].to_numpy()[zone]).astype(np.float64),
-        events["match"].to_numpy()[zone], ev_names[zone]).reindex(columns=strategies_in(
-            table.rotations))
+        events["match"].to_numpy()[zone], ev_names[zone]).reindex(
+            columns=mixed_tables.strategies_in(table.rotations))
     return out
 
 
 def _self_play_row(paths: pd.DataFrame, strategy: str, players: int):
     """The self-play row of ``strategy`` at ``players``, or None when it is not self-played."""
-    sel = paths[(paths["table"] == SELF_PLAY) & (paths["strategy"] == strategy)
+    sel = paths[(paths["table"] == mixed_tables.SELF_PLAY) & (paths["strategy"] == strategy)
                 & (paths["players"] == players)]
     return sel.iloc[0] if len(sel) else None
 
@@ -383,15 +365,15 @@ def _table_key_numbers(mixed: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
     key = {}
     for row in mixed.itertuples(index=False):
         tag = f"{row.table}, {row.players}p: {row.strategy}"
-        key[f"{tag}: match win rate per entity (paired)"] = fmt_ci(
+        key[f"{tag}: match win rate per entity (paired)"] = reports.fmt_ci(
             row.win_rate, row.win_low, row.win_high, pct=True)
-        key[f"{tag}: overshoot discards per entity per match (events)"] = fmt_ci(
+        key[f"{tag}: overshoot discards per entity per match (events)"] = reports.fmt_ci(
             row.events_discarded_per_entity, row.events_discarded_per_entity_low,
             row.events_discarded_per_entity_high)
         if np.isfinite(row.zone10_p_discard):
-            key[f"{tag}: P(discard) at 51..60"] = fmt_ci(
+            key[f"{tag}: P(discard) at 51..60"] = reports.fmt_ci(
                 row.zone10_p_discard, row.zone10_p_discard_low, row.zone10_p_discard_high)
-    key.update(contrast_key_numbers(contrasts))
+    key.update(mixed_tables.contrast_key_numbers(contrasts))
     return key
 
 
@@ -399,7 +381,7 @@ def _table_markdown(frames: dict, settings: dict) -> str:
     """The head-to-head section: the paired contrasts of every table, then one table per mixed
     table, per strategy, beside its self-play."""
     paths = frames["paths"]
-    mixed = paths[paths["table"] != SELF_PLAY]
+    mixed = paths[paths["table"] != mixed_tables.SELF_PLAY]
     contrasts = frames["contrasts"]
     lines = ["", "## Head to head (mixed tables)", "",
              ("Each table is played in every rotation of its strategies over the entities "
@@ -407,12 +389,7 @@ def _table_markdown(frames: dict, settings: dict) -> str:
               "every rotation is one deal). A strategy that fills several seats of a deal (two "
               "of three at 3 players) is counted once per deal: its value is the mean over its "
               "seats and the deal's rotations, and every interval is taken over deals."), "",
-             "### Paired contrasts A - B (deal = unit)", "",
-             ("Each line is the mean over deals of A's value minus B's on the same deal, its "
-              "95% Student-t interval, the number of deals and Cohen's d; it is a finding (\"A "
-              "lower\" / \"A higher\") only where the interval excludes 0."), ""]
-    lines += [f"- {row.players}p, {row.table}: {row.words}"
-              for row in contrasts.itertuples(index=False)]
+             *mixed_tables.contrast_lines(contrasts)]
     lines += ["", ("Units: `discards / entity-match` = overshoot discards (events) "
               "per match per entity of the strategy; `raw / entity-match` = raw points "
               "discarded per match per entity (1 displayed = 5 raw); `P(discard) 51..60` = "
@@ -422,36 +399,33 @@ def _table_markdown(frames: dict, settings: dict) -> str:
               "`first5 lost` = of the matches where the strategy's entity was first within 5 "
               "points of 61, the share it lost. `self-play` = the same strategy's discards per "
               "entity-match in self-play, for comparison."), ""]
-    for label, table in mixed.groupby("table", sort=False):
-        rows = []
-        for row in table.itertuples(index=False):
-            own = _self_play_row(paths, row.strategy, row.players)
-            rows.append({
-                "players": row.players, "strategy": row.strategy,
-                "entities / match": row.entities_per_match, "deals": row.deals,
-                "win rate": fmt_ci(row.win_rate, row.win_low, row.win_high),
-                "discards / entity-match": fmt_ci(row.events_discarded_per_entity,
+    lines += mixed_tables.table_sections(mixed, lambda row: _table_row(row, paths), 2)
+    lines += [mixed_tables.contrasts_caption(
+        contrasts, "discards per entity per match, raw points discarded per entity per match, "
+        "P(discard) at displayed 51..60, match win share per entity", settings,
+        CONTRASTS[0][1]), ""]
+    return "\n".join(lines)
+
+
+def _table_row(row, paths: pd.DataFrame) -> dict:
+    """A strategy's row of its mixed table's markdown table, beside its self-play (``paths``)."""
+    own = _self_play_row(paths, row.strategy, row.players)
+    return {
+        "players": row.players, "strategy": row.strategy,
+        "entities / match": row.entities_per_match, "deals": row.deals,
+        "win rate": reports.fmt_ci(row.win_rate, row.win_low, row.win_high),
+        "discards / entity-match": reports.fmt_ci(row.events_discarded_per_entity,
                                                   row.events_discarded_per_entity_low,
                                                   row.events_discarded_per_entity_high),
-                "raw / entity-match": fmt_ci(row.raw_discarded_per_entity,
+        "raw / entity-match": reports.fmt_ci(row.raw_discarded_per_entity,
                                              row.raw_discarded_per_entity_low,
                                              row.raw_discarded_per_entity_high, 1),
-                "P(discard) 51..60": fmt_ci(row.zone10_p_discard, row.zone10_p_discard_low,
+        "P(discard) 51..60": reports.fmt_ci(row.zone10_p_discard, row.zone10_p_discard_low,
                                             row.zone10_p_discard_high),
-                "first5 lost": fmt_ci(row.first_zone5_lost_rate, row.first_zone5_lost_low,
+        "first5 lost": reports.fmt_ci(row.first_zone5_lost_rate, row.first_zone5_lost_low,
                                       row.first_zone5_lost_high),
-                "self-play": ("" if own is None
-                              else f"{own.events_discarded_per_entity:.3f}"),
-            })
-        lines += [f"### {label}", "", md_table(pd.DataFrame(rows), 2), ""]
-    lines += [figure_caption(
-        "head_to_head", "Paired contrasts A - B of each mixed table's strategies (rows: "
-        "discards per entity per match, raw points discarded per entity per match, P(discard) "
-        "at displayed 51..60, match win share per entity; columns: player counts)",
-        f"{settings['table_matches']:,} deals per table rotation, seed {settings['seed']}",
-        "Bars: 95% Student-t intervals over deals (the deal is the unit; a strategy in several "
-        "seats counted once)", contrast_finding(contrasts, CONTRASTS[0][1])), ""]
-    return "\n".join(lines)
+        "self-play": "" if own is None else f"{own.events_discarded_per_entity:.3f}",
+    }
 
 
 def _self_play_warning(paths: pd.DataFrame) -> str:
@@ -479,14 +453,15 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
     paths = frames["paths"]
     by = frames["by_score"]
-    lines = summary_head("Overshoot risk", s,
-                         strong_sentence(s) +
-                         "Intervals are 95% (Wilson for rates, Student t for means); rates over "
-                         "score events (P(discard)) are match-clustered: Wilson at the effective "
-                         "sample size of events clustered by match, since the events of one match "
-                         "are not independent. Scores are displayed points (1 displayed = 5 raw; "
-                         "61 displayed = 305 raw). \"Within 10 points\" means displayed 51..60 "
-                         "(raw 255..300), \"within 5\" displayed 56..60.") + [
+    lines = reports.summary_head(
+        "Overshoot risk", s,
+        strong_sentence(s) +
+        "Intervals are 95% (Wilson for rates, Student t for means); rates over "
+        "score events (P(discard)) are match-clustered: Wilson at the effective "
+        "sample size of events clustered by match, since the events of one match "
+        "are not independent. Scores are displayed points (1 displayed = 5 raw; "
+        "61 displayed = 305 raw). \"Within 10 points\" means displayed 51..60 "
+        "(raw 255..300), \"within 5\" displayed 56..60.") + [
         "",
         _self_play_warning(paths),
         "",
@@ -506,22 +481,22 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     table = pd.DataFrame({
         "strategy": paths["strategy"],
         "players": paths["players"],
-        "turns in zone (winner)": [fmt_ci(a, b, c, 2) for a, b, c in zip(
+        "turns in zone (winner)": [reports.fmt_ci(a, b, c, 2) for a, b, c in zip(
             paths.winner_zone10_turns_mean, paths.winner_zone10_turns_low,
             paths.winner_zone10_turns_high)],
         "median": paths["winner_zone10_turns_median"],
-        "rounds in zone": [fmt_ci(a, b, c, 2) for a, b, c in zip(
+        "rounds in zone": [reports.fmt_ci(a, b, c, 2) for a, b, c in zip(
             paths.winner_zone10_rounds_mean, paths.winner_zone10_rounds_low,
             paths.winner_zone10_rounds_high)],
         "skipped": paths["winner_skipped_zone10"],
-        "first5 lost": [fmt_ci(a, b, c, pct=True) for a, b, c in zip(
+        "first5 lost": [reports.fmt_ci(a, b, c, pct=True) for a, b, c in zip(
             paths.first_zone5_lost_rate, paths.first_zone5_lost_low,
             paths.first_zone5_lost_high)],
-        "raw discarded / match": [fmt_ci(a, b, c, 1) for a, b, c in zip(
+        "raw discarded / match": [reports.fmt_ci(a, b, c, 1) for a, b, c in zip(
             paths.raw_discarded_per_match, paths.raw_discarded_low, paths.raw_discarded_high)],
         "matches with a discard": paths["matches_with_discard"],
     })
-    lines.append(md_table(table))
+    lines.append(reports.md_table(table))
     lines += ["", ("Units: turns and rounds are the winner's own turns / rounds (per winner); "
               "`raw discarded / match` = raw points thrown away per match, all entities; "
               "`skipped`, `first5 lost` and `matches with a discard` are shares of matches."),
@@ -536,7 +511,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
             row[str(d)] = (f"{sel.p_discard[d]:.3f} ({int(sel.events[d])})"
                            if d in sel.index else "")
         pivot_rows.append(row)
-    lines.append(md_table(pd.DataFrame(pivot_rows)))
+    lines.append(reports.md_table(pd.DataFrame(pivot_rows)))
     lines += ["", ("Units: P(discard) = share of score events at that displayed score that are "
               "thrown away; in brackets the number of events (all matches, all entities).")]
     lines += [
@@ -546,7 +521,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         "",
         "## Figures",
         "",
-        figure_caption(
+        reports.figure_caption(
             "discard_probability", "P(a score event is discarded) against the entity's "
             "displayed score before it, per strategy in self-play (columns: player counts; top: "
             "displayed 45..60 on a linear axis, bottom: 28..60 on a log axis)",
@@ -554,7 +529,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
             "Bars: 95% Wilson intervals at the match-clustered effective sample size",
             _at_60_finding(by)),
         "",
-        figure_caption(
+        reports.figure_caption(
             "zone_turns", "Cumulative share of winners by their own turns begun at displayed "
             "51..60, per strategy in self-play (columns: player counts)",
             f"{matches_clause(s)}, seed {s['seed']}",

@@ -53,45 +53,19 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.mixed_tables import (
-    CONTRAST_COLUMNS,
-    SELF_PLAY,
-    contrast_row,
-    contrast_value,
-    deal_share,
-    entity_names,
-    per_deal_means,
-    self_play_rows,
-    strategies_in,
-    table_contrasts,
-)
-from experiments.reporting.reports import (
-    ExperimentResult,
-    figure_caption,
-    fmt_ci,
-    md_table,
-    summary_head,
-)
-from experiments.run_spine import StudySpec, run_experiment
+from experiments import mixed_tables, stats
+from experiments.reporting import reports
+from experiments.run_spine import run_study
 from experiments.sources import leader_differential, pairs
-from experiments.stats import (
-    clustered_mean,
-    clustered_proportion,
-    paired_contrast,
-    proportion,
-)
 from experiments.studies import study_plots, table_plots
 from sim.tiles import entities_for, entity_count
 
 NAME = "seats"
 DEFAULT_MATCHES = 20_000
 """Matches per configuration when none are given."""
-REFERENCE = "greedy"
-"""The self-play strategy every other strategy's first-lot edge is compared with (when studied;
-otherwise the first strategy)."""
 
 
-def run(*args, rounds: dict | None = None, **options) -> ExperimentResult:
+def run(*args, rounds: dict | None = None, **options) -> reports.ExperimentResult:
     """Run the seats study (arguments as :func:`experiments.studies.overshoot.run`: a
     :class:`experiments.run_spine.StudySpec`, or the keywords of
     :meth:`experiments.run_spine.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
@@ -107,18 +81,17 @@ def run(*args, rounds: dict | None = None, **options) -> ExperimentResult:
         with mixed tables, ``head_to_head``; every frame then also holds a row per (table,
         players, strategy).
     """
-    spec = StudySpec.of(NAME, args, options, DEFAULT_MATCHES)
-    return run_experiment(spec, lambda data: compute(data, rounds))
+    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, rounds)
 
 
-def compute(data, rounds: dict | None = None) -> ExperimentResult:
+def compute(data, rounds: dict | None = None) -> reports.ExperimentResult:
     """The study's result from a run's data (:class:`experiments.sources.DataRun`), or from
     given ``rounds``: what :func:`run` and the command line compute."""
     source = data.rounds() if rounds is None else rounds
     return analyse(source, data.settings, data.table_rounds())
 
 
-def analyse(rounds, settings: dict, tables=()) -> ExperimentResult:
+def analyse(rounds, settings: dict, tables=()) -> reports.ExperimentResult:
     """The study's frames from ``(strategy, players) -> rounds`` pairs (a dict or iterable) and
     the mixed tables' ``(table, players) -> experiments.sources.TableData`` pairs
     (:meth:`experiments.sources.DataRun.table_rounds`)."""
@@ -132,8 +105,10 @@ def analyse(rounds, settings: dict, tables=()) -> ExperimentResult:
         round_pos.append(d)
         lot_by_deal[(strategy, players)] = per_deal
     for frame in lot + positions + absolute + round_pos:
-        frame["table"] = SELF_PLAY
-    contrasts = [_self_play_contrasts(lot_by_deal, reference_of(settings))]
+        frame["table"] = mixed_tables.SELF_PLAY
+    contrasts = [pd.DataFrame(mixed_tables.self_play_contrasts(
+        lot_by_deal, mixed_tables.self_play_reference(settings), LOT_EDGE, "win_rate", pct=True),
+        columns=mixed_tables.CONTRAST_COLUMNS)]
     head = []
     for (label, players), table in pairs(tables):
         mixed = _mixed(table, label, players)
@@ -150,7 +125,7 @@ def analyse(rounds, settings: dict, tables=()) -> ExperimentResult:
         "round_positions": pd.concat(round_pos, ignore_index=True),
         "contrasts": pd.concat(contrasts, ignore_index=True),
     }
-    selfplay = self_play_rows(frames)
+    selfplay = mixed_tables.self_play_rows(frames)
     plots = {"seats": lambda p: study_plots.plot_seats(selfplay["positions"], p, settings)}
     key = _key_numbers(selfplay)
     markdown = _markdown(settings, selfplay, key)
@@ -161,14 +136,7 @@ def analyse(rounds, settings: dict, tables=()) -> ExperimentResult:
             frames["first_lot"], HEAD_TO_HEAD_PANELS, p, settings,
             "Seats: the first lot's edge in self-play and head to head")
         markdown = _markdown(settings, selfplay, key) + _table_markdown(frames, settings)
-    return ExperimentResult(NAME, settings, frames, markdown, plots, key)
-
-
-def reference_of(settings: dict) -> str:
-    """The self-play strategy the others are compared with: :data:`REFERENCE` if studied, else
-    the first strategy."""
-    names = list(settings["strategies"])
-    return REFERENCE if REFERENCE in names else names[0]
+    return reports.ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
 # ---------------------------------------------------------------------------
@@ -202,7 +170,7 @@ def _tables(rounds: pd.DataFrame, strategy: str, players: int):
     lot_won = winner == _entity(leader, players)
     lot_wins = int(lot_won[finished].sum())
     n = int(finished.sum())
-    p = proportion(lot_wins, n)
+    p = stats.proportion(lot_wins, n)
     rate, low, high = float(p["rate"]), float(p["low"]), float(p["high"])
     first_lot = pd.DataFrame([{
         "strategy": strategy, "players": players, "matches": len(first), "finished": n,
@@ -216,7 +184,7 @@ def _tables(rounds: pd.DataFrame, strategy: str, players: int):
     for position in range(players):
         seat = (leader + position) % players
         wins = int((winner[finished] == _entity(seat[finished], players)).sum())
-        p = proportion(wins, n)
+        p = stats.proportion(wins, n)
         rows.append({"strategy": strategy, "players": players, "position": position,
                      "side": _side(players, position), "matches": n, "deals": n, "wins": wins,
                      "win_rate": float(p["rate"]), "win_low": float(p["low"]),
@@ -227,7 +195,7 @@ def _tables(rounds: pd.DataFrame, strategy: str, players: int):
     for seat in range(players):
         entity = int(_entity(np.array([seat]), players)[0])
         wins = int((winner[finished] == entity).sum())
-        p = proportion(wins, n)
+        p = stats.proportion(wins, n)
         rows.append({"strategy": strategy, "players": players, "seat": seat, "entity": entity,
                      "matches": n, "deals": n, "wins": wins, "win_rate": float(p["rate"]),
                      "win_low": float(p["low"]), "win_high": float(p["high"])})
@@ -254,7 +222,7 @@ def _round_rows(rounds: pd.DataFrame, mine: np.ndarray, strategy: str,
     deal = rounds["match"].to_numpy()[mine]
     total = int(mine.sum())
     diff = leader_differential(rounds, players)[mine]
-    mean, dlow, dhigh = clustered_mean(diff, deal) if total else (np.nan,) * 3
+    mean, dlow, dhigh = stats.clustered_mean(diff, deal) if total else (np.nan,) * 3
     deals = int(np.unique(deal).size)
     rows = []
     for offset in list(range(n_entities)) + [-1]:
@@ -276,23 +244,8 @@ def _clustered(mask: np.ndarray, clusters: np.ndarray) -> tuple[float, float, fl
     """Share of ``mask`` with its 95% Wilson interval clustered by deal (nan, 0, 1 if empty)."""
     if mask.size == 0:
         return np.nan, 0.0, 1.0
-    r = clustered_proportion(mask, clusters).iloc[0]
+    r = stats.clustered_proportion(mask, clusters).iloc[0]
     return float(r["rate"]), float(r["low"]), float(r["high"])
-
-
-def _self_play_contrasts(lot_by_deal: dict, reference: str) -> pd.DataFrame:
-    """Per player count, every self-play strategy's P(win | won the first lot) minus the
-    reference's, paired by deal (the match index: the same deal and lot in every self-play
-    configuration of a player count)."""
-    rows = []
-    for (strategy, players), values in lot_by_deal.items():
-        base = lot_by_deal.get((reference, players))
-        if strategy == reference or base is None:
-            continue
-        a, b = values.align(base, join="inner")
-        rows.append(contrast_row(SELF_PLAY, players, strategy, reference, LOT_EDGE, "win_rate",
-                                 paired_contrast(a.to_numpy(), b.to_numpy()), pct=True))
-    return pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
 
 
 # ---------------------------------------------------------------------------
@@ -312,9 +265,11 @@ def _mixed(table, label: str, players: int) -> dict:
     fair = 1.0 / n_entities
     rows = np.arange(len(first))
     seat_entity = np.asarray(entities_for(players), dtype=np.int64)
-    seat_names = np.stack([entity_names(table.rotations, rotation, np.full(len(first), e))
+    seat_names = np.stack([mixed_tables.entity_names(table.rotations, rotation,
+                                                     np.full(len(first), e))
                            for e in seat_entity], axis=1)
-    entity_strategy = np.stack([entity_names(table.rotations, rotation, np.full(len(first), e))
+    entity_strategy = np.stack([mixed_tables.entity_names(table.rotations, rotation,
+                                                          np.full(len(first), e))
                                 for e in range(n_entities)], axis=1)
     lot_entity = seat_entity[leader]
     lot_by = entity_strategy[rows, lot_entity]
@@ -325,17 +280,17 @@ def _mixed(table, label: str, players: int) -> dict:
     won = (winner[m] == e).astype(np.float64)
     holds = lot_entity[m] == e
     lost = ~holds & (lot_by[m] != strategy_of)  # another strategy won the lot
-    win = per_deal_means(won, deal[m], strategy_of)
-    lot_won = per_deal_means(won[holds], deal[m][holds], strategy_of[holds])
-    lot_lost = per_deal_means(won[lost], deal[m][lost], strategy_of[lost])
-    names = strategies_in(table.rotations)
+    win = mixed_tables.per_deal_means(won, deal[m], strategy_of)
+    lot_won = mixed_tables.per_deal_means(won[holds], deal[m][holds], strategy_of[holds])
+    lot_lost = mixed_tables.per_deal_means(won[lost], deal[m][lost], strategy_of[lost])
+    names = mixed_tables.strategies_in(table.rotations)
     lots, head, contrasts = [], [], []
     for strategy in names:
         mine = entity_strategy == strategy
-        r = deal_share(win.get(strategy, pd.Series(dtype=float)))
-        p = deal_share(lot_won.get(strategy, pd.Series(dtype=float)))
-        q = deal_share(lot_lost.get(strategy, pd.Series(dtype=float)))
-        value = paired_contrast(*_aligned(lot_won, lot_lost, strategy))
+        r = mixed_tables.deal_share(win.get(strategy, pd.Series(dtype=float)))
+        p = mixed_tables.deal_share(lot_won.get(strategy, pd.Series(dtype=float)))
+        q = mixed_tables.deal_share(lot_lost.get(strategy, pd.Series(dtype=float)))
+        value = stats.paired_contrast(*_aligned(lot_won, lot_lost, strategy))
         held = finished & (lot_by == strategy)
         head.append({
             "table": label, "players": players, "strategy": strategy, "deals": r[3],
@@ -359,18 +314,18 @@ def _mixed(table, label: str, players: int) -> dict:
             "lot_value": value.difference, "lot_value_low": value.low,
             "lot_value_high": value.high, "table": label})
         if n_entities > 2:
-            contrasts.append(contrast_row(label, players, f"{strategy} won the lot",
-                                          f"{strategy} lost it", LOT_VALUE, "lot_value", value,
-                                          pct=True))
+            contrasts.append(mixed_tables.contrast_row(
+                label, players, f"{strategy} won the lot", f"{strategy} lost it", LOT_VALUE,
+                "lot_value", value, pct=True))
         elif strategy == names[0]:
             # two sides: one side's lot won is the other's lot lost, so the value of the lot is
             # the same for both strategies (stated once)
-            contrasts.append(contrast_row(label, players, "won the lot",
-                                          "lost it (either strategy: the same at two sides)",
-                                          LOT_VALUE, "lot_value", value, pct=True))
-    contrasts.extend(table_contrasts({"win_rate": win.reindex(columns=names)},
-                                     [("win_rate", WIN_RATE, True)], label,
-                                     players).to_dict("records"))
+            contrasts.append(mixed_tables.contrast_row(
+                label, players, "won the lot", "lost it (either strategy: the same at two sides)",
+                LOT_VALUE, "lot_value", value, pct=True))
+    contrasts.extend(mixed_tables.table_contrasts({"win_rate": win.reindex(columns=names)},
+                                                  [("win_rate", WIN_RATE, True)], label,
+                                                  players).to_dict("records"))
     for i, a in enumerate(names):
         for b in names[i + 1:]:
             if n_entities == 2:
@@ -378,14 +333,15 @@ def _mixed(table, label: str, players: int) -> dict:
             # the lot's value to a minus its value to b, deal by deal
             da = _difference(lot_won, lot_lost, a)
             db = _difference(lot_won, lot_lost, b)
-            contrasts.append(contrast_row(
+            contrasts.append(mixed_tables.contrast_row(
                 label, players, a, b, LOT_VALUE_DIFFERENCE, "lot_value",
-                paired_contrast(*(s.to_numpy() for s in da.align(db, join="inner"))), pct=True))
+                stats.paired_contrast(*(s.to_numpy() for s in da.align(db, join="inner"))),
+                pct=True))
     return {"first_lot": pd.DataFrame(lots), "head_to_head": pd.DataFrame(head),
             "positions": _mixed_positions(first, seat_names, seat_entity, label, players, names),
             "absolute_seats": _mixed_absolute(first, seat_names, seat_entity, label, players,
                                               names),
-            "contrasts": pd.DataFrame(contrasts, columns=CONTRAST_COLUMNS)}
+            "contrasts": pd.DataFrame(contrasts, columns=mixed_tables.CONTRAST_COLUMNS)}
 
 
 LOT_EDGE = "first-lot edge (the lot winner's match win rate, paired by deal)"
@@ -425,10 +381,10 @@ def _mixed_positions(first, seat_names, seat_entity, label, players, names) -> p
         seat = (leader + position) % players
         won = (winner == seat_entity[seat]).astype(np.float64)
         sat = seat_names[rows, seat]
-        per_deal = per_deal_means(won[finished], deal[finished], sat[finished])
+        per_deal = mixed_tables.per_deal_means(won[finished], deal[finished], sat[finished])
         for strategy in names:
             here = finished & (sat == strategy)
-            p = deal_share(_column(per_deal, strategy))
+            p = mixed_tables.deal_share(_column(per_deal, strategy))
             out.append({"strategy": strategy, "players": players, "position": position,
                         "side": _side(players, position), "matches": int(here.sum()),
                         "deals": p[3], "wins": int(won[here].sum()), "win_rate": p[0],
@@ -453,10 +409,10 @@ def _mixed_absolute(first, seat_names, seat_entity, label, players, names) -> pd
     for seat, entity in enumerate(seat_entity):
         won = (winner == entity).astype(np.float64)
         sat = seat_names[:, seat]
-        per_deal = per_deal_means(won[finished], deal[finished], sat[finished])
+        per_deal = mixed_tables.per_deal_means(won[finished], deal[finished], sat[finished])
         for strategy in names:
             here = finished & (sat == strategy)
-            p = deal_share(_column(per_deal, strategy))
+            p = mixed_tables.deal_share(_column(per_deal, strategy))
             out.append({"strategy": strategy, "players": players, "seat": seat,
                         "entity": int(entity), "matches": int(here.sum()), "deals": p[3],
                         "wins": int(won[here].sum()), "win_rate": p[0], "win_low": p[1],
@@ -470,9 +426,9 @@ def _mixed_round_positions(table, label: str, players: int) -> pd.DataFrame:
     (clustered by deal: the rotations and rounds of one deal are one unit)."""
     rounds = table.data
     leader = rounds["leader_entity"].to_numpy().astype(np.int64)
-    led_by = entity_names(table.rotations, rounds["rotation"], leader)
+    led_by = mixed_tables.entity_names(table.rotations, rounds["rotation"], leader)
     frames = [_round_rows(rounds, led_by == strategy, strategy, players)
-              for strategy in strategies_in(table.rotations)]
+              for strategy in mixed_tables.strategies_in(table.rotations)]
     out = pd.concat(frames, ignore_index=True)
     out["table"] = label
     return out
@@ -497,24 +453,30 @@ def fmt_pp(value: float, low: float, high: float) -> str:
     return f"{100 * value:+.1f} pp [{100 * low:+.1f}, {100 * high:+.1f}]"
 
 
+def _lot_key_numbers(tag: str, wins: str, win: tuple, edge: tuple) -> dict:
+    """The key numbers of a side's first lot (``tag`` names the side): its win rate ``win``
+    (``wins`` says which) and its first-lot edge ``edge``, each ``(value, low, high)``."""
+    return {f"{tag}: {wins}": reports.fmt_ci(*win, 4),
+            f"{tag}: first-lot edge (P(win | won the lot) - fair share)": fmt_pp(*edge)}
+
+
 def _key_numbers(frames: dict) -> dict:
     key = {}
     for row in frames["first_lot"].itertuples(index=False):
-        tag = f"{row.strategy}, {row.players}p"
-        key[f"{tag}: lot winner's side wins (fair {row.fair_share:.3f})"] = fmt_ci(
-            row.win_rate, row.win_low, row.win_high, 4)
-        key[f"{tag}: first-lot edge (P(win | won the lot) - fair share)"] = fmt_pp(
-            row.edge, row.edge_low, row.edge_high)
+        key.update(_lot_key_numbers(
+            f"{row.strategy}, {row.players}p",
+            f"lot winner's side wins (fair {row.fair_share:.3f})",
+            (row.win_rate, row.win_low, row.win_high), (row.edge, row.edge_low, row.edge_high)))
     for row in frames["contrasts"].itertuples(index=False):
-        key[f"{row.a} - {row.b}, {row.players}p: first-lot edge"] = contrast_value(row)
+        key[f"{row.a} - {row.b}, {row.players}p: first-lot edge"] = mixed_tables.contrast_value(row)
     pos = frames["positions"]
     for (strategy, players), sel in pos[pos.players == 3].groupby(["strategy", "players"],
                                                                   sort=False):
         key[f"{strategy}, 3p: win rate by seat from the first leader (0, +1, +2)"] = ", ".join(
-            fmt_ci(r.win_rate, r.win_low, r.win_high, 3) for r in sel.itertuples())
+            reports.fmt_ci(r.win_rate, r.win_low, r.win_high, 3) for r in sel.itertuples())
     rp = frames["round_positions"]
     for row in rp[rp.offset == 0].itertuples(index=False):
-        key[f"{row.strategy}, {row.players}p: round leader's side wins the round"] = fmt_ci(
+        key[f"{row.strategy}, {row.players}p: round leader's side wins the round"] = reports.fmt_ci(
             row.rate, row.low, row.high, 4)
     return key
 
@@ -545,8 +507,8 @@ def _seats_finding(first_lot: pd.DataFrame) -> str:
 
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
-    reference = reference_of(settings)
-    lines = summary_head(
+    reference = mixed_tables.self_play_reference(settings)
+    lines = reports.summary_head(
         "Seats and the first lot", s,
         "Unfinished matches are left out of win rates. Win rates are shares of finished matches "
         "with 95% Wilson intervals (the match is the unit: every self-play match is its own "
@@ -564,9 +526,9 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
               ("`edge` = the first-lot edge: the lot winner's side's match win rate minus its "
                "fair share; `lot_value` = the lot winner's win rate minus an average other "
                "side's (what winning rather than losing the lot is worth)."), "",
-              md_table(frames["first_lot"][["strategy", "players", "finished", "win_rate",
-                                            "win_low", "win_high", "fair_share", "edge",
-                                            "edge_low", "edge_high", "lot_value"]], 4)]
+              reports.md_table(frames["first_lot"][["strategy", "players", "finished", "win_rate",
+                                                    "win_low", "win_high", "fair_share", "edge",
+                                                    "edge_low", "edge_high", "lot_value"]], 4)]
     contrasts = frames["contrasts"]
     if len(contrasts):
         lines += ["", f"## Does the first lot matter more to one strategy? (each - {reference})",
@@ -574,21 +536,22 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                        f"{reference}'s (percentage points), paired by deal:"), ""]
         lines += [f"- {row.players}p: {row.words}" for row in contrasts.itertuples(index=False)]
     lines += ["", "## Match win rate by seat, clockwise from the first leader", "",
-              md_table(frames["positions"][["strategy", "players", "position", "side",
-                                            "matches", "win_rate", "win_low", "win_high"]], 4),
+              reports.md_table(frames["positions"][["strategy", "players", "position", "side",
+                                                    "matches", "win_rate", "win_low",
+                                                    "win_high"]], 4),
               "", ("With 4 players positions 0 and 2 (1 and 3) sit in one partnership: their rows "
                    "are the same side counted twice, and `seats.png` shows each side once.")]
     lines += ["", "## Check: win rate by absolute seat (fair by construction)", "",
-              md_table(frames["absolute_seats"][["strategy", "players", "seat", "win_rate",
-                                                 "win_low", "win_high"]], 4)]
+              reports.md_table(frames["absolute_seats"][["strategy", "players", "seat", "win_rate",
+                                                         "win_low", "win_high"]], 4)]
     lines += ["", "## Rounds: who wins a round, clockwise from its leader", "",
               ("`nobody` = blocked ties and rounds cut short when the target was hit; "
                "`leader_diff_mean` = the leader's side's round points minus the opponents' mean "
                "(displayed points, 1 displayed = 5 raw); intervals clustered by match."), "",
-              md_table(frames["round_positions"][["strategy", "players", "side", "rounds",
-                                                  "rate", "low", "high",
-                                                  "leader_diff_mean"]], 4)]
-    lines += ["", "## Figures", "", figure_caption(
+              reports.md_table(frames["round_positions"][["strategy", "players", "side", "rounds",
+                                                          "rate", "low", "high",
+                                                          "leader_diff_mean"]], 4)]
+    lines += ["", "## Figures", "", reports.figure_caption(
         "seats",
         "match win rate of each side counted clockwise from the first leader minus its fair "
         "share (percentage points), per strategy (self-play) and player count; with 4 players "
@@ -601,16 +564,16 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
 def _table_key_numbers(frames: dict) -> dict:
     key = {}
     for row in frames["head_to_head"].itertuples(index=False):
-        tag = f"{row.table}, {row.players}p: {row.strategy}"
-        key[f"{tag}: match win rate per entity (paired, fair {row.fair_share:.3f})"] = fmt_ci(
-            row.win_rate, row.win_low, row.win_high, 4)
-        key[f"{tag}: first-lot edge (P(win | won the lot) - fair share)"] = fmt_pp(
-            row.lot_win_rate - row.fair_share, row.lot_win_low - row.fair_share,
-            row.lot_win_high - row.fair_share)
+        fair = row.fair_share
+        key.update(_lot_key_numbers(
+            f"{row.table}, {row.players}p: {row.strategy}",
+            f"match win rate per entity (paired, fair {fair:.3f})",
+            (row.win_rate, row.win_low, row.win_high),
+            (row.lot_win_rate - fair, row.lot_win_low - fair, row.lot_win_high - fair)))
     contrasts = frames["contrasts"]
-    for row in contrasts[contrasts["table"] != SELF_PLAY].itertuples(index=False):
+    for row in contrasts[contrasts["table"] != mixed_tables.SELF_PLAY].itertuples(index=False):
         key[f"{row.table}, {row.players}p: {row.a} - {row.b}: {row.quantity}"] = (
-            contrast_value(row))
+            mixed_tables.contrast_value(row))
     return key
 
 
@@ -631,19 +594,19 @@ def _table_markdown(frames: dict, settings: dict) -> str:
         out = pd.DataFrame({
             "players": table["players"], "strategy": table["strategy"],
             "entities / match": table["entities_per_match"], "deals": table["deals"],
-            "win rate (paired)": [fmt_ci(a, b, c, 4) for a, b, c in zip(
+            "win rate (paired)": [reports.fmt_ci(a, b, c, 4) for a, b, c in zip(
                 table.win_rate, table.win_low, table.win_high)],
             "fair": table["fair_share"],
-            "won the lot": [fmt_ci(a, b, c, 3) for a, b, c in zip(
+            "won the lot": [reports.fmt_ci(a, b, c, 3) for a, b, c in zip(
                 table.lot_win_rate, table.lot_win_low, table.lot_win_high)],
-            "lost the lot": [fmt_ci(a, b, c, 3) for a, b, c in zip(
+            "lost the lot": [reports.fmt_ci(a, b, c, 3) for a, b, c in zip(
                 table.no_lot_win_rate, table.no_lot_win_low, table.no_lot_win_high)],
             "lot value": [fmt_pp(a, b, c) for a, b, c in zip(
                 table.lot_value, table.lot_value_low, table.lot_value_high)],
         })
-        lines += [f"### {label}", "", md_table(out, 3), ""]
+        lines += [f"### {label}", "", reports.md_table(out, 3), ""]
     contrasts = frames["contrasts"]
-    mixed = contrasts[contrasts["table"] != SELF_PLAY]
+    mixed = contrasts[contrasts["table"] != mixed_tables.SELF_PLAY]
     lines += ["### Paired contrasts", "",
               ("Per table and player count: the lot's value to each strategy (won the lot minus "
                "lost it), the strategies' match win rates per entity, and the lot's value to one "
@@ -652,22 +615,22 @@ def _table_markdown(frames: dict, settings: dict) -> str:
         lines += [f"- {label}, {row.players}p: {row.words}" for row in sel.itertuples(index=False)]
     pos = frames["positions"]
     lines += ["", "### Win rate by seat from the first leader, per strategy", "",
-              md_table(pos[pos["table"] != SELF_PLAY][
+              reports.md_table(pos[pos["table"] != mixed_tables.SELF_PLAY][
                   ["table", "players", "strategy", "position", "side", "deals", "win_rate",
                    "win_low", "win_high"]], 4), "",
               ("`deals` = deals with the strategy at that position (once per deal)."), ""]
     rp = frames["round_positions"]
-    led = rp[(rp["table"] != SELF_PLAY) & (rp["offset"] == 0)]
+    led = rp[(rp["table"] != mixed_tables.SELF_PLAY) & (rp["offset"] == 0)]
     lines += ["### Rounds the strategy's side led", "",
-              md_table(led[["table", "players", "strategy", "rounds", "deals", "rate", "low",
-                            "high", "leader_diff_mean", "leader_diff_low",
-                            "leader_diff_high"]], 3), "",
+              reports.md_table(led[["table", "players", "strategy", "rounds", "deals", "rate",
+                                    "low", "high", "leader_diff_mean", "leader_diff_low",
+                                    "leader_diff_high"]], 3), "",
               ("`rate` = share of those rounds the leader's side won; `leader_diff` = its "
                "round point differential (displayed points); intervals clustered by deal; every "
                "side and seat: `round_positions`, `absolute_seats` (rows with `table`)."), ""]
     values = mixed[mixed["quantity"] == LOT_VALUE]
     found = int(values["detected"].sum())
-    lines += ["## Figure", "", figure_caption(
+    lines += ["## Figure", "", reports.figure_caption(
         "head_to_head",
         "top: the first-lot edge, P(win | won the lot) minus the fair share (percentage "
         "points), per strategy in self-play and in each mixed table; bottom: the value of the "

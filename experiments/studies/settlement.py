@@ -41,33 +41,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.mixed_tables import (
-    SELF_PLAY,
-    contrast_finding,
-    contrast_key_numbers,
-    entity_names,
-    per_deal_means,
-    self_play_rows,
-    strategies_in,
-    table_contrasts,
-)
-from experiments.reporting.reports import (
-    ExperimentResult,
-    configurations,
-    figure_caption,
-    fmt_ci,
-    md_table,
-    summary_head,
-)
-from experiments.run_spine import StudySpec, run_experiment, traced_result
+from experiments import mixed_tables, stats
+from experiments.reporting import reports
+from experiments.run_spine import run_study, traced_result
 from experiments.settings import matches_clause, strong_sentence
 from experiments.sources import pairs
-from experiments.stats import (
-    clustered_proportion,
-    clustered_ratio,
-    proportion,
-    ratio_ci,
-)
 from experiments.studies import study_plots
 from sim.tiles import TARGET_RAW, entity_count
 
@@ -76,7 +54,7 @@ DEFAULT_MATCHES = 10_000
 """Matches per configuration when none are given."""
 
 
-def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
+def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResult:
     """Run the settlement study (arguments as :func:`experiments.studies.overshoot.run`: a
     :class:`experiments.run_spine.StudySpec`, or the keywords of
     :meth:`experiments.run_spine.StudySpec.build`; ``matches`` by default :data:`DEFAULT_MATCHES`).
@@ -93,32 +71,27 @@ def run(*args, traces: dict | None = None, **options) -> ExperimentResult:
         share gross and net, accepted points per entity), deals as units
         (:func:`experiments.mixed_tables.table_contrasts`).
     """
-    spec = StudySpec.of(NAME, args, options, DEFAULT_MATCHES)
-    return run_experiment(spec, lambda data: compute(data, traces))
+    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces)
 
 
-def compute(data, traces: dict | None = None) -> ExperimentResult:
-    """The study's result from a run's data (:class:`experiments.sources.DataRun`), or from
-    given ``traces``: what :func:`run` and the command line compute."""
+def compute(data, traces: dict | None = None) -> reports.ExperimentResult:
+    """The study's result from a run's data or from given ``traces``, as
+    :func:`experiments.studies.overshoot.compute` (with this study's :func:`analyse`)."""
     return traced_result(analyse, data, traces)
 
 
-def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
-    """Aggregate :func:`sim.study_kernels.trace_events` outputs into the study's frames.
-
-    ``traces``: a dict ``(strategy, players) -> StudyTrace`` or an iterable of such pairs;
-    ``tables``: ``(table, players) -> experiments.sources.TableData`` pairs of the mixed tables
-    (:meth:`experiments.sources.DataRun.table_traces`), whose rows are added per strategy.
-    """
+def analyse(traces: dict, settings: dict, tables=()) -> reports.ExperimentResult:
+    """The settlement frames (:func:`run` lists them) from the self-play traces and the mixed
+    tables' traces, given as to :func:`experiments.studies.overshoot.analyse`."""
     parts, hist, blocked, points, debit, contrasts = [], [], [], [], [], []
     for (strategy, players), trace in pairs(traces):
-        _parts(trace.events, strategy, players, SELF_PLAY, parts, hist)
+        _parts(trace.events, strategy, players, mixed_tables.SELF_PLAY, parts, hist)
         blocked.append(_blocked(trace, strategy, players))
         points.append(_points(trace, strategy, players))
         if players == 4:
             debit.append(_partner_debit(trace, strategy))
     for frame in points:
-        frame["table"] = SELF_PLAY
+        frame["table"] = mixed_tables.SELF_PLAY
         n = entity_count(int(frame["players"].iloc[0]))
         frame["deals"] = frame["matches"]
         frame["entities_per_match"] = float(n)
@@ -126,15 +99,16 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
         frame["wins"] = np.nan
     for (label, players), table in pairs(tables):
         trace = table.data
-        names = entity_names(table.rotations, trace.events["rotation"], trace.events["entity"])
-        for strategy in strategies_in(table.rotations):
+        names = mixed_tables.entity_names(table.rotations, trace.events["rotation"],
+                                          trace.events["entity"])
+        for strategy in mixed_tables.strategies_in(table.rotations):
             own = names == strategy
             _parts(trace.events[own], strategy, players, label, parts, hist)
             points.append(_table_points(trace, own, table.rotations, strategy, players, label))
             blocked.append(_blocked(trace, strategy, players, own, label))
             if players == 4:
                 debit.append(_partner_debit(trace, strategy, own, label))
-        contrasts.append(table_contrasts(_per_deal(table), CONTRASTS, label, players))
+        contrasts.append(mixed_tables.table_contrasts(_per_deal(table), CONTRASTS, label, players))
     frames = {
         "domino_parts": pd.concat(parts, ignore_index=True),
         "parts_hist": pd.concat(hist, ignore_index=True),
@@ -146,7 +120,7 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     if contrasts:
         frames["contrasts"] = pd.concat(contrasts, ignore_index=True)
     # the self-play figures, key numbers and sections are computed from the self-play rows only
-    selfplay = self_play_rows(frames)
+    selfplay = mixed_tables.self_play_rows(frames)
     plots = {
         "domino_parts": lambda p: study_plots.plot_domino_parts(selfplay["domino_parts"], p,
                                                                 settings),
@@ -155,14 +129,14 @@ def analyse(traces: dict, settings: dict, tables=()) -> ExperimentResult:
     }
     key = _key_numbers(selfplay)
     markdown = _markdown(settings, selfplay, key)
-    if (frames["points"]["table"] != SELF_PLAY).any():
+    if (frames["points"]["table"] != mixed_tables.SELF_PLAY).any():
         key.update(_table_key_numbers(frames["points"], frames["contrasts"]))
         rows = _head_to_head_rows(frames)
         plots["head_to_head"] = lambda p: study_plots.plot_contrasts(
             frames["contrasts"], p, settings,
             "Settlement head to head: paired contrasts A - B on the same deals")
         markdown = _markdown(settings, selfplay, key) + _table_markdown(frames, rows, settings)
-    return ExperimentResult(NAME, settings, frames, markdown, plots, key)
+    return reports.ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
 def _parts(ev: pd.DataFrame, strategy: str, players: int, label: str, parts: list,
@@ -195,7 +169,7 @@ def _clustered_mean(x: np.ndarray, matches: np.ndarray) -> tuple[float, float, f
     """Mean of event values and its 95% interval clustered by match (nan when empty)."""
     if x.size == 0:
         return np.nan, np.nan, np.nan
-    r = clustered_ratio(x, 1.0, matches).iloc[0]
+    r = stats.clustered_ratio(x, 1.0, matches).iloc[0]
     return float(r["ratio"]), float(r["low"]), float(r["high"])
 
 
@@ -203,7 +177,7 @@ def _clustered_rate(mask: np.ndarray, matches: np.ndarray) -> tuple[float, float
     """Share of events where ``mask`` holds, 95% Wilson interval clustered by match."""
     if mask.size == 0:
         return np.nan, 0.0, 1.0
-    r = clustered_proportion(mask, matches).iloc[0]
+    r = stats.clustered_proportion(mask, matches).iloc[0]
     return float(r["rate"]), float(r["low"]), float(r["high"])
 
 
@@ -223,7 +197,7 @@ def _describe(x: np.ndarray, matches: np.ndarray, strategy: str, players: int,
 
 
 def _blocked(trace, strategy: str, players: int, own_events=None,
-             label: str = SELF_PLAY) -> pd.DataFrame:
+             label: str = mixed_tables.SELF_PLAY) -> pd.DataFrame:
     """One row of blocked-round figures. In a mixed table (``own_events`` marks the events of
     ``strategy``'s entities) the blocked share is the table's (every rotation, deals as the
     clusters) and the credits are the strategy's own events."""
@@ -277,7 +251,7 @@ def _round_share(successes: np.ndarray, rounds: np.ndarray,
     starts = np.repeat(np.cumsum(rounds) - rounds, rounds)
     within = np.arange(int(rounds.sum())) - starts  # a round's index in its match
     hit = within < np.repeat(np.asarray(successes, dtype=np.int64), rounds)
-    r = clustered_proportion(hit, np.repeat(np.asarray(clusters), rounds)).iloc[0]
+    r = stats.clustered_proportion(hit, np.repeat(np.asarray(clusters), rounds)).iloc[0]
     return float(r["rate"]), float(r["low"]), float(r["high"])
 
 
@@ -286,35 +260,21 @@ def _points(trace, strategy: str, players: int) -> pd.DataFrame:
     n_entities = entity_count(players)
     total = sum(m[f"score_{e}"].to_numpy(dtype=np.int64) for e in range(n_entities))
     settled = (m["domino_credit"] - m["domino_debit"] + m["blocked_credit"]).to_numpy()
-    share, low, high = ratio_ci(settled, total)
+    net = stats.ratio_ci(settled, total)
     # gross: before the partner debit, over the same accepted points (net + debit share)
-    gross, gross_low, gross_high = ratio_ci((m["domino_credit"] + m["blocked_credit"]).to_numpy(),
-                                            total)
-    credit_share = ratio_ci(m["domino_credit"], total)[0]
-    blocked_share = ratio_ci(m["blocked_credit"], total)[0]
-    debit_share = ratio_ci(m["domino_debit"], total)[0]
+    gross = stats.ratio_ci((m["domino_credit"] + m["blocked_credit"]).to_numpy(), total)
+    shares = tuple(stats.ratio_ci(m[column], total)[0]
+                   for column in ("domino_credit", "blocked_credit", "domino_debit"))
     # the match-winning event: the last accepted event of each finished match
     ev = trace.events
     last = ev[ev["accepted"]].groupby("match", sort=False).tail(1)
     finished = set(m.loc[m["winner"] >= 0, "match"])
     last = last[last["match"].isin(finished)]
     by_settlement = int((last["kind"] != "placement").sum())
-    p = proportion(by_settlement, len(last))
-    return pd.DataFrame([{
-        "strategy": strategy, "players": players, "matches": len(m),
-        "accepted_raw_per_match": float(total.mean()),
-        "placement_raw_per_match": float(m["placement_raw"].mean()),
-        "domino_credit_per_match": float(m["domino_credit"].mean()),
-        "domino_debit_per_match": float(m["domino_debit"].mean()),
-        "blocked_credit_per_match": float(m["blocked_credit"].mean()),
-        "settlement_share_net": share, "settlement_share_net_low": low,
-        "settlement_share_net_high": high, "settlement_share_gross": gross,
-        "settlement_share_gross_low": gross_low, "settlement_share_gross_high": gross_high,
-        "domino_credit_share": credit_share, "blocked_credit_share": blocked_share,
-        "domino_debit_share": debit_share,
-        "won_by_settlement": float(p["rate"]), "won_by_settlement_low": float(p["low"]),
-        "won_by_settlement_high": float(p["high"]),
-    }])
+    p = stats.proportion(by_settlement, len(last))
+    parts = (m["placement_raw"], m["domino_credit"], m["domino_debit"], m["blocked_credit"])
+    return pd.DataFrame([_points_row(strategy, players, len(m), total, parts, net, gross, shares,
+                                     p)])
 
 
 def _table_points(trace, own: np.ndarray, rotations, strategy: str, players: int,
@@ -341,43 +301,57 @@ def _table_points(trace, own: np.ndarray, rotations, strategy: str, players: int
     deal = m["match"].to_numpy()
     total = per["total"].to_numpy(dtype=np.float64)
     settled = (per["credit"] - per["debit"] + per["blocked"]).to_numpy(dtype=np.float64)
-    r = clustered_ratio(settled, total, deal).iloc[0]
-    g = clustered_ratio((per["credit"] + per["blocked"]).to_numpy(dtype=np.float64), total,
-                        deal).iloc[0]
+    r = stats.clustered_ratio(settled, total, deal).iloc[0]
+    g = stats.clustered_ratio((per["credit"] + per["blocked"]).to_numpy(dtype=np.float64), total,
+                              deal).iloc[0]
     # the match-winning event (the last accepted event of a finished match) of the strategy's wins
     last = ev[ev["accepted"]].groupby(["rotation", "match"], sort=False).tail(1)
     last = last[own[last.index.to_numpy()]]
     finished = m.loc[m["winner"] >= 0, ["rotation", "match"]]
     last = last.merge(finished, on=["rotation", "match"])
-    p = clustered_proportion((last["kind"] != "placement").to_numpy(), last["match"].to_numpy())
+    p = stats.clustered_proportion((last["kind"] != "placement").to_numpy(),
+                                   last["match"].to_numpy())
     p = p.iloc[0] if len(p) else {"rate": np.nan, "low": np.nan, "high": np.nan}
     entities = float(np.mean([sum(name == strategy for name in pairing.entity_strategies)
                               for pairing in rotations]))
     with np.errstate(invalid="ignore", divide="ignore"):
-        def share(x):
-            return float(x.sum() / total.sum())
+        shares = tuple(float(per[column].to_numpy().sum() / total.sum())
+                       for column in ("credit", "blocked", "debit"))
+        row = _points_row(strategy, players, len(m), total,
+                          (per["placement"], per["credit"], per["debit"], per["blocked"]),
+                          (r["ratio"], r["low"], r["high"]), (g["ratio"], g["low"], g["high"]),
+                          shares, p)
         return pd.DataFrame([{
-            "strategy": strategy, "players": players, "matches": len(m),
-            "accepted_raw_per_match": float(total.mean()),
-            "placement_raw_per_match": float(per["placement"].mean()),
-            "domino_credit_per_match": float(per["credit"].mean()),
-            "domino_debit_per_match": float(per["debit"].mean()),
-            "blocked_credit_per_match": float(per["blocked"].mean()),
-            "settlement_share_net": float(r["ratio"]),
-            "settlement_share_net_low": float(r["low"]),
-            "settlement_share_net_high": float(r["high"]),
-            "settlement_share_gross": float(g["ratio"]),
-            "settlement_share_gross_low": float(g["low"]),
-            "settlement_share_gross_high": float(g["high"]),
-            "domino_credit_share": share(per["credit"].to_numpy()),
-            "blocked_credit_share": share(per["blocked"].to_numpy()),
-            "domino_debit_share": share(per["debit"].to_numpy()),
-            "won_by_settlement": float(p["rate"]), "won_by_settlement_low": float(p["low"]),
-            "won_by_settlement_high": float(p["high"]),
-            "table": label, "deals": int(m["match"].nunique()), "entities_per_match": entities,
-            "accepted_raw_per_entity": float(total.mean()) / entities,
-            "wins": len(last),
+            **row, "table": label, "deals": int(m["match"].nunique()),
+            "entities_per_match": entities,
+            "accepted_raw_per_entity": float(total.mean()) / entities, "wins": len(last),
         }])
+
+
+def _points_row(strategy: str, players: int, matches: int, total: np.ndarray, parts: tuple,
+                net: tuple, gross: tuple, shares: tuple, won) -> dict:
+    """The figures of a ``points`` row: the accepted raw points per match (``total``) and its
+    parts per match (``parts``: placements, domino credit, domino debit, blocked credit), the
+    settlement share net and gross (each ``(share, low, high)``), the credit, blocked credit and
+    debit shares of all accepted points (``shares``) and the matches won by a settlement event
+    (``won``: its ``rate``, ``low``, ``high``)."""
+    placement, credit, debit, blocked = parts
+    return {
+        "strategy": strategy, "players": players, "matches": matches,
+        "accepted_raw_per_match": float(total.mean()),
+        "placement_raw_per_match": float(placement.mean()),
+        "domino_credit_per_match": float(credit.mean()),
+        "domino_debit_per_match": float(debit.mean()),
+        "blocked_credit_per_match": float(blocked.mean()),
+        "settlement_share_net": float(net[0]), "settlement_share_net_low": float(net[1]),
+        "settlement_share_net_high": float(net[2]), "settlement_share_gross": float(gross[0]),
+        "settlement_share_gross_low": float(gross[1]),
+        "settlement_share_gross_high": float(gross[2]),
+        "domino_credit_share": shares[0], "blocked_credit_share": shares[1],
+        "domino_debit_share": shares[2],
+        "won_by_settlement": float(won["rate"]), "won_by_settlement_low": float(won["low"]),
+        "won_by_settlement_high": float(won["high"]),
+    }
 
 
 CONTRASTS = (
@@ -407,10 +381,11 @@ def _per_deal(table) -> dict:
     debit = (dominoes.groupby(["rotation", "match", "entity"])["debit"].sum()
              .reindex(pd.MultiIndex.from_arrays([rotation, deal, entity]), fill_value=0)
              .to_numpy(dtype=np.float64))
-    names = entity_names(table.rotations, rotation, entity)
-    accepted = per_deal_means(total, deal, names)
+    names = mixed_tables.entity_names(table.rotations, rotation, entity)
+    accepted = mixed_tables.per_deal_means(total, deal, names)
     with np.errstate(invalid="ignore", divide="ignore"):
-        shares = {name: per_deal_means(values, deal, names) / accepted.where(accepted > 0)
+        shares = {name: (mixed_tables.per_deal_means(values, deal, names)
+                         / accepted.where(accepted > 0))
                   for name, values in (("share_net", net), ("share_gross", net + debit))}
     return {**shares, "accepted": accepted}
 
@@ -425,25 +400,25 @@ def _head_to_head_rows(frames: dict) -> pd.DataFrame:
 
 def _table_key_numbers(points: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
     key = {}
-    for row in points[points["table"] != SELF_PLAY].itertuples(index=False):
+    for row in points[points["table"] != mixed_tables.SELF_PLAY].itertuples(index=False):
         tag = f"{row.table}, {row.players}p: {row.strategy}"
-        key[f"{tag}: settlement share of its accepted points, net of the partner debit"] = fmt_ci(
-            row.settlement_share_net, row.settlement_share_net_low,
-            row.settlement_share_net_high, pct=True)
-        key[f"{tag}: settlement share of its accepted points, gross"] = fmt_ci(
+        key[f"{tag}: settlement share of its accepted points, net of the partner debit"] = (
+            reports.fmt_ci(row.settlement_share_net, row.settlement_share_net_low,
+                           row.settlement_share_net_high, pct=True))
+        key[f"{tag}: settlement share of its accepted points, gross"] = reports.fmt_ci(
             row.settlement_share_gross, row.settlement_share_gross_low,
             row.settlement_share_gross_high, pct=True)
         key[f"{tag}: accepted raw points per entity per match"] = (
             f"{row.accepted_raw_per_entity:.1f}")
-    key.update(contrast_key_numbers(contrasts))
+    key.update(mixed_tables.contrast_key_numbers(contrasts))
     return key
 
 
 def _table_markdown(frames: dict, rows: pd.DataFrame, settings: dict) -> str:
     """The head-to-head section: the paired contrasts, then one table per mixed table, per
     strategy, beside its self-play."""
-    mixed = rows[rows["table"] != SELF_PLAY]
-    own = rows[rows["table"] == SELF_PLAY].set_index(["strategy", "players"])
+    mixed = rows[rows["table"] != mixed_tables.SELF_PLAY]
+    own = rows[rows["table"] == mixed_tables.SELF_PLAY].set_index(["strategy", "players"])
     contrasts = frames["contrasts"]
     lines = ["", "## Head to head (mixed tables)", "",
              ("Each table is played in every rotation of its strategies over the entities "
@@ -451,13 +426,9 @@ def _table_markdown(frames: dict, rows: pd.DataFrame, settings: dict) -> str:
               "is the strategy's own, from its entities' accepted events in these matches; "
               "intervals take the deal as the cluster, and a strategy that fills several seats "
               "of a deal (two of three at 3 players) is counted once per deal."), "",
-             "### Paired contrasts A - B (deal = unit)", "",
-             ("Each line is the mean over deals of A's value minus B's on the same deal (a "
-              "share: the deal's ratio of sums over the strategy's seats and rotations), its "
-              "95% Student-t interval, the number of deals and Cohen's d; it is a finding (\"A "
-              "lower\" / \"A higher\") only where the interval excludes 0."), ""]
-    lines += [f"- {row.players}p, {row.table}: {row.words}"
-              for row in contrasts.itertuples(index=False)]
+             *mixed_tables.contrast_lines(
+                 contrasts, " (a share: the deal's ratio of sums over the strategy's seats and "
+                 "rotations)")]
     lines += ["", ("Units: `accepted raw / entity-match` = "
               "raw points accepted per match per entity of the strategy (1 displayed = 5 raw; "
               "a finished match's winner has 305); `share net` = share of those points "
@@ -468,54 +439,53 @@ def _table_markdown(frames: dict, rows: pd.DataFrame, settings: dict) -> str:
               "accepted or not); `won by settlement` = share of the strategy's wins whose "
               "winning event was a settlement. `self-play net` = the strategy's net settlement "
               "share in self-play, for comparison."), ""]
-    for label, table in mixed.groupby("table", sort=False):
-        out = []
-        for row in table.itertuples(index=False):
-            key = (row.strategy, row.players)
-            out.append({
-                "players": row.players, "strategy": row.strategy,
-                "entities / match": row.entities_per_match, "matches": row.matches,
-                "accepted raw / entity-match": row.accepted_raw_per_entity,
-                "share net": fmt_ci(row.settlement_share_net, row.settlement_share_net_low,
-                                    row.settlement_share_net_high, pct=True),
-                "share gross": fmt_ci(row.settlement_share_gross, row.settlement_share_gross_low,
-                                      row.settlement_share_gross_high, pct=True),
-                "net / domino": fmt_ci(row.net_mean, row.net_low, row.net_high, 1),
-                "won by settlement": fmt_ci(row.won_by_settlement, row.won_by_settlement_low,
-                                            row.won_by_settlement_high, pct=True),
-                "self-play net": (f"{100 * own.loc[key, 'settlement_share_net']:.1f}%"
-                                  if key in own.index else ""),
-            })
-        lines += [f"### {label}", "", md_table(pd.DataFrame(out), 1), ""]
+    lines += mixed_tables.table_sections(mixed, lambda row: _table_row(row, own), 1)
     blocked = frames["blocked"]
-    blocked = blocked[blocked["table"] != SELF_PLAY]
+    blocked = blocked[blocked["table"] != mixed_tables.SELF_PLAY]
     lines += ["### Blocked rounds", "",
               ("`blocked share` = the table's blocked rounds per round (deals as clusters); "
                "the credits are the strategy's own blocked events (raw points)."), "",
-              md_table(blocked[["table", "players", "strategy", "blocked_share",
-                                "blocked_share_low", "blocked_share_high", "blocked_events",
-                                "credit_mean", "credit_low", "credit_high",
-                                "blocked_events_discarded"]], 3), ""]
+              reports.md_table(blocked[["table", "players", "strategy", "blocked_share",
+                                        "blocked_share_low", "blocked_share_high", "blocked_events",
+                                        "credit_mean", "credit_low", "credit_high",
+                                        "blocked_events_discarded"]], 3), ""]
     if "partner_debit" in frames:
         debit = frames["partner_debit"]
-        debit = debit[debit["table"] != SELF_PLAY]
+        debit = debit[debit["table"] != mixed_tables.SELF_PLAY]
         lines += ["### Partner debit (4 players)", "",
                   "The strategy's partnership's dominoes (raw points; intervals by deal).", "",
-                  md_table(debit[["table", "strategy", "dominoes", "with_debit_rate",
-                                  "debit_mean", "debit_low", "debit_high", "net_negative_rate",
-                                  "rescued_from_overshoot_rate", "debit_per_match"]], 3), ""]
-    lines += [figure_caption(
-        "head_to_head", "Paired contrasts A - B of each mixed table's strategies (rows: "
-        "settlement share net of the partner debit, gross, accepted raw points per entity per "
-        "match; columns: player counts)",
-        f"{settings['table_matches']:,} deals per table rotation, seed {settings['seed']}",
-        "Bars: 95% Student-t intervals over deals (the deal is the unit; a strategy in several "
-        "seats counted once)",
-        contrast_finding(contrasts, CONTRASTS[0][1], "the net settlement share")), ""]
+                  reports.md_table(debit[["table", "strategy", "dominoes", "with_debit_rate",
+                                          "debit_mean", "debit_low", "debit_high",
+                                          "net_negative_rate", "rescued_from_overshoot_rate",
+                                          "debit_per_match"]], 3), ""]
+    lines += [mixed_tables.contrasts_caption(
+        contrasts, "settlement share net of the partner debit, gross, accepted raw points per "
+        "entity per match", settings, CONTRASTS[0][1], "the net settlement share"), ""]
     return "\n".join(lines)
 
 
-def _partner_debit(trace, strategy: str, own_events=None, label: str = SELF_PLAY) -> pd.DataFrame:
+def _table_row(row, own: pd.DataFrame) -> dict:
+    """A strategy's row of its mixed table's markdown table, beside its self-play (``own``: the
+    self-play rows by strategy and players)."""
+    key = (row.strategy, row.players)
+    return {
+        "players": row.players, "strategy": row.strategy,
+        "entities / match": row.entities_per_match, "matches": row.matches,
+        "accepted raw / entity-match": row.accepted_raw_per_entity,
+        "share net": reports.fmt_ci(row.settlement_share_net, row.settlement_share_net_low,
+                                    row.settlement_share_net_high, pct=True),
+        "share gross": reports.fmt_ci(row.settlement_share_gross, row.settlement_share_gross_low,
+                                      row.settlement_share_gross_high, pct=True),
+        "net / domino": reports.fmt_ci(row.net_mean, row.net_low, row.net_high, 1),
+        "won by settlement": reports.fmt_ci(row.won_by_settlement, row.won_by_settlement_low,
+                                            row.won_by_settlement_high, pct=True),
+        "self-play net": (f"{100 * own.loc[key, 'settlement_share_net']:.1f}%"
+                          if key in own.index else ""),
+    }
+
+
+def _partner_debit(trace, strategy: str, own_events=None,
+                   label: str = mixed_tables.SELF_PLAY) -> pd.DataFrame:
     """One row of partner-debit figures (4 players) from the domino events of every entity, or
     (a mixed table) of ``strategy``'s partnership only (``own_events``)."""
     ev = trace.events if own_events is None else trace.events[own_events]
@@ -554,34 +524,34 @@ def _partner_debit(trace, strategy: str, own_events=None, label: str = SELF_PLAY
 
 def _key_numbers(frames: dict) -> dict:
     key = {}
-    for tag, row, sel in configurations(frames["points"], frames["domino_parts"]):
+    for tag, row, sel in reports.configurations(frames["points"], frames["domino_parts"]):
         net = sel[sel.part == "net"].iloc[0]
         credit = sel[sel.part == "credit"].iloc[0]
-        key[f"{tag}: settlement share of accepted points, net of the partner debit"] = fmt_ci(
-            row.settlement_share_net, row.settlement_share_net_low,
-            row.settlement_share_net_high, pct=True)
+        key[f"{tag}: settlement share of accepted points, net of the partner debit"] = (
+            reports.fmt_ci(row.settlement_share_net, row.settlement_share_net_low,
+                           row.settlement_share_net_high, pct=True))
         key[f"{tag}: settlement share of accepted points, gross (before the partner debit)"] = (
-            fmt_ci(row.settlement_share_gross, row.settlement_share_gross_low,
-                   row.settlement_share_gross_high, pct=True))
+            reports.fmt_ci(row.settlement_share_gross, row.settlement_share_gross_low,
+                           row.settlement_share_gross_high, pct=True))
         key[f"{tag}: domino credit / net (raw, mean)"] = (
-            f"{credit['mean']:.2f} / {fmt_ci(net['mean'], net['low'], net['high'], 2)}")
+            f"{credit['mean']:.2f} / {reports.fmt_ci(net['mean'], net['low'], net['high'], 2)}")
         blocked = frames["blocked"]
         b = blocked[(blocked.strategy == row.strategy) & (blocked.players == row.players)].iloc[0]
-        key[f"{tag}: blocked rounds"] = fmt_ci(b.blocked_share, b.blocked_share_low,
-                                               b.blocked_share_high, pct=True, digits=4)
-        key[f"{tag}: matches won by a settlement event"] = fmt_ci(
+        key[f"{tag}: blocked rounds"] = reports.fmt_ci(b.blocked_share, b.blocked_share_low,
+                                                       b.blocked_share_high, pct=True, digits=4)
+        key[f"{tag}: matches won by a settlement event"] = reports.fmt_ci(
             row.won_by_settlement, row.won_by_settlement_low, row.won_by_settlement_high,
             pct=True)
     if "partner_debit" in frames:
         for row in frames["partner_debit"].itertuples(index=False):
             tag = f"{row.strategy}, 4p"
-            key[f"{tag}: dominoes with a partner debit"] = fmt_ci(
+            key[f"{tag}: dominoes with a partner debit"] = reports.fmt_ci(
                 row.with_debit_rate, row.with_debit_low, row.with_debit_high, pct=True)
             key[f"{tag}: mean debit / credit (raw)"] = (f"{row.debit_mean:.1f} / "
                                                          f"{row.credit_mean:.1f}")
-            key[f"{tag}: dominoes with a negative net"] = fmt_ci(
+            key[f"{tag}: dominoes with a negative net"] = reports.fmt_ci(
                 row.net_negative_rate, row.net_negative_low, row.net_negative_high, pct=True)
-            key[f"{tag}: dominoes rescued from overshoot by the debit"] = fmt_ci(
+            key[f"{tag}: dominoes rescued from overshoot by the debit"] = reports.fmt_ci(
                 row.rescued_from_overshoot_rate, row.rescued_from_overshoot_low,
                 row.rescued_from_overshoot_high, pct=True)
     return key
@@ -589,7 +559,7 @@ def _key_numbers(frames: dict) -> dict:
 
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
-    lines = summary_head(
+    lines = reports.summary_head(
         "Settlement value", s,
         strong_sentence(s) +
         "Raw points (1 displayed = 5 raw; 61 displayed = 305 raw); 95% intervals. The settlement "
@@ -606,18 +576,19 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     lines += [f"- {k}: {v}" for k, v in key.items()]
     parts = frames["domino_parts"]
     lines += ["", "## The domino event's parts (every domino event) and blocked credits", "",
-              md_table(parts[["strategy", "players", "part", "events", "mean", "low", "high",
-                              "median", "p90", "max", "share_zero", "share_negative"]], 2),
+              reports.md_table(parts[["strategy", "players", "part", "events", "mean", "low",
+                                      "high", "median", "p90", "max", "share_zero",
+                                      "share_negative"]], 2),
               "", ("Units: `mean` .. `max` are raw points per event; `events` counts events; "
               "`share_*` are shares of events; `low`, `high` = match-clustered 95% interval of "
               "the mean.")]
     points = frames["points"]
     lines += ["", "## Where accepted points come from (per match, all entities, raw)", "",
-              md_table(points[["strategy", "players", "accepted_raw_per_match",
-                               "placement_raw_per_match", "domino_credit_per_match",
-                               "domino_debit_per_match", "blocked_credit_per_match",
-                               "settlement_share_net", "settlement_share_gross",
-                               "won_by_settlement"]], 3),
+              reports.md_table(points[["strategy", "players", "accepted_raw_per_match",
+                                       "placement_raw_per_match", "domino_credit_per_match",
+                                       "domino_debit_per_match", "blocked_credit_per_match",
+                                       "settlement_share_net", "settlement_share_gross",
+                                       "won_by_settlement"]], 3),
               "", ("Units: `*_per_match` = raw points per match, summed over all entities "
               "(accepted events only; accepted = placement + domino credit - partner debit + "
               "blocked credit); `settlement_share_net` = share of accepted points from settlement "
@@ -626,10 +597,10 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
               "finished matches.")]
     blocked = frames["blocked"]
     lines += ["", "## Blocked rounds", "",
-              md_table(blocked[["strategy", "players", "rounds", "blocked_rounds",
-                                "blocked_share", "blocked_share_low", "blocked_share_high",
-                                "events_per_blocked_round", "credit_mean", "credit_median",
-                                "credit_max"]], 4),
+              reports.md_table(blocked[["strategy", "players", "rounds", "blocked_rounds",
+                                        "blocked_share", "blocked_share_low", "blocked_share_high",
+                                        "events_per_blocked_round", "credit_mean", "credit_median",
+                                        "credit_max"]], 4),
               "", ("Units: `rounds`, `blocked_rounds` count rounds; `blocked_share` = share of "
               "rounds (interval clustered by match); `events_per_blocked_round` = blocked "
               "settlement events per blocked round; `credit_*` = raw points per blocked event.")]
@@ -639,14 +610,14 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                   ("`rescued` = the event's placement + credit would have passed 61 but the "
                   "net did not, so the debit let it be accepted; `exact made` / `exact missed` = "
                   "the debit made / spoiled an exact 61."), "",
-                  md_table(d[["strategy", "dominoes", "with_debit_rate", "debit_mean",
-                              "credit_mean", "net_mean", "net_negative_rate",
-                              "net_nonpositive_rate", "rescued_from_overshoot_rate",
-                              "exact_61_made_rate", "exact_61_missed_rate"]], 4),
+                  reports.md_table(d[["strategy", "dominoes", "with_debit_rate", "debit_mean",
+                                      "credit_mean", "net_mean", "net_negative_rate",
+                                      "net_nonpositive_rate", "rescued_from_overshoot_rate",
+                                      "exact_61_made_rate", "exact_61_missed_rate"]], 4),
                   "", ("Units: `*_rate` = share of domino events (interval columns in "
                   "`partner_debit.csv`, match-clustered); `*_mean` = raw points per domino event.")]
     lines += ["", "## Figures", "",
-              figure_caption(
+              reports.figure_caption(
                   "point_sources", "Accepted displayed points per match by source (placements, "
                   "domino credit, blocked credit stacked; the partner debit below zero), per "
                   "strategy in self-play and player count, labelled with the accepted total and "
@@ -655,7 +626,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                   "No bars: means per match (the settlement shares' 95% intervals are in points.csv)",
                   _share_finding(points)),
               "",
-              figure_caption(
+              reports.figure_caption(
                   "domino_parts", "The domino event's parts (final placement, credit, partner "
                   "debit, net) and the blocked credit in raw points per event, per strategy in "
                   "self-play and player count, side by side",
