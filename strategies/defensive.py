@@ -22,9 +22,8 @@ Ties follow ``greedy``'s order. It is ``weighted`` with ``w_award = 1``,
 
 from __future__ import annotations
 
-from strategies.linear import F_AWARD, F_REPLY, choose_linear, weight_mapping
+from strategies.linear import F_AWARD, F_REPLY, linear_strategy, weight_mapping
 from strategies.parameters import Parameter
-from strategies.definition import strategy
 
 PARAMETERS = (
     Parameter("reply_weight", 1.0, "weight of the next opponent's expected best reply"),
@@ -35,9 +34,9 @@ MAPPING = weight_mapping({F_AWARD: 1.0}, [{F_REPLY: -1.0}])
 """Feature weights from the parameters (see :func:`strategies.linear.choose_linear`)."""
 
 
-@strategy(
-    name="defensive",
-    description=(
+defensive = linear_strategy(
+    "defensive",
+    (
         "Plays the placement with the best immediate award minus the expected best immediate "
         "reply of the next opponent on the layout it leaves. The reply is estimated from the "
         "tiles that opponent may hold (unseen tiles without any value it is known to lack from "
@@ -46,8 +45,6 @@ MAPPING = weight_mapping({F_AWARD: 1.0}, [{F_REPLY: -1.0}])
         "both sides; ties follow greedy's order. Deterministic; uses inference; one ply of "
         "opponent reply."
     ),
-    parameters=PARAMETERS, uses_inference=True, lookahead=1,
+    PARAMETERS, MAPPING, __name__,
 )
-def defensive(view):
-    """Row maximising award - reply_weight * expected reply (module docstring)."""
-    return choose_linear(view, MAPPING)
+"""Row maximising award - reply_weight * expected reply (module docstring)."""

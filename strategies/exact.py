@@ -28,9 +28,8 @@ threat) follow ``greedy``'s order: larger award, heavier tile first.
 
 from __future__ import annotations
 
-from strategies.linear import F_EXACT, F_OPP_EXACT, F_TURNS, choose_linear, weight_mapping
+from strategies.linear import F_EXACT, F_OPP_EXACT, F_TURNS, linear_strategy, weight_mapping
 from strategies.parameters import Parameter
-from strategies.definition import strategy
 
 PARAMETERS = (
     Parameter("turns_weight", 1.0, "weight of the expected own turns still needed to hit 61"),
@@ -43,9 +42,9 @@ MAPPING = weight_mapping({}, [{F_TURNS: -1.0}, {F_OPP_EXACT: -1.0}, {F_EXACT: 1.
 """Feature weights from the parameters (see :func:`strategies.linear.choose_linear`)."""
 
 
-@strategy(
-    name="exact",
-    description=(
+exact = linear_strategy(
+    "exact",
+    (
         "Overshoot-aware: values each placement by what it does toward exactly 61. It lands "
         "exactly on 61 whenever it can; otherwise it minimises the expected number of own turns "
         "still needed to hit 61 exactly from the score the move leaves (a table built from how "
@@ -55,8 +54,6 @@ MAPPING = weight_mapping({}, [{F_TURNS: -1.0}, {F_OPP_EXACT: -1.0}, {F_EXACT: 1.
         "exactly on 61 with its reply, estimated from the tiles that opponent may hold. Ties "
         "follow greedy's order. Deterministic; uses inference about the next opponent's tiles."
     ),
-    parameters=PARAMETERS, uses_inference=True, lookahead=1,
+    PARAMETERS, MAPPING, __name__,
 )
-def exact(view):
-    """Row of the best candidate by the exact-61 value (module docstring)."""
-    return choose_linear(view, MAPPING)
+"""Row of the best candidate by the exact-61 value (module docstring)."""

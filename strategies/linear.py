@@ -1,4 +1,5 @@
-"""Move features and the linear chooser shared by ``exact``, ``defensive`` and ``weighted``.
+"""Move features and the linear chooser shared by ``exact``, ``defensive`` and ``weighted``
+(each declared by :func:`linear_strategy`).
 
 Not a strategy. The engine's cache check follows the compiled functions a strategy
 calls into this module (:func:`strategies.identity.function_digest`).
@@ -82,6 +83,7 @@ from sim.core.state import (CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CA
 from sim.core.bits import bit_count, lowest_bit_index
 from sim.core.rules import list_placements, playable_tiles
 from sim.tiles import N_TILES, TARGET_RAW
+from strategies.definition import Strategy, strategy
 from strategies.turns_table import TURNS_TO_FINISH
 from strategies.lookahead import (allocating, best_row, holdable_tiles, load_layout, new_scratch,
     place_candidate, unseen_tiles)
@@ -341,7 +343,7 @@ def choose_linear(view, mapping):
 
     The weights are affine in the seat's parameters: ``w = mapping[0] +
     sum_i view.params[i] * mapping[i + 1]`` (``mapping`` float64[P + 1,
-    N_FEATURES], a module constant of the calling strategy). ``weighted``
+    N_FEATURES], frozen into the calling strategy by :func:`linear_strategy`). ``weighted``
     passes ``[0; identity]`` (weights = parameters); ``exact`` and
     ``defensive`` map their few parameters onto features. One compiled
     function thus serves all three.
@@ -365,6 +367,29 @@ def weight_mapping(constant: dict[int, float], per_parameter: list[dict[int, flo
         for feature, value in row.items():
             mapping[index + 1, feature] = value
     return mapping
+
+
+def linear_strategy(name: str, description: str, parameters: tuple, mapping: np.ndarray,
+                    module: str) -> Strategy:
+    """The strategy that plays :func:`choose_linear` with ``mapping`` (``exact``, ``defensive``,
+    ``weighted``).
+
+    The linear strategies differ only in their name, description, parameters and mapping: each
+    reads what the next opponent may hold (``uses_inference``) and looks one ply ahead (its
+    reply). The function is a closure over ``mapping`` named ``name`` and filed under
+    ``module`` (the defining module's ``__name__``): the catalogue finds a module's strategies
+    by their function's module, and the strategy's key
+    (:func:`strategies.definition.strategy_key`) holds its name and ``mapping`` by value.
+    """
+
+    def choose(view):
+        return choose_linear(view, mapping)
+
+    choose.__module__ = module
+    choose.__name__ = choose.__qualname__ = name
+    choose.__doc__ = f"Row maximising {name}'s weighted feature sum (:func:`choose_linear`)."
+    return strategy(choose, name=name, description=description, parameters=parameters,
+                    uses_inference=True, lookahead=1)
 
 
 IDENTITY_MAPPING = weight_mapping({}, [{feature: 1.0} for feature in range(N_FEATURES)])

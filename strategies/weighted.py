@@ -43,13 +43,13 @@ from dataclasses import replace
 
 import numpy as np
 
-from strategies.definition import strategy, variant
+from strategies.definition import variant
 from strategies.linear import (
     FEATURE_DESCRIPTIONS,
     FEATURE_NAMES,
     IDENTITY_MAPPING,
     N_FEATURES,
-    choose_linear,
+    linear_strategy,
 )
 from strategies.parameters import Parameter
 from strategies.weighted_tuned_table import TUNED_PARAMETERS
@@ -99,9 +99,9 @@ def preset(name: str) -> np.ndarray:
     return weights(**PRESETS[name])
 
 
-@strategy(
-    name="weighted",
-    description=(
+weighted = linear_strategy(
+    "weighted",
+    (
         "A linear strategy: plays the placement maximising a weighted sum of move features "
         "(accepted award, scores, overshoot, exact 61 hit, gap to 61 after, expected turns to "
         "finish, pips shed, double played, doubles kept, the next opponent's expected best reply "
@@ -110,11 +110,9 @@ def preset(name: str) -> np.ndarray:
         "tournaments sweep weight vectors without recompiling; greedy, heavy, exact and "
         "defensive are special weight vectors. Ties follow greedy's order. Deterministic."
     ),
-    parameters=PARAMETERS, uses_inference=True, lookahead=1,
+    PARAMETERS, IDENTITY_MAPPING, __name__,
 )
-def weighted(view):
-    """Row maximising the weighted feature sum (weights = ``view.params[:N_FEATURES]``)."""
-    return choose_linear(view, IDENTITY_MAPPING)
+"""Row maximising the weighted feature sum (weights = ``view.params[:N_FEATURES]``)."""
 
 
 # The tuned vector is a named variant of the same function: it shares weighted's compiled slot
