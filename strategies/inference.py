@@ -43,7 +43,7 @@ from sim.core.jit import hot_kernel, kernel
 from sim.core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, H_KIND, H_OPEN, H_SEAT,
     H_TILE, TILES_MATCHING, VALUE_TILES)
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES
-from strategies.lookahead import deal_boneyard, draw_hand, unseen_tiles
+from strategies.lookahead import deal_boneyard, draw_hand, start_world
 
 MAX_GROUPS = 15
 """Groups kept per seat: one per run of draws plus the dealt tiles, merged by lacking set
@@ -199,11 +199,7 @@ def sample_grouped_world(ws, view, rng, counts, lacks, n_groups):
         if n_groups[seat] < 0 or n_groups[seat] > MAX_GROUPS:
             raise IndexError("sample_grouped_world: a group count is outside 0..MAX_GROUPS")
     me = view.seat
-    remaining = unseen_tiles(view)
-    for seat in range(players):
-        ws.hand_sizes[seat] = view.hand_sizes[seat]
-        ws.hands[seat] = 0
-    ws.hands[me] = view.hand
+    remaining = start_world(ws, view)
     pending = 0
     for seat in range(players):
         if seat != me:

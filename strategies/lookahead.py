@@ -233,6 +233,18 @@ def deal_boneyard(ws, remaining, rng):
 
 
 @hot_kernel
+def start_world(ws, view):
+    """Start a sampled world in ``ws``: every seat's hand size from the view, the deciding
+    seat's own hand, the other hands empty; return the tiles left to deal (the unseen ones:
+    :func:`sample_world` and :func:`strategies.inference.sample_grouped_world` deal them)."""
+    for seat in range(view.players):
+        ws.hand_sizes[seat] = view.hand_sizes[seat]
+        ws.hands[seat] = 0
+    ws.hands[view.seat] = view.hand
+    return unseen_tiles(view)
+
+
+@hot_kernel
 def sample_world(ws, view, rng):
     """Draw one consistent assignment of the hidden tiles into ``ws``.
 
@@ -257,11 +269,7 @@ def sample_world(ws, view, rng):
     """
     players = view.players
     me = view.seat
-    remaining = unseen_tiles(view)
-    for seat in range(players):
-        ws.hand_sizes[seat] = view.hand_sizes[seat]
-        ws.hands[seat] = 0
-    ws.hands[me] = view.hand
+    remaining = start_world(ws, view)
     done = 1 << me
     for _ in range(players - 1):
         # Most constrained seat first: smallest slack (holdable - hand size).
