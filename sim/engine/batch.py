@@ -34,6 +34,16 @@ BLOCKS_PER_THREAD = 8
 NO_OFFSETS = np.zeros(0, dtype=np.int64)
 """Offsets of a trace that is not written (the kernel skips it)."""
 
+NO_TRACE = (NO_OFFSETS, np.zeros((0, ROUND_FIELDS), dtype=np.int32),
+            np.zeros((0, N_TILES), dtype=np.int8), NO_OFFSETS,
+            np.zeros((0, ACTION_FIELDS), dtype=np.int16), NO_OFFSETS,
+            np.zeros((0, EVENT_FIELDS), dtype=np.int32))
+"""The batch kernel's trace arguments when none is written, in its order: round offsets, round
+rows, round deals, action offsets, actions, event offsets, events."""
+
+NO_ANSWERS = np.zeros((0, ANSWER_FIELDS), dtype=np.int64)
+"""The answer rows of a run without Python seats (the kernel reads none)."""
+
 _POOLS: dict[int, ThreadPoolExecutor] = {}
 
 
@@ -90,10 +100,6 @@ def chunk_bounds(matches: int, threads: int, chunk_size: int | None, per_thread:
         yield start, min(matches, start + int(size))
 
 
-def _empty(width: int, dtype) -> np.ndarray:
-    return np.zeros((0, width), dtype=dtype)
-
-
 def offsets_of(counts: np.ndarray) -> np.ndarray:
     """int64[n + 1] row offsets of ``n`` matches with ``counts`` rows each."""
     offsets = np.zeros(counts.size + 1, dtype=np.int64)
@@ -101,34 +107,12 @@ def offsets_of(counts: np.ndarray) -> np.ndarray:
     return offsets
 
 
-def _trace_arrays(round_offsets, round_rows, round_deals, action_offsets, actions, event_offsets,
-                  events) -> tuple:
-    return (
-        round_offsets,
-        _empty(ROUND_FIELDS, np.int32) if round_rows is None else round_rows,
-        _empty(N_TILES, np.int8) if round_deals is None else round_deals,
-        action_offsets,
-        _empty(ACTION_FIELDS, np.int16) if actions is None else actions,
-        event_offsets,
-        _empty(EVENT_FIELDS, np.int32) if events is None else events,
-    )
-
-
-def run_kernel(
-    run: CompiledRun,
-    first: int,
-    stats: np.ndarray,
-    scores: np.ndarray,
-    threads: int,
-    round_offsets=NO_OFFSETS,
-    round_rows=None,
-    round_deals=None,
-    action_offsets=NO_OFFSETS,
-    actions=None,
-    event_offsets=NO_OFFSETS,
-    events=None,
-) -> None:
+def run_kernel(run: CompiledRun, first: int, stats: np.ndarray, scores: np.ndarray, threads: int,
+               trace: tuple = NO_TRACE) -> None:
     """One call of the batch kernel for matches ``first .. first + len(stats) - 1`` (global indices).
+
+    ``trace`` holds the kernel's seven trace arguments in the order of :data:`NO_TRACE` (the
+    default, no trace; :func:`traced_run` sizes them).
 
     Raises
     ------
@@ -136,13 +120,12 @@ def run_kernel(
         A strategy raised, indexed its view out of bounds, or returned a row that
         is not one of its candidates: one line naming it, the match and the seat.
     """
-    arrays = (stats, scores) + _trace_arrays(round_offsets, round_rows, round_deals, action_offsets,
-                                              actions, event_offsets, events)
+    arrays = (stats, scores) + tuple(trace)
     spec = run.spec
     if spec.python_seats:
         answer_arrays = answers_for(run, first, stats.shape[0])
     else:
-        answer_arrays = (NO_OFFSETS, _empty(ANSWER_FIELDS, np.int64))
+        answer_arrays = (NO_OFFSETS, NO_ANSWERS)
     fixed = (np.int64(spec.seed), np.int64(first), np.int64(spec.players), run.strategy_ids,
              spec.params, np.int64(spec.max_rounds))
     secret = spec.secret_words
@@ -173,9 +156,7 @@ def prepare(run: CompiledRun) -> float:
         spec = run.spec
         engine.simulate_batch(np.int64(spec.seed), np.int64(0), np.int64(spec.players), run.strategy_ids,
                               spec.params, np.int64(spec.max_rounds), np.int64(0), np.int64(0), stats,
-                              scores, *_trace_arrays(NO_OFFSETS, None, None, NO_OFFSETS, None,
-                                                     NO_OFFSETS, None),
-                              NO_OFFSETS, _empty(ANSWER_FIELDS, np.int64), spec.secret_words)
+                              scores, *NO_TRACE, NO_OFFSETS, NO_ANSWERS, spec.secret_words)
     return time.perf_counter() - started
 
 
@@ -189,7 +170,7 @@ def replay_board(run: CompiledRun, match: int) -> tuple[np.ndarray, BaseExceptio
         if spec.python_seats:
             match_answers(run, match, ws)
         else:
-            run.engine.resume_match(ws, _empty(ANSWER_FIELDS, np.int64), np.int64(spec.seed),
+            run.engine.resume_match(ws, NO_ANSWERS, np.int64(spec.seed),
                                     np.int64(match), np.int64(spec.players), run.strategy_ids,
                                     spec.params, np.int64(spec.max_rounds), spec.secret_words, False)
     except Exception as error:  # a strategy's: the board says whose
@@ -258,6 +239,7 @@ def traced_run(run: CompiledRun, start: int, stop: int, threads: int, want_actio
     round_offsets = offsets_of(stats[:, M_ROUNDS])
     round_rows = np.zeros((round_offsets[-1], ROUND_FIELDS), dtype=np.int32)
     round_deals = np.zeros((round_offsets[-1] if want_actions else 0, N_TILES), dtype=np.int8)
+    actions = NO_TRACE[3:]
     trace = {}
     if want_actions:
         action_offsets = offsets_of(stats[:, M_ACTIONS])
@@ -268,9 +250,10 @@ def traced_run(run: CompiledRun, start: int, stop: int, threads: int, want_actio
             "event_offsets": event_offsets,
             "events": np.zeros((event_offsets[-1], EVENT_FIELDS), dtype=np.int32),
         }
+        actions = (action_offsets, trace["actions"], event_offsets, trace["events"])
     stats_again, scores_again = result_arrays(count)
     run_kernel(run, first, stats_again, scores_again, threads,
-               round_offsets=round_offsets, round_rows=round_rows, round_deals=round_deals, **trace)
+               (round_offsets, round_rows, round_deals) + actions)
     if not (np.array_equal(stats, stats_again) and np.array_equal(scores, scores_again)):
         raise RuntimeError("engine is not deterministic: a traced pass differs from its count pass")
     return stats, scores, round_offsets, round_rows, round_deals, trace
