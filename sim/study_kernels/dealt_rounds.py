@@ -60,6 +60,15 @@ OPENING_LOT_WORD = LOT_WORD + 1
 (a spare word of the round's budget; ``LOT_WORD`` draws the next round's leader after a block)."""
 
 
+@njit(cache=True)
+def round_workspace(players):
+    """``(ws, trace, entity_of_seat)`` for one kernel call's rounds at ``players`` seats: a fresh
+    workspace, a trace that records nothing (no Python seats) and each seat's entity, as
+    :func:`sim.engine.play.play_dealt_round` takes them."""
+    return (new_workspace(), untraced(np.zeros((0, ANSWER_FIELDS), dtype=np.int64)),
+            ENTITY_OF_SEAT[players, :players])
+
+
 # ---------------------------------------------------------------------------
 # Counterfactual openings
 # ---------------------------------------------------------------------------
@@ -72,14 +81,12 @@ def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced
     every seat's decision stream starts from ``rng_key`` (:func:`sim.engine.play.start_seat_streams`). For tests and spot checks
     (:func:`sim.study_kernels.openings.replay_round`).
     """
-    ws = new_workspace()
+    ws, trace, entity_of_seat = round_workspace(players)
     for t in range(N_TILES):
         ws.deal[t] = deal[t]
     for e in range(MAX_ENTITIES):
         ws.scores[e] = scores[e]
     start_seat_streams(ws, players, rng_key, NO_SECRET)
-    trace = untraced(np.zeros((0, ANSWER_FIELDS), dtype=np.int64))
-    entity_of_seat = ENTITY_OF_SEAT[players, :players]
     play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
                      forced_tile)
     return ws.round_stats.copy()
@@ -190,9 +197,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
     secret : uint64[2]
         The run secret keying the decision streams (:data:`sim.core.rng.NO_SECRET`: none).
     """
-    entity_of_seat = ENTITY_OF_SEAT[players, :players]
-    ws = new_workspace()
-    trace = untraced(np.zeros((0, ANSWER_FIELDS), dtype=np.int64))
+    ws, trace, entity_of_seat = round_workspace(players)
     unseen = np.zeros(N_TILES, dtype=np.int64)
     hidden = np.zeros(N_TILES, dtype=np.int64)
     hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)
@@ -278,15 +283,10 @@ def rounds_from_states(seed, players, seat_strategy, seat_params, row_ids, start
         domino, a uniform lot (word ``LOT_WORD`` of the row's deal stream) after
         a blocked round, ``LEADER_BY_LOT`` when an entity reached 305 (the
         match is over).
-    errors : int64[n]
-        Set to ``strategy slot + 1`` when a strategy returned an invalid choice
-        in that row (as the engine's ``BOARD_ERROR``), else left 0.
-    secret : uint64[2]
-        The run secret keying the decision streams (:data:`sim.core.rng.NO_SECRET`: none).
+    errors : int64[n]; secret : uint64[2]
+        As :func:`opening_counterfactual`'s, by row.
     """
-    entity_of_seat = ENTITY_OF_SEAT[players, :players]
-    ws = new_workspace()
-    trace = untraced(np.zeros((0, ANSWER_FIELDS), dtype=np.int64))
+    ws, trace, entity_of_seat = round_workspace(players)
     for row in range(row_start, row_stop):
         deal_key = stream_key(seed, row_ids[row], STREAM_STATE_DEAL)
         shuffle_round_deal(deal_key, 0, ws.deal)
