@@ -66,6 +66,8 @@ states always have equal legal actions, which ISMCTS relies on) and
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from sim.bridges import match_observer
@@ -214,25 +216,17 @@ class MatchState:
         """True once the match (or the round, with ``one_round``) is over."""
         return self._phase == Phase.OVER
 
-    @property
-    def phase(self) -> Phase:
-        """What the state waits for."""
-        return self._phase
-
-    @property
-    def mover(self) -> int:
-        """The seat to place or to draw (``NO_SEAT`` at a lot, a deal and the end)."""
-        return self._seat
-
-    @property
-    def leader(self) -> int:
-        """The round's leader (``NO_SEAT`` before the first lot)."""
-        return self._leader
-
-    @property
-    def tiles_taken(self) -> int:
-        """Tiles dealt or drawn so far this round (the first ``tiles_taken`` of ``ws.deal``)."""
-        return self._cursor
+    # Read-only views of the private fields that the moves update.
+    phase = property(attrgetter("_phase"), doc="What the state waits for (a :class:`Phase`).")
+    mover = property(attrgetter("_seat"), doc="The seat to place or to draw (``NO_SEAT`` at a lot, "
+                                              "a deal and the end).")
+    leader = property(attrgetter("_leader"), doc="The round's leader (``NO_SEAT`` before the first "
+                                                 "lot).")
+    tiles_taken = property(attrgetter("_cursor"), doc="Tiles dealt or drawn so far this round (the "
+                                                      "first ``tiles_taken`` of ``ws.deal``).")
+    rounds_played = property(attrgetter("_rounds_done"), doc="Rounds finished so far.")
+    winner = property(attrgetter("_winner"), doc="The entity that reached 305 raw, or "
+                                                 "``NO_ENTITY``.")
 
     @property
     def finished_rounds(self) -> tuple[RoundSnapshot, ...]:
@@ -263,16 +257,6 @@ class MatchState:
     def scores(self) -> list[int]:
         """Raw score of each entity."""
         return [int(s) for s in self.ws.scores[: self.n_entities]]
-
-    @property
-    def rounds_played(self) -> int:
-        """Rounds finished so far."""
-        return self._rounds_done
-
-    @property
-    def winner(self) -> int:
-        """The entity that reached 305 raw, or ``NO_ENTITY``."""
-        return self._winner
 
     def returns(self) -> list[float]:
         """Per seat utility (module docstring); zeros until terminal."""
