@@ -83,7 +83,6 @@ range of their own, ``CHECK_ROW_BASE ..``), for comparison with the values.
 
 from __future__ import annotations
 
-import base64
 import textwrap
 import time
 from dataclasses import dataclass, field
@@ -100,6 +99,7 @@ from sim.progress import progress_bar
 from sim.study_kernels import dealt_rounds as DR
 from sim.tiles import DEFAULT_MAX_ROUNDS, RAW_PER_DISPLAYED, TARGET_RAW, entities_for, entity_count
 from strategies.catalogue import strategy_entries
+from strategies.winprob_codes import QUANTUM, TABLE_SHAPE, code_lines, values_of
 
 __all__ = [
     "LEADER_BY_LOT",
@@ -169,8 +169,6 @@ TABLE_SIDE = TARGET_DISPLAYED + 1
 TABLE_PLAYERS = (2, 4)
 """Table sizes of the shipped table's first axis (index 0: 2 players, 1: 4 players)."""
 
-QUANTUM = 65535
-"""The shipped table stores ``round(value * QUANTUM)`` as little-endian uint16."""
 
 
 # ---------------------------------------------------------------------------
@@ -1027,73 +1025,40 @@ def quantise(table: np.ndarray, up: bool = False) -> np.ndarray:
     return codes.astype("<u2")
 
 
-def dequantise(codes: np.ndarray) -> np.ndarray:
-    """float32 values of uint16 codes (what :mod:`strategies.winprob_table` decodes)."""
-    return (codes.astype(np.float32) / np.float32(QUANTUM)).astype(np.float32)
-
-
-LINE_WIDTH = 76
-"""Characters per line of the table's base64 literal."""
-
-
 def table_module_source(table: np.ndarray, half_width: np.ndarray, profile: str, command: str,
                         rounds: int, note: str = "") -> str:
     """The text of :mod:`strategies.winprob_table` holding ``table`` and its ``half_width``.
 
     Both are float[2, 62, 62, 3]: the fitted values (:func:`fit_side_table`) and the half-widths
-    of their 95% bootstrap intervals (0 where a value is exact: the terminal rows, and the lot
-    diagonal under self-play). They are stored as uint16 codes (:func:`quantise`, half-widths
-    rounded up; quantised first, so arrays read back from the module give the same text),
-    base64-encoded in string literals that the module decodes with ``numpy.frombuffer`` at
-    import. ``note`` is a paragraph added to the docstring.
+    of their 95% bootstrap intervals. What they hold and how they are stored is said once, in
+    :mod:`strategies.winprob_codes`; the module's docstring points there and adds this table's
+    run (``profile``, ``rounds``, its largest half-widths, the ``command`` that made it) and
+    ``note``, a paragraph. The codes are quantised first (:func:`quantise`, half-widths rounded
+    up), so arrays read back from the module give the same text.
     """
     codes = quantise(table)
     half_codes = quantise(half_width, up=True)
-    shape = (len(TABLE_PLAYERS), TABLE_SIDE, TABLE_SIDE, 3)
-    if codes.shape != shape or half_codes.shape != shape:
-        raise ValueError(f"the table and its half-widths must have shape {shape}, found "
+    if codes.shape != TABLE_SHAPE or half_codes.shape != TABLE_SHAPE:
+        raise ValueError(f"the table and its half-widths must have shape {TABLE_SHAPE}, found "
                          f"{codes.shape} and {half_codes.shape}")
-    inner = dequantise(half_codes)[:, :TARGET_DISPLAYED, :TARGET_DISPLAYED]
+    inner = values_of(half_codes)[:, :TARGET_DISPLAYED, :TARGET_DISPLAYED]
     largest = float(inner.max())
     where = np.unravel_index(int(inner.argmax()), inner.shape)
     at = (f"{TABLE_PLAYERS[where[0]]} players, own {where[1]}, opponent {where[2]}, lead "
           f"{('own', 'opponent', 'lot')[where[3]]}")
-    ordered = float(dequantise(half_codes)[:, :MONOTONE_TOP + 1, :MONOTONE_TOP + 1].max())
+    ordered = float(values_of(half_codes)[:, :MONOTONE_TOP + 1, :MONOTONE_TOP + 1].max())
 
     def literal(array_codes):
-        encoded = base64.b64encode(array_codes.tobytes()).decode("ascii")
-        lines = [encoded[i:i + LINE_WIDTH] for i in range(0, len(encoded), LINE_WIDTH)]
-        return "\n".join(f'    "{line}"' for line in lines)
+        return "\n".join(f'    "{line}"' for line in code_lines(array_codes))
 
     extra = ("\n" + textwrap.fill(note, 88) + "\n") if note else ""
     return f'''"""Match win probabilities by score and lead: :data:`WIN_TABLE` (generated; do not edit).
 
-``WIN_TABLE[p, own, opponent, lead]`` (float32, shape (2, 62, 62, 3)) is the
-probability that the own side wins the match from the start of a round, under
-self-play of the profile :data:`WIN_TABLE_PROFILE` (every seat the same
-strategy): ``p`` 0 for 2 players, 1 for 4 players (partnerships); ``own`` and
-``opponent`` the two sides' displayed scores 0..61; ``lead`` 0 when the own
-side leads the round, 1 when the opponent side does, 2 when the leader is
-drawn by lot (the first round, and after a blocked round). Own 61 holds 1.0,
-opponent 61 holds 0.0 (the unreachable [61, 61] holds 0.5). With 4 players a
-partnership's score can be negative (the partner debit): clamp it to 0 to
-look it up.
-
-The values are backward induction over simulated rounds
-(:mod:`sim.study_kernels.winprob`, :data:`WIN_TABLE_ROUNDS` rounds from every
-state), each the mean of the two sides' perspectives (self-play makes them
-interchangeable), then fitted (:func:`sim.study_kernels.winprob.fit_side_table`):
-non-decreasing in the own score and non-increasing in the opponent's over scores
-0..{MONOTONE_TOP} (weighted pool-adjacent-violators; within 10 of 61 an overshoot can make
-more points hurt, so that zone is left as solved), symmetric (``1 - WIN_TABLE[p, b, a,
-other lead]``), the lot the mean of the two leads (0.5 exactly on the diagonal). They are
-stored as uint16 codes (steps of 1/65535) and decoded here at import. The table is a plain
-module-level array, so compiled strategies freeze it as a constant.
-
-Error: :data:`WIN_TABLE_HALF_WIDTH` holds each value's 95% interval half-width (the same fit
-on every bootstrap replicate of the rounds, percentile interval); 0 where the value is exact
-(scores 61; the lot diagonal, exact by symmetry). Largest: {largest:.3f} ({at});
-largest over scores 0..{MONOTONE_TOP}: {ordered:.3f}. Regenerate with :data:`WIN_TABLE_COMMAND`:
+What the table and its error :data:`WIN_TABLE_HALF_WIDTH` hold, and how they are stored:
+:mod:`strategies.winprob_codes`. This one is self-play of :data:`WIN_TABLE_PROFILE`,
+:data:`WIN_TABLE_ROUNDS` simulated rounds from every state.
+Largest: {largest:.3f} ({at}); largest over scores 0..{MONOTONE_TOP}: {ordered:.3f}.
+Regenerate with :data:`WIN_TABLE_COMMAND`:
 
     {command}
 
@@ -1103,9 +1068,7 @@ symmetry and order (no adjacent drop beyond its half-width), and that the comman
 
 from __future__ import annotations
 
-import base64
-
-import numpy as np
+from strategies.winprob_codes import table_of
 
 WIN_TABLE_PROFILE = {profile!r}
 """The strategy every seat played."""
@@ -1116,26 +1079,14 @@ WIN_TABLE_COMMAND = {command!r}
 WIN_TABLE_ROUNDS = {int(rounds)!r}
 """Simulated rounds per state."""
 
-WIN_TABLE_SHAPE = {codes.shape!r}
-"""(table size: 2 or 4 players, own displayed 0..61, opponent displayed 0..61, lead)."""
-
-WIN_TABLE_QUANTUM = {QUANTUM}
-"""Values are stored as round(value * WIN_TABLE_QUANTUM) in little-endian uint16."""
-
-_CODES = (
+WIN_TABLE = table_of(
 {literal(codes)}
 )
-
-_HALF_WIDTH_CODES = (
-{literal(half_codes)}
-)
-
-WIN_TABLE = (np.frombuffer(base64.b64decode(_CODES), dtype="<u2").reshape(WIN_TABLE_SHAPE)
-             .astype(np.float32) / np.float32(WIN_TABLE_QUANTUM))
 """float32[2, 62, 62, 3]: P(own side wins | table size, own, opponent, lead)."""
 
-WIN_TABLE_HALF_WIDTH = (np.frombuffer(base64.b64decode(_HALF_WIDTH_CODES), dtype="<u2")
-                        .reshape(WIN_TABLE_SHAPE).astype(np.float32) / np.float32(WIN_TABLE_QUANTUM))
+WIN_TABLE_HALF_WIDTH = table_of(
+{literal(half_codes)}
+)
 """float32[2, 62, 62, 3]: half-width of each WIN_TABLE value's 95% interval (0: exact)."""
 '''
 
