@@ -300,8 +300,10 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
         End kind; ``ws.round_stats`` holds the round's figures (scores after
         it, hand pips left).
     """
-    return play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
-                           forced_tile, 1, leader, players * HAND_SIZE, 1, 0)
+    # np.int64(...): every caller reaches the round loop with one signature (see play_match)
+    return play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params,
+                           np.int64(leader), np.int64(forced_tile), np.int64(1), np.int64(leader),
+                           np.int64(players * HAND_SIZE), np.int64(1), np.int64(0))
 
 
 @kernel
@@ -464,9 +466,13 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
             next_draw = players * HAND_SIZE
             opening = 1
             pending = 0
-        # One call site: the round loop (and the strategies inlined in it) is compiled once.
-        end = play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
-                              NO_TILE, fresh, seat, next_draw, opening, pending)
+        # One call site, and one signature for every caller: the round loop (and the strategies
+        # inlined in it) is compiled once per set. A constant argument would be typed as its
+        # literal value (Literal[int](-1)), and each caller's mix of literals and int64 compiled
+        # the loop again (four times for a set with study kernels); np.int64 makes it plain int64.
+        end = play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params,
+                              np.int64(leader), np.int64(NO_TILE), np.int64(fresh), np.int64(seat),
+                              np.int64(next_draw), np.int64(opening), np.int64(pending))
         if end == END_SUSPENDED:
             return
         trace_round(ws, trace)
@@ -559,7 +565,7 @@ def simulate_batch(
                       answers_of_match)
         match_stats[row, M_ERROR] = RAISED_ERROR  # stays if a strategy raises in this match
         play_match(ws, trace, seed, first_match + row, players, seat_strategy, seat_params, max_rounds,
-                   secret, False)
+                   secret, np.bool_(False))  # a plain bool, as resume_match passes: one compile
         for field in range(MATCH_FIELDS):
             match_stats[row, field] = ws.match_totals[field]
         if ws.board[BOARD_SUSPENDED] != 0:
