@@ -43,6 +43,11 @@ never reuses a stale kernel and never invalidates the engine's own. A set
 compiles a template's kernels only when they are first called (as Numba
 compiles any kernel), once per set.
 
+A run whose own set lacks the kernels it calls may use a larger set that holds
+its strategies (:func:`cached_superset`), but only one whose very kernels (the
+batch kernel, ``resume_match`` for Python seats, a template's) are in the disk
+cache: a larger set's compile is no shorter than the run's own.
+
 The first compile of a set takes 10-60 s (more with heavier strategies);
 afterwards a new process loads it from the cache in about a second. The
 generated files are small and may be deleted at any time (``FIVE_UP_KERNEL_DIR``
@@ -75,6 +80,10 @@ from sim.files import atomic_write
 ENTRY_KERNELS = ("simulate_batch", "resume_match")
 """The engine's kernels of a set that Python calls (:meth:`EngineSet.__getattr__`); the kernels
 of templates above the engine are reached through :meth:`EngineSet.kernels`."""
+
+BATCH_KERNEL = ("simulate_batch",)
+"""The kernels a run of compiled strategies calls: the cache probes' default
+(:meth:`EngineSet.is_cached`)."""
 
 DIGEST_CHARACTERS = 24
 """Hexadecimal characters of a generated module's digest kept in its file and module name."""
@@ -153,20 +162,62 @@ class EngineSet:
         """
         return template_kernels(self, template)
 
-    def is_compiled(self) -> bool:
-        """True once ``simulate_batch`` holds machine code (compiled or loaded from the cache)."""
-        return bool(self.module.simulate_batch.signatures)
+    def is_compiled(self, kernels: Sequence[str] = BATCH_KERNEL,
+                    template: types.ModuleType | None = None) -> bool:
+        """True once each of ``kernels`` holds machine code in this process (compiled or loaded
+        from the cache).
 
-    def is_cached(self) -> bool:
-        """True when the disk cache holds this set's batch kernel (a warm start)."""
-        cache = getattr(self.module.simulate_batch, "_cache", None)
-        if cache is None:
-            return False
-        try:
-            index = cache._cache_file._load_index()  # noqa: SLF001 - Numba exposes no public probe
-        except Exception:  # an unreadable index is a miss
-            return False
-        return bool(index)
+        Parameters
+        ----------
+        kernels : sequence of str
+            Names of the set's engine kernels (default its batch kernel), or, with
+            ``template``, of that template's ``STRATEGY_DEPENDENT`` kernels.
+        template : module, optional
+            A template above the engine (:meth:`kernels`).
+        """
+        dispatchers = _set_dispatchers(self, kernels, template)
+        return dispatchers is not None and all(dispatcher.signatures for dispatcher in dispatchers)
+
+    def is_cached(self, kernels: Sequence[str] = BATCH_KERNEL,
+                  template: types.ModuleType | None = None) -> bool:
+        """True when the disk cache holds each of ``kernels`` of this set (a warm start: no compile).
+
+        Parameters as :meth:`is_compiled`. A template's kernels whose generated module was never
+        written are not cached (the probe writes nothing).
+        """
+        dispatchers = _set_dispatchers(self, kernels, template)
+        return dispatchers is not None and all(_in_disk_cache(dispatcher) for dispatcher in dispatchers)
+
+
+def _in_disk_cache(dispatcher) -> bool:
+    """True when Numba's disk cache holds machine code of ``dispatcher`` for its current source."""
+    cache = getattr(dispatcher, "_cache", None)
+    if cache is None:
+        return False
+    try:
+        index = cache._cache_file._load_index()  # noqa: SLF001 - Numba exposes no public probe
+    except Exception:  # an unreadable index is a miss
+        return False
+    return bool(index)
+
+
+def _set_dispatchers(engine: EngineSet, kernels: Sequence[str], template: types.ModuleType | None):
+    """The dispatchers of ``kernels`` in ``engine``'s module, or in its module of ``template``'s
+    kernels; None when that module was never generated (so nothing of it is compiled or cached).
+
+    Raises
+    ------
+    ValueError
+        A name is not one of the set's copied kernels (the engine's, or ``template``'s).
+    """
+    templates = ENGINE_TEMPLATES if template is None else (template,)
+    copied = {name for t in templates for name in t.STRATEGY_DEPENDENT} - set(GENERATED)
+    unknown = [name for name in kernels if name not in copied]
+    if unknown:
+        owner = "the engine" if template is None else template.__name__
+        raise ValueError(f"not a kernel {owner} compiles per set: {', '.join(map(repr, unknown))}")
+    module = engine.module if template is None else _template_module(engine, template, create=False)
+    return None if module is None else [getattr(module, name) for name in kernels]
 
 
 _ENGINES: dict[str, EngineSet] = {}
@@ -298,13 +349,21 @@ _HEADER = re.compile(r"^ENGINE_SOURCES = '(?P<sources>[0-9a-f]+)'\nCODE_KEYS = (
                      r"MODULES = (?P<modules>\([^)]*\))\nCHECKED = (?P<checked>\([^)]*\))$", re.M)
 
 
-def cached_superset(code_keys: Sequence[str], known: dict) -> EngineSet | None:
-    """The smallest engine in the disk cache that holds every one of ``code_keys``, or None.
+def cached_superset(code_keys: Sequence[str], known: dict, kernels: Sequence[str] = BATCH_KERNEL,
+                    template: types.ModuleType | None = None) -> EngineSet | None:
+    """The smallest engine whose ``kernels`` are in the disk cache and that holds every one of
+    ``code_keys``, or None.
 
     A run whose exact set was never compiled can use such an engine at once
     (e.g. ``random,greedy`` after a tournament of all built-ins): its kernel
     holds the same compiled strategies, so the results are the same, only
-    dispatched among more slots.
+    dispatched among more slots. A slot that no seat uses changes nothing:
+    each seat's view, parameters, hidden information and whether the public
+    history is kept (``seats_read_history``) depend on the seated slots only,
+    and a Python seat is ``EXTERNAL_SEAT`` in every set. Only the kernels the
+    run calls need to be cached: a set whose other kernels never were is as
+    good, and one whose needed kernels are not would compile them (a larger
+    set compiles for longer than the run's own).
 
     Parameters
     ----------
@@ -314,6 +373,12 @@ def cached_superset(code_keys: Sequence[str], known: dict) -> EngineSet | None:
         ``code_key -> (compiled function, name, checked, parameters)`` for every
         strategy this process can supply; a cached set holding any other, or
         holding one compiled otherwise (bounds-checked or not), is not used.
+    kernels : sequence of str
+        The kernels the run calls (default the batch kernel; a run with Python
+        seats also calls ``resume_match``), or, with ``template``, the
+        template's kernels it calls.
+    template : module, optional
+        A template above the engine whose kernels the run calls (:meth:`EngineSet.kernels`).
     """
     wanted = set(code_keys)
     sources = _engine_sources_digest()
@@ -335,7 +400,7 @@ def cached_superset(code_keys: Sequence[str], known: dict) -> EngineSet | None:
     for keys in sorted(candidates, key=len):
         engine = engine_for([known[k][0] for k in keys], keys, [known[k][1] for k in keys],
                             [known[k][2] for k in keys], [known[k][3] for k in keys])
-        if engine.is_cached():
+        if engine.is_cached(kernels, template):
             return engine
     return None
 
@@ -433,17 +498,25 @@ def _template_source(engine: EngineSet, template: types.ModuleType, key: str) ->
 def template_kernels(engine: EngineSet, template: types.ModuleType) -> types.ModuleType:
     """The module of ``template``'s kernels compiled for ``engine``'s set (see
     :meth:`EngineSet.kernels`; built once per process, set and template)."""
+    return _template_module(engine, template, create=True)
+
+
+def _template_module(engine: EngineSet, template: types.ModuleType, create: bool) -> types.ModuleType | None:
+    """:func:`template_kernels`; unless ``create``, None instead of writing a module that is not
+    on disk (a cache probe must not leave a file per candidate set)."""
     digest = hashlib.sha256(engine.digest.encode())
     digest.update(template.__name__.encode())
     state = os.stat(template.__file__)
     digest.update(_template_sources_digest(template.__name__, (state.st_size, state.st_mtime_ns)).encode())
     key = digest.hexdigest()[:DIGEST_CHARACTERS]
+    path = kernel_dir() / f"kernels_{key}.py"
     with _BUILDING:
         module = _TEMPLATE_KERNELS.get(key)
         if module is None:
+            if not create and not path.exists():
+                return None
             _check_template(template)
-            module = _load_generated(kernel_dir() / f"kernels_{key}.py",
-                                     _template_source(engine, template, key), f"exact61_kernels_{key}")
+            module = _load_generated(path, _template_source(engine, template, key), f"exact61_kernels_{key}")
             engine_namespace = vars(engine.module)
             for name in set_kernel_names(engine):
                 if name in engine_namespace:

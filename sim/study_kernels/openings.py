@@ -450,6 +450,7 @@ def opening_counterfactual(
     on_chunk=None,
     scores=None,
     secret=None,
+    field=None,
 ) -> OpeningCounterfactual:
     """Force each tile of the leader's hand as the opening and play the round out.
 
@@ -484,6 +485,10 @@ def opening_counterfactual(
     secret : str, optional
         A run secret (32 hexadecimal digits) keying the decision streams
         (``--sealed``); default none: the seed alone decides.
+    field : sequence, optional
+        More strategies compiled into the same kernels, as in
+        :func:`sim.simulate` (a later study of any of them loads these kernels
+        instead of compiling its own set); the results are the same.
 
     Returns
     -------
@@ -491,15 +496,18 @@ def opening_counterfactual(
     """
     setup = RunSpec.build(players, [strategy] * players, 1, seed, max_rounds=1, threads=threads)
     base = RunSpec.build(players, [baseline] * players, 1, seed, max_rounds=1, threads=threads)
+    start_scores = _start_scores(players, scores)
+    # Away from scores 0 the rounds are replays (state_playouts), at 0 DR.opening_counterfactual.
+    kernel = "replay_dealt_round" if start_scores.any() else "opening_counterfactual"
     # One engine for both strategies: the kernel plays the baseline's opening and the playouts.
     joint = CompiledRun(RunSpec.build(2, [setup.strategies[0], base.strategies[0]], 1, seed,
-                                      max_rounds=1, threads=threads, secret=secret), own_set=True)
+                                      max_rounds=1, threads=threads, secret=secret, field=field),
+                        kernels=(kernel,), template=DR)
     secret_words = joint.spec.secret_words
     if joint.spec.python_seats:
         raise ValueError("the opening counterfactual needs compiled strategies (not compiled=False)")
     seat_slots = np.full(players, joint.strategy_ids[0], dtype=np.int64)
     base_slots = np.full(players, joint.strategy_ids[1], dtype=np.int64)
-    start_scores = _start_scores(players, scores)
     if start_scores.any():
         replay = joint.engine.kernels(DR).replay_dealt_round
 
@@ -627,13 +635,15 @@ def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_p
 # One round from a given deal (tests)
 # ---------------------------------------------------------------------------
 def replay_round(players: int, strategies, deal, leader: int, scores=None, forced_tile: int = -1,
-                 rng_key: int = 0) -> np.ndarray:
+                 rng_key: int = 0, field=None) -> np.ndarray:
     """Play one round from ``deal`` (28 tile indices: hands then boneyard) with the study loop.
 
     Returns the round's ``round_stats`` (columns ``R_*`` of :mod:`sim.core.state`).
-    ``rng_key`` seeds the decision stream (counter 0).
+    ``rng_key`` seeds the decision stream (counter 0); ``field``, more strategies compiled
+    into the same kernel (as in :func:`opening_counterfactual`).
     """
-    run = CompiledRun(RunSpec.build(players, strategies, 1, 0, max_rounds=1), own_set=True)
+    run = CompiledRun(RunSpec.build(players, strategies, 1, 0, max_rounds=1, field=field),
+                      kernels=("replay_dealt_round",), template=DR)
     start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
     if scores is not None:
         start[: len(scores)] = scores

@@ -253,13 +253,13 @@ def grid_for(players: int) -> StateGrid:
 # ---------------------------------------------------------------------------
 # Rounds from given states (the engine kernel)
 # ---------------------------------------------------------------------------
-def profile_spec(players: int, strategies, seed: int, threads=None) -> RunSpec:
+def profile_spec(players: int, strategies, seed: int, threads=None, field=None) -> RunSpec:
     """The checked run of a strategy profile: one strategy for every seat (self-play), or one
-    per seat (with 4 players two: the partnerships)."""
+    per seat (with 4 players two: the partnerships); ``field`` as in :func:`sim.simulate`."""
     entries = strategy_entries(strategies, "strategies")
     if len(entries) == 1:
         entries = list(entries) * int(players)
-    return RunSpec.build(players, list(entries), 1, seed, threads=threads)
+    return RunSpec.build(players, list(entries), 1, seed, threads=threads, field=field)
 
 
 @dataclass
@@ -295,13 +295,15 @@ class RoundPlayer:
         The profile (:func:`profile_spec`).
     seed : int
     threads : int, optional
+    field : sequence, optional
+        More strategies compiled into the same kernel (as in :func:`sim.simulate`).
     """
 
-    def __init__(self, players: int, strategies, seed: int, threads=None):
-        self.spec = profile_spec(players, strategies, seed, threads)
+    def __init__(self, players: int, strategies, seed: int, threads=None, field=None):
+        self.spec = profile_spec(players, strategies, seed, threads, field)
         if self.spec.python_seats:
             raise ValueError("win probabilities need compiled strategies (not compiled=False)")
-        self.run = CompiledRun(self.spec)
+        self.run = CompiledRun(self.spec, kernels=("rounds_from_states",), template=DR)
 
     @property
     def players(self) -> int:

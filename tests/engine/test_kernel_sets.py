@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import subprocess
 import sys
@@ -14,10 +15,12 @@ import pytest
 
 import strategies
 from sim.core import state as K
-from sim.engine import kernel_sets
+from sim.engine import compiled, kernel_sets
 from sim.engine.batch import run_kernel
 from sim.engine.compiled import CompiledRun, announce_compile
 from sim.engine.spec import RunSpec
+from sim.study_kernels import dealt_rounds
+from sim.study_kernels.openings import opening_counterfactual
 from tests.support.paths import REPO
 
 
@@ -77,20 +80,51 @@ def test_generated_module_names_its_slots_and_keys(compiled_engine):
     assert sorted(engine.names) == ["greedy", "heavy"]
 
 
-def test_a_larger_engine_gives_the_same_matches(compiled_engine):
-    """The kernel of every built-in plays a run exactly as the run's own three-strategy kernel."""
+PY_RANDOM = strategies.strategy(strategies.resolve("random").function, name="pyrandom", compiled=False)
+"""``random``'s own function as a Python seat: it draws from the seat's stream like the compiled one."""
+
+
+@pytest.mark.parametrize("seats", ["heavy,random,exact", [PY_RANDOM, "heavy", "random"]],
+                         ids=["compiled", "python-seat"])
+def test_a_larger_engine_gives_the_same_matches(compiled_engine, seats):
+    """The kernel of every built-in plays a run exactly as the run's own three-strategy kernel,
+    also with a Python seat (its answers are found by ``resume_match``, of either set)."""
     results = []
-    for field in (strategies.builtin_names(), None):
-        run = compiled_run(3, "heavy,random,exact", 300, 11, max_rounds=200, field=field)
+    for field in (strategies.builtin_names(), ["exact"]):
+        run = compiled_run(3, seats, 300, 11, max_rounds=200, field=field)
         stats = np.zeros((300, K.MATCH_FIELDS), dtype=np.int32)
         scores = np.zeros((300, K.MAX_ENTITIES), dtype=np.int32)
         run_kernel(run, 0, stats, scores, 1)
-        results.append((len(run.engine.code_keys), stats, scores))
-    (wide, stats_a, scores_a), (narrow, stats_b, scores_b) = results
+        results.append((len(run.engine.code_keys), stats, scores, run.answers))
+    (wide, stats_a, scores_a, answers_a), (narrow, stats_b, scores_b, answers_b) = results
     # one slot per distinct code: a named variant (weighted_tuned) shares its base's slot
     slots = {info.code_key for info in strategies.builtins().values()}
     assert wide == len(slots) < len(strategies.builtin_names()) and narrow == 3
     assert np.array_equal(stats_a, stats_b) and np.array_equal(scores_a, scores_b)
+    if isinstance(seats, list):  # the Python seat chose, and chose alike, in both
+        (offsets_a, rows_a), = answers_a.values()
+        (offsets_b, rows_b), = answers_b.values()
+        assert len(rows_a) > 300 and np.array_equal(offsets_a, offsets_b) and np.array_equal(rows_a, rows_b)
+
+
+def test_a_larger_engine_gives_the_same_study(compiled_engine, monkeypatch):
+    """A study's kernel of the set of every built-in plays it exactly as the study's own
+    two-strategy kernel (the seats' slots differ between the two sets)."""
+    used = []
+
+    def recording(engine, *needed):  # handed the engine each run uses
+        used.append(len(engine.code_keys))
+        announce_compile(engine, *needed)
+
+    monkeypatch.setattr(compiled, "announce_compile", recording)
+    study = {"players": 3, "strategy": "random", "baseline": "greedy", "hands": 6, "playouts": 4, "seed": 5}
+    wide = opening_counterfactual(**study, field=strategies.builtin_names())
+    with monkeypatch.context() as own_set_only:
+        own_set_only.setattr(compiled, "cached_superset", lambda *args, **kwargs: None)
+        narrow = opening_counterfactual(**study)
+    assert used == [len({info.code_key for info in strategies.builtins().values()}), 2]
+    for name in ("baseline_tile", "diff", "leader_won", "ends", "win_prob"):  # win_prob: NaN at 3 players
+        np.testing.assert_array_equal(getattr(wide, name), getattr(narrow, name), err_msg=name)
 
 
 def test_a_run_without_its_own_kernel_finds_a_cached_one_that_holds_it(compiled_engine):
@@ -100,6 +134,35 @@ def test_a_run_without_its_own_kernel_finds_a_cached_one_that_holds_it(compiled_
     found = kernel_sets.cached_superset(wanted, run.known_strategies())
     assert found is not None and found.is_cached()
     assert set(wanted) <= set(found.code_keys)
+
+
+def test_a_larger_engine_serves_a_run_only_with_the_kernels_it_calls_cached(compiled_engine, tmp_path,
+                                                                            monkeypatch):
+    """A Python-seat run calls ``resume_match`` too, a study its template's kernels: a larger set
+    serves it only with those in the disk cache (none, for a template never compiled), and the
+    probe writes no module."""
+    python_run = CompiledRun(RunSpec.build(2, [PY_RANDOM, "heavy"], 1, 0))
+    assert python_run.kernel_names == kernel_sets.ENTRY_KERNELS
+    assert compiled_run(2, "heavy,greedy").kernel_names == kernel_sets.BATCH_KERNEL
+    wanted = [s.code_key for s in python_run.spec.kernel_strategies]
+    found = kernel_sets.cached_superset(wanted, python_run.known_strategies(), kernel_sets.ENTRY_KERNELS)
+    assert found is None or found.is_cached(kernel_sets.ENTRY_KERNELS)
+    # a template whose kernels no set ever compiled
+    (tmp_path / "exact61_never_compiled.py").write_text(
+        "from numba import njit\n"
+        "STRATEGY_DEPENDENT = ('one_round',)\n"
+        "@njit(cache=True)\n"
+        "def one_round(players):\n"
+        "    return players\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "exact61_never_compiled", raising=False)
+    template = importlib.import_module("exact61_never_compiled")
+    known = python_run.known_strategies()
+    assert kernel_sets.cached_superset(wanted, known, ("one_round",), template) is None
+    assert not any("exact61_never_compiled" in path.read_text()
+                   for path in kernel_sets.kernel_dir().glob("kernels_*.py"))
+    with pytest.raises(ValueError, match="not a kernel the engine compiles per set: 'one_round'"):
+        compiled_run(2, "heavy,greedy").engine.is_cached(("one_round",))  # the template's, not the engine's
 
 
 def test_changed_strategy_code_gets_a_new_engine(tmp_path):
@@ -139,8 +202,9 @@ def test_compile_is_announced_once_on_stderr(tmp_path):
                       "    return last_row(view)\n")
     code = ("import sim; f = sim.simulate(2, [r'%s:announced'] * 2, 3, seed=0); "
             "print(len(f))" % module)
-    env = dict(os.environ, FIVE_UP_KERNEL_DIR=str(tmp_path / "kernels"),
-               NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    # A kernel directory of its own (the set is compiled there first); Numba's cache stays the
+    # session's, so the engine's and strategies' shared helpers are not compiled again.
+    env = dict(os.environ, FIVE_UP_KERNEL_DIR=str(tmp_path / "kernels"))
     first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
     assert first.returncode == 0, first.stderr
     assert "compiling the engine for announced (first run only)" in first.stderr
@@ -161,8 +225,9 @@ def test_compile_is_announced_once_on_stderr(tmp_path):
 
 
 def test_a_set_is_announced_once_per_process_even_when_simulate_batch_stays_uncompiled(capsys):
-    """A study run compiles its own kernels and never ``simulate_batch``, the kernel the cache
-    probes look at: a second run of the same set in the process must not announce again."""
+    """A run that never calls the kernels the cache probes look at (one stopped before its first
+    call) leaves them uncompiled: a second run of the same set in the process must not announce
+    again."""
     never_compiled = types.SimpleNamespace(simulate_batch=types.SimpleNamespace(signatures=[]))
     engine = kernel_sets.EngineSet("study-only-set", ("greedy",), ("key",), (False,), never_compiled)
     other = kernel_sets.EngineSet("another-set", ("random",), ("key2",), (False,), never_compiled)

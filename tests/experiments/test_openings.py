@@ -111,7 +111,7 @@ def test_state_playouts_reproduce_the_engine_kernel_at_scores_zero(compiled_engi
     reference = opening_counterfactual(players, "random", hands=hands, playouts=playouts,
                                        seed=SEED, baseline="random", secret=secret)
     run = CompiledRun(RunSpec.build(2, ["random", "random"], 1, SEED, max_rounds=1, secret=secret),
-                      own_set=True)
+                      kernels=("replay_dealt_round",), template=DR)
     slots = np.full(players, run.strategy_ids[0], dtype=np.int64)
     params = np.zeros((players, run.spec.params.shape[1]))
     masks = sample_hands(SEED, hands)
