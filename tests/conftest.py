@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from sim import engine
-from tests.support.kernel_warmup import TASKS, builtin_field
+from tests.support.kernel_warmup import TASKS, field_runs
 from tests.support.paths import REPO
 
 
@@ -46,13 +46,14 @@ def pytest_sessionstart(session):
 
 @pytest.fixture(scope="session")
 def compiled_engine():
-    """Run every engine entry point once, for the whole built-in field (compiled or loaded).
+    """Run the engine's public runs once, for the whole built-in field (compiled or loaded).
 
-    Compiles the engine for every built-in strategy together: every later run of
+    Compiles the batch kernel for every built-in strategy together: every later run of
     built-ins reuses that cached kernel (:func:`sim.engine.kernel_sets.cached_superset`)
     instead of compiling its own set. Returns the :mod:`sim.engine` package. Depend on
     this fixture in engine tests so that compile time is paid once per session, up front
-    (the default run compiles it before its workers start: :func:`pytest_sessionstart`).
+    (the default run compiles it before its workers start: :func:`pytest_sessionstart`,
+    with the field's kernels of Python seats and studies, which this fixture leaves out).
     """
-    builtin_field()
+    field_runs(python_seats=False)
     return engine

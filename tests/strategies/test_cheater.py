@@ -17,38 +17,10 @@ import pytest
 import sim
 import strategies
 from sim.core import state as K
-from sim.core.bits import bit_count
 from sim.engine.spec import RunSpec
 from sim.verify import verify_record
 from tests.support.plugins import call_cli
-from tests.support.views import STALE_CHECK
-
-ALL_TILES = (1 << 28) - 1
-
-
-@strategies.strategy(name="hidden_probe", sees_hidden=True,
-                     description="Greedy's first row; an invalid row unless its hidden arrays are the truth.")
-def hidden_probe(view):
-    """Row 0, or ``n_candidates`` (invalid) if the hidden arrays contradict the public state."""
-    bad = view.n_candidates
-    if view.hidden_hands.shape[0] != view.players or view.hidden_boneyard.shape[0] != view.boneyard_size:
-        return bad
-    if view.hidden_hands[view.seat] != view.hand:
-        return bad
-    union = view.played
-    for seat in range(view.players):
-        if bit_count(view.hidden_hands[seat]) != view.hand_sizes[seat] or union & view.hidden_hands[seat]:
-            return bad
-        union |= view.hidden_hands[seat]
-    for k in range(view.boneyard_size):
-        tile = view.hidden_boneyard[k]
-        if union >> tile & 1:
-            return bad
-        union |= 1 << tile
-    if union != ALL_TILES:
-        return bad
-    return 0
-
+from tests.support.views import PROBE_FIELD, STALE_CHECK, hidden_probe
 
 def test_a_sees_hidden_strategy_is_refused_unless_allowed():
     with pytest.raises(ValueError, match="allow_hidden=True"):
@@ -73,8 +45,8 @@ def test_metadata_marks_it_and_its_slot_is_its_own():
 def test_only_the_hidden_slot_sees_the_true_hands_and_boneyard(players):
     seats = [hidden_probe, STALE_CHECK, "greedy", STALE_CHECK][:players]
     # An invalid row from either probe would raise (the engine flags it in M_ERROR).
-    # One kernel set for every table size (the field completes it): compiled once.
-    frame = sim.simulate(players, seats, 40, seed=60 + players, allow_hidden=True, field=["greedy"])
+    # One kernel set for every table size and for test_sealed's runs: compiled once.
+    frame = sim.simulate(players, seats, 40, seed=60 + players, allow_hidden=True, field=PROBE_FIELD)
     assert len(frame) == 40
 
 

@@ -16,90 +16,13 @@ import pytest
 
 from sim.core import rules, step
 from sim.core import state as K
-from sim.core.rng import STREAM_DEAL, decision_state, shuffle_round_deal, stream_key
-from sim.tiles import HAND_SIZE, N_TILES
+from sim.tiles import N_TILES
 from strategies import perfect_solver as P
 from strategies.matchplay import outcome_value
-
-SCORES = [0, 100, 200, 250, 270, 285, 295, 300]
-"""Entity scores the endgames start from: near 305 the exact-61 rule discards events."""
+from tests.support.endgames import copy_world, endgames, list_turn
 
 ENDGAMES = {2: 30, 3: 30, 4: 30}
 """Endgames compared per table size."""
-
-
-def copy_world(ws):
-    return K.Workspace(*[array.copy() for array in ws])
-
-
-def list_turn(ws, seat, next_draw):
-    """The turn's placements as the rules make them (draws first if needed): (count, next_draw)."""
-    trace = step.quiet_trace(ws)
-    if ws.board[K.BOARD_NODES] == 0:
-        return rules.list_openings(ws, np.int64(ws.hands[seat])), next_draw
-    tiles = int(ws.hands[seat]) & int(rules.playable_tiles(ws))
-    if tiles == 0:
-        while next_draw < N_TILES:
-            tile = int(ws.deal[next_draw])
-            next_draw += 1
-            step.draw_tile(ws, trace, seat, tile)
-            if (1 << tile) & int(rules.playable_tiles(ws)):
-                tiles = 1 << tile
-                break
-    if tiles == 0:
-        return 0, next_draw
-    return rules.list_placements(ws, np.int64(tiles)), next_draw
-
-
-def endgame(seed, match, players, left, generator):
-    """An engine-dealt round played on at random until a seat must choose with at most ``left``
-    tiles in the hands and the boneyard: (world, seat, next_draw, count, entity_of_seat), or
-    None if the round ended first."""
-    ws = K.new_workspace()
-    shuffle_round_deal(np.uint64(stream_key(seed, match, STREAM_DEAL)), 0, ws.deal)
-    for seat in range(players):
-        hand = 0
-        for k in range(HAND_SIZE):
-            hand |= 1 << int(ws.deal[seat * HAND_SIZE + k])
-        ws.hands[seat] = hand
-        ws.hand_sizes[seat] = HAND_SIZE
-    entities = K.N_ENTITIES[players]
-    ws.scores[:entities] = generator.choice(SCORES, size=entities)
-    if players == 4 and generator.random() < 0.3:
-        ws.scores[0] = -15  # a partner debit took the partnership below 0
-    entity_of_seat = K.ENTITY_OF_SEAT[players, :players].copy()
-    trace = step.quiet_trace(ws)
-    seat = int(generator.integers(players))
-    next_draw = players * HAND_SIZE
-    while True:
-        count, next_draw = list_turn(ws, seat, next_draw)
-        left_now = int(ws.hand_sizes[:players].sum()) + N_TILES - next_draw
-        if count >= 2 and left_now <= left:
-            return ws, seat, next_draw, count, entity_of_seat
-        if count > 0:
-            c = ws.cands[int(generator.integers(count))]
-            end = step.place(ws, trace, players, entity_of_seat, seat, int(c[K.CAND_TILE]),
-                             int(c[K.CAND_PARENT]), int(c[K.CAND_SIDE]), int(c[K.CAND_JOINED]))
-            if end != K.END_NONE:
-                return None
-        if next_draw == N_TILES and rules.no_hand_can_play(ws, players):
-            return None
-        seat = (seat + 1) % players
-
-
-def view_of(ws, seat, players, count, entity_of_seat):
-    """The deciding seat's view of the world, every array a copy (none points into the world)."""
-    board = ws.board
-    return K.PlayerView(
-        np.int64(seat), np.int64(players), np.int64(ws.hands[seat]), entity_of_seat.copy(),
-        ws.scores.copy(), ws.hand_sizes.copy(), ws.lacking.copy(), np.int64(0),
-        np.int64(board[K.BOARD_PLAYED]), np.int64(board[K.BOARD_TOTAL]),
-        np.int64(board[K.BOARD_OPEN_VALUES]), np.int64(board[K.BOARD_NODES]),
-        ws.nodes[: board[K.BOARD_NODES]].copy(), ws.open_count.copy(),
-        np.int64(board[K.BOARD_OPEN_NODES]), ws.open_nodes[: board[K.BOARD_OPEN_NODES]].copy(),
-        np.int64(count), ws.cands[:count].copy(), np.zeros(1), decision_state(1, 2, seat),
-        np.int64(0), ws.history[:0].copy(), ws.hands[:0].copy(), ws.deal[:0].copy(),
-    )
 
 
 def minimax(ws, view, seat, next_draw, tie_seat, root=False):
@@ -133,21 +56,6 @@ def minimax(ws, view, seat, next_draw, tie_seat, root=False):
     if root:
         return values
     return max(values) if entity_of_seat[seat] == entity_of_seat[view.seat] else min(values)
-
-
-def endgames(players, wanted, left_range, seed):
-    """``wanted`` endgames of ``players`` seats: (world, view, next_draw, seat)."""
-    generator = np.random.default_rng(seed)
-    found = []
-    for match in range(5000):
-        state = endgame(seed, match, players, int(generator.integers(*left_range)), generator)
-        if state is None:
-            continue
-        ws, seat, next_draw, count, entity_of_seat = state
-        found.append((ws, view_of(ws, seat, players, count, entity_of_seat), next_draw, seat))
-        if len(found) == wanted:
-            return found
-    raise AssertionError("too few endgames")
 
 
 def same_world(a, b):

@@ -45,10 +45,10 @@ from sim.study_kernels.openings import replay_round
 from sim.core import rules
 from sim.core import rng as R
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
-from tests.support.views import COUNTER_CHECK, SPY, STALE_CHECK, Table, random_tables
+from tests.support.views import COUNTER_CHECK, PROBE_FIELD, SPY, STALE_CHECK, Table, random_tables
 
-FIELD = [STALE_CHECK, COUNTER_CHECK, SPY, "random", "greedy"]
-"""Compiled together (one kernel set) for the engine runs here."""
+FIELD = PROBE_FIELD
+"""Compiled together (one kernel set, test_cheater's too) for the engine runs here."""
 
 
 def assert_same_play(frame, expected):
@@ -128,8 +128,9 @@ def _replay(players, deal, leader, scores=None, forced_tile=-1, rng_key=0):
     run compiled once per table size (the kernel call alone; ``test_replay_helper_is_replay_round``)."""
     run = _REPLAYERS.get(players)
     if run is None:
-        run = _REPLAYERS[players] = CompiledRun(RunSpec.build(players, _seats(players), 1, 0, max_rounds=1),
-                                                own_set=True)
+        # FIELD: the engine runs' set, whose round loop is compiled already
+        run = _REPLAYERS[players] = CompiledRun(RunSpec.build(players, _seats(players), 1, 0, max_rounds=1,
+                                                              field=FIELD), own_set=True)
     start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
     if scores is not None:
         start[: len(scores)] = scores

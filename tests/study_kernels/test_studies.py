@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import strategies
+
 from sim.core import state as K
 from sim.core.rng import SEAT_SALT, decision_key, one_way, stream_key, word_at
 from sim.engine.compiled import CompiledRun
@@ -195,8 +197,9 @@ def _round_with_streams(players, names, deal, leader, keys):
     as ``replay_dealt_round`` runs it) with seat ``s``'s decision stream set to ``keys[s]``."""
     run = _SETUPS.get((players, names))
     if run is None:
-        run = _SETUPS[players, names] = CompiledRun(RunSpec.build(players, names, 1, 0, max_rounds=1),
-                                                    own_set=True)
+        # the built-in field's set (compiled before the tests), not a set of its own
+        run = _SETUPS[players, names] = CompiledRun(RunSpec.build(players, names, 1, 0, max_rounds=1,
+                                                                  field=strategies.builtin_names()), own_set=True)
     ws = K.new_workspace()
     ws.deal[:] = deal
     for seat in range(players):
@@ -205,7 +208,9 @@ def _round_with_streams(players, names, deal, leader, keys):
     trace = Trace(np.zeros((0, K.ROUND_FIELDS), np.int32), np.zeros((0, 28), np.int8),
                   np.zeros((0, K.ACTION_FIELDS), np.int16), np.zeros((0, K.EVENT_FIELDS), np.int32),
                   np.zeros((0, K.ANSWER_FIELDS), np.int64))
-    run.engine.module.play_dealt_round(ws, trace, np.int64(players), K.ENTITY_OF_SEAT[players, :players].copy(),
+    entity_of_seat = K.ENTITY_OF_SEAT[players, :players].copy()
+    entity_of_seat.flags.writeable = False  # read-only, as the engine's own calls pass it: no new compile
+    run.engine.module.play_dealt_round(ws, trace, np.int64(players), entity_of_seat,
                                        run.strategy_ids, run.spec.params, np.int64(leader), np.int64(-1))
     return ws.round_stats.copy()
 
@@ -291,7 +296,6 @@ def test_counterfactual_rejects_bad_hands(compiled_engine, hands, message):
 # Slow: every registered strategy, larger samples
 # ---------------------------------------------------------------------------
 def _deterministic_strategies():
-    import strategies
 
     # The audit strategy (sees_hidden) is covered by tests/strategies/test_cheater.py.
     return [name for name, info in strategies.builtins().items()
@@ -317,7 +321,6 @@ def test_round_loop_replays_every_deterministic_strategy(compiled_engine, player
 @pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_events_match_the_records_for_every_strategy(compiled_engine, players):
-    import strategies
 
     for name in [n for n, info in strategies.builtins().items()
                  if (info.lookahead == 0 or not info.stochastic) and not info.sees_hidden]:

@@ -14,30 +14,84 @@ from __future__ import annotations
 import sys
 
 
-def builtin_field() -> None:
-    """What the ``compiled_engine`` fixture runs: every engine entry point of the set of all
-    built-ins (which every run of built-ins can use, :func:`sim.engine.kernel_sets.cached_superset`)."""
+def first_candidate(view):
+    """A Python seat that takes the first candidate: what it plays does not matter here, only
+    that the run calls ``resume_match``."""
+    return 0
+
+
+def field_runs(python_seats: bool = True) -> None:
+    """Every engine entry point of the set of all built-ins (which every run of built-ins can
+    use, :func:`sim.engine.kernel_sets.cached_superset`).
+
+    Parameters
+    ----------
+    python_seats : bool
+        Also ``resume_match``, which a run with a Python seat calls (it uses a larger set only
+        when that kernel is cached too). The ``compiled_engine`` fixture leaves it out: a run
+        of chosen test files compiles it only if one of them seats a Python strategy.
+    """
     import strategies
     from sim import engine
 
-    engine.simulate(2, "random,greedy", 2, seed=0, field=strategies.builtin_names())
+    field = strategies.builtin_names()
+    engine.simulate(2, "random,greedy", 2, seed=0, field=field)
     engine.simulate_rounds(2, "random,greedy", 2, seed=0)
     engine.record(2, "random,greedy", 2, seed=0)
+    if python_seats:
+        python_seat = strategies.strategy(first_candidate, name="first_candidate", compiled=False)
+        engine.simulate(2, [python_seat, "greedy"], 2, seed=0, field=field)
 
 
-def study_kernels() -> None:
-    """The forced-opening study kernels (:mod:`sim.study_kernels.dealt_rounds`) of the sets most study
-    tests play, greedy's and random's: a study always compiles its run's own set, so these are
-    the very kernels the tests load (a run that may borrow a cached larger set is left out: which
-    set it finds would depend on the other task's progress)."""
-    from sim.study_kernels import openings
+def builtin_field() -> None:
+    """:func:`field_runs`, then the field's study kernels (:mod:`sim.study_kernels.dealt_rounds`):
+    a study of built-ins whose own set's kernels are not cached uses these
+    (:func:`sim.engine.kernel_sets.cached_superset`).
 
-    openings.opening_counterfactual(2, "greedy", hands=1, playouts=1, seed=0)
-    openings.opening_counterfactual(2, "random", hands=1, playouts=1, seed=0, baseline="random")
-    openings.replay_round(2, "greedy,greedy", openings.engine_deal(0, 0), 0)
+    In the same process as the engine's runs: every kernel reaches the one round loop with one
+    signature, so the field's round loop (the long compile) is compiled once and the study
+    kernels only wrap it; in a second process at the same time it would be compiled twice.
+    Each kernel is reached through the study's own entry point, so it is compiled for the
+    argument types the tests pass (the replay kernel as
+    :func:`sim.study_kernels.openings.replay_round` calls it and as the playouts from start
+    scores, :func:`sim.study_kernels.openings.state_playouts`, do, with literal arguments).
+    """
+    import numpy as np
+
+    import strategies
+    from sim.study_kernels import openings, winprob
+
+    field_runs()
+    field = strategies.builtin_names()
+    openings.opening_counterfactual(2, "greedy", hands=1, playouts=1, seed=0, field=field)
+    openings.replay_round(2, "greedy,greedy", openings.engine_deal(0, 0), 0, field=field)
+    openings.opening_counterfactual(2, "greedy", hands=1, playouts=1, seed=0, scores=[5, 0], field=field)
+    player = winprob.RoundPlayer(2, "greedy", seed=0, field=field)
+    player.play(np.zeros(1, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
-TASKS = {"builtin_field": builtin_field, "study_kernels": study_kernels}
+def test_kernels() -> None:
+    """The kernels that several test files call apart from the built-in field's, each as long
+    to compile as a set: the perfect-information round solver (:mod:`strategies.perfect_solver`)
+    on one small endgame per table size (with the step core's kernels its tests call from
+    Python), then the set of the view probes (:data:`tests.support.views.PROBE_FIELD`). They
+    run beside :func:`builtin_field`, the longer task, instead of in a test worker."""
+    import numpy as np
+
+    import sim
+    from strategies import perfect_solver
+    from tests.support.endgames import copy_world, endgames
+    from tests.support.views import PROBE_FIELD, SPY
+
+    for players in (2, 3, 4):
+        (ws, view, next_draw, seat), = endgames(players, 1, (6, 17), 20 + players)
+        values = np.full(view.n_candidates, np.nan)
+        perfect_solver.solve_world(copy_world(ws), view, perfect_solver.new_solver_scratch(),
+                                   perfect_solver.solver_settings(node_limit=10**9), next_draw, seat, values)
+    sim.simulate(2, [SPY, "greedy"], 2, seed=0, field=PROBE_FIELD)
+
+
+TASKS = {"builtin_field": builtin_field, "test_kernels": test_kernels}
 """Each task compiles (or loads) its kernels into the disk cache, in a process of its own."""
 
 
