@@ -9,6 +9,7 @@ import pytest
 import strategies
 from sim.verify import verify_record
 from tests.support.paths import EXAMPLES
+from tests.support.views import DOUBLES_FIELD
 
 
 
@@ -46,10 +47,11 @@ def test_doubles_prefers_a_double_by_its_bonus():
 @pytest.mark.parametrize("players", [2, 4])
 def test_doubles_plays_and_its_records_verify(compiled_engine, players):
     doubles = load("doubles.py:doubles")
-    frame = compiled_engine.simulate(players, [doubles, "greedy"], 50, seed=7)
+    # compiled with test_legal's doubles mixes (one set); the seated strategies decide the play
+    frame = compiled_engine.simulate(players, [doubles, "greedy"], 50, seed=7, field=DOUBLES_FIELD)
     assert len(frame) == 50 and (frame.winner >= 0).all()
     records = compiled_engine.record(players, [doubles, "greedy"], 8, seed=7,
-                                     params=[{"double_bonus": 20.0}, None])
+                                     params=[{"double_bonus": 20.0}, None], field=DOUBLES_FIELD)
     for record in records:
         assert verify_record(record) == [], record["match"]
 

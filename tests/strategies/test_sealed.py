@@ -151,7 +151,7 @@ def test_replay_helper_is_replay_round(players):
         scores = [10 * case] * int(K.N_ENTITIES[players])
         for leader, forced in ((0, -1), (players - 1, int(deal[HAND_SIZE * (players - 1)]))):
             expected = replay_round(players, _seats(players), deal, leader, scores,
-                                            forced_tile=forced, rng_key=case)
+                                    forced_tile=forced, rng_key=case, field=FIELD)
             got = _replay(players, deal, leader, scores, forced_tile=forced, rng_key=case)
             np.testing.assert_array_equal(got, expected)
 

@@ -278,6 +278,10 @@ def redeal(generator, hands, boneyard, seat):
 DOUBLES = strategies.resolve(f"{EXAMPLES / 'doubles.py'}:doubles")
 """The worked user strategy of ``examples/doubles.py``."""
 
+DOUBLES_FIELD = [DOUBLES, "weighted", "defensive", "greedy"]
+"""``doubles`` and the built-ins it is played against in the tests, compiled together (one
+kernel set for test_legal's and test_examples' runs): a slot that no seat uses changes nothing."""
+
 
 @tk.helper
 def _fold(state, word):
@@ -415,6 +419,6 @@ test_cheater (a compile is about half a minute): a slot that no seat uses change
 
 
 __all__ = [
-    "COUNTER_CHECK", "DOUBLES", "HAND_SIZE", "PROBE_FIELD", "SPY", "STALE_CHECK", "Table", "choice", "mask",
+    "COUNTER_CHECK", "DOUBLES", "DOUBLES_FIELD", "HAND_SIZE", "PROBE_FIELD", "SPY", "STALE_CHECK", "Table", "choice", "mask",
     "hidden_probe", "params_for", "random_state", "redeal", "reference_placement", "strategy_named", "value_set",
 ]
