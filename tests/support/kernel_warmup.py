@@ -70,7 +70,7 @@ def builtin_field() -> None:
     player.play(np.zeros(1, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
-def test_kernels() -> None:
+def solver_and_probes() -> None:
     """The kernels that several test files call apart from the built-in field's, each as long
     to compile as a set: the perfect-information round solver (:mod:`strategies.perfect_solver`)
     on one small endgame per table size (with the step core's kernels its tests call from
@@ -91,7 +91,7 @@ def test_kernels() -> None:
     sim.simulate(2, [SPY, "greedy"], 2, seed=0, field=PROBE_FIELD)
 
 
-TASKS = {"builtin_field": builtin_field, "test_kernels": test_kernels}
+TASKS = {"builtin_field": builtin_field, "solver_and_probes": solver_and_probes}
 """Each task compiles (or loads) its kernels into the disk cache, in a process of its own."""
 
 
