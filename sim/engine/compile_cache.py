@@ -12,7 +12,9 @@ cache is flushed so the next call recompiles. The engine sets
 engine's sources, and a template's kernels the template's); the checks run on the first
 call of the kernels that do: the strategies' separately compiled helpers
 (:func:`refresh_strategy_caches`, stamped with their identity digest: code,
-globals' values and callees) and the studies' kernels (:func:`ensure_fresh`).
+globals' values and callees), the step functions the sets' kernels call apart
+(:func:`refresh_linked_caches`, stamped the same way) and the studies' kernels
+(:func:`ensure_fresh`).
 """
 
 from __future__ import annotations
@@ -90,15 +92,27 @@ def refresh_strategy_caches(strategies) -> None:
     the values of the globals it reads, nor on the functions it calls. A
     helper compiled apart (``rollout``'s search, a user's ``toolkit.allocating``
     function reading a constant computed from the environment) would load
-    from its cache with the old values frozen in. Each such dispatcher met in
-    a strategy's identity walk (:class:`strategies.identity.Reach`) gets a
-    stamp beside its cache: the digest of everything that decides its code
-    (:func:`strategies.identity.function_digest`); a different stamp flushes
-    that dispatcher's cache, so it compiles afresh at its next use.
+    from its cache with the old values frozen in. :func:`refresh_dispatcher_caches`
+    stamps each one met in a strategy's identity walk.
     """
-    for strategy in strategies:
+    refresh_dispatcher_caches([strategy.function for strategy in strategies])
+
+
+def refresh_dispatcher_caches(functions) -> None:
+    """Flush the stale disk caches of the separately compiled dispatchers ``functions`` reach.
+
+    Each dispatcher met in the identity walk of ``functions``
+    (:class:`strategies.identity.Reach`: those not inlined at Numba-IR level)
+    gets a stamp beside its cache: the digest of everything that decides its
+    code (:func:`strategies.identity.function_digest`: its code, its globals'
+    values, its callees'); a different stamp flushes that dispatcher's cache,
+    so it compiles afresh at its next use. Each dispatcher is checked once per
+    process
+    (again if its digest changed).
+    """
+    for function in functions:
         reach = Reach()
-        function_digest(strategy.function, strict=False, reach=reach)
+        function_digest(function, strict=False, reach=reach)
         for dispatcher in reach.dispatchers:
             stamp_path = identity_stamp_path(dispatcher)
             if stamp_path is None:
@@ -119,6 +133,25 @@ def refresh_strategy_caches(strategies) -> None:
                 atomic_write(stamp_path, lambda p, text=digest: p.write_text(text + "\n"))
             except OSError:
                 pass
+
+
+_LINKED_FRESH: set[str] = set()
+
+
+def refresh_linked_caches(template) -> None:
+    """Flush the stale disk caches of the kernels a template's per-set kernels call apart (once per
+    template and process: call it before a set compiles them).
+
+    A set's copy of a template kernel is compiled with the set and keyed by the
+    sources' digest, but the step functions it calls are compiled once, on their
+    own, and cached by Numba beside their files (:mod:`sim.core.linked_steps`,
+    ``linked_kernel``): a rule changed in a file they inline would otherwise be
+    linked into the next set from a stale cache.
+    """
+    if template.__name__ in _LINKED_FRESH:
+        return
+    refresh_dispatcher_caches([getattr(template, name) for name in template.STRATEGY_DEPENDENT])
+    _LINKED_FRESH.add(template.__name__)
 
 
 _FRESH: set[str] = set()

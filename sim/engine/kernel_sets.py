@@ -48,8 +48,12 @@ its strategies (:func:`cached_superset`), but only one whose very kernels (the
 batch kernel, ``resume_match`` for Python seats, a template's) are in the disk
 cache: a larger set's compile is no shorter than the run's own.
 
-The first compile of a set takes 10-60 s (more with heavier strategies);
-afterwards a new process loads it from the cache in about a second. The
+The first compile of a set takes 10-15 s for two light strategies (more with
+heavier ones): the steps its loops call are compiled once for every set
+(:mod:`sim.core.linked_steps`, their caches kept fresh by
+:func:`sim.engine.compile_cache.refresh_linked_caches`), the set compiles its
+loops and its strategies. Afterwards a new process loads it from the cache in
+about a second. The
 generated files are small and may be deleted at any time (``FIVE_UP_KERNEL_DIR``
 chooses where they live; default ``~/.cache/exact61-five-up/kernels``).
 
@@ -74,6 +78,7 @@ from pathlib import Path
 import numba
 
 from sim.core.state import READS_HISTORY_KEY, SEES_HIDDEN_KEY
+from sim.engine.compile_cache import refresh_linked_caches
 from sim.engine.compiled_sources import ENGINE_TEMPLATES, compiled_modules, engine_modules, sources_digest
 from sim.files import atomic_write
 
@@ -438,6 +443,8 @@ def _adopt(module: types.ModuleType, templates: Sequence[types.ModuleType]) -> N
 def _build(key: str, functions: Sequence, code_keys: Sequence[str], names: Sequence[str],
            checked: Sequence[bool], parameters: Sequence[int]) -> EngineSet:
     """Generate, load and fill the module of one set (see :func:`engine_for`)."""
+    for template in ENGINE_TEMPLATES:
+        refresh_linked_caches(template)
     text = _dispatch_source(names, code_keys, [function_module(f) for f in functions], checked,
                             parameters, key)
     module = _load_generated(kernel_dir() / f"engine_{key}.py", text, f"exact61_engine_{key}")
@@ -516,6 +523,7 @@ def _template_module(engine: EngineSet, template: types.ModuleType, create: bool
             if not create and not path.exists():
                 return None
             _check_template(template)
+            refresh_linked_caches(template)
             module = _load_generated(path, _template_source(engine, template, key), f"exact61_kernels_{key}")
             engine_namespace = vars(engine.module)
             for name in set_kernel_names(engine):

@@ -45,8 +45,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.jit import hot_kernel, kernel
-from sim.core.rules import list_openings, list_placements, no_hand_can_play, playable_tiles
+from sim.core.jit import hot_kernel, kernel, linked_kernel
+from sim.core.linked_steps import (begin_round, close_round, count_round, draw_tile,
+    list_openings, list_placements, no_hand_can_play, note_lacking, pass_turn, place,
+    playable_tiles, reset_match, settle_blocked)
 from sim.core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, below,
     match_decision_key, one_way, seat_decision_key, secret_key, shuffle_round_deal, stream_key,
     word_at)
@@ -59,8 +61,6 @@ from sim.core.state import (ACTION_FIELDS, ANSWER_CHOICE, ANSWER_RNG_COUNTER, BO
     CAND_PARENT, CAND_SIDE, CAND_TILE, CURSOR_ANSWERS, CURSOR_ROUNDS, END_BLOCKED, END_NONE,
     END_SUSPENDED, ENTITY_OF_SEAT, EVENT_FIELDS, EXTERNAL_SEAT, INVALID_CHOICE, MATCH_FIELDS,
     M_ERROR, NO_ENTITY, NO_TILE, PlayerView, ROUND_FIELDS, R_DOMINOER, Trace, new_workspace)
-from sim.core.step import (begin_round, close_round, count_round, draw_tile, note_lacking,
-    pass_turn, place, reset_match, settle_blocked)
 from sim.tiles import HAND_SIZE, N_TILES
 
 
@@ -125,7 +125,7 @@ def slot_parameters(slot):
     return 0
 
 
-@hot_kernel
+@linked_kernel
 def _external_choice(ws, trace, seat):
     """A Python seat's choice: its next recorded answer, or suspend the match.
 
@@ -141,7 +141,7 @@ def _external_choice(ws, trace, seat):
     return 0
 
 
-@hot_kernel
+@linked_kernel
 def seat_view(ws, seat, players, entity_of_seat, params, n_candidates, boneyard_size, shown_hands,
               shown_boneyard):
     """The sealed :class:`PlayerView` of ``seat``'s decision in hand (see its docstring).
@@ -227,7 +227,7 @@ def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params
     return choice
 
 
-@hot_kernel
+@linked_kernel
 def start_seat_streams(ws, players, key, secret):
     """Give every seat its own decision stream derived one-way from ``key`` keyed by the run
     ``secret`` (uint64[2], 0: none) (study kernels, whose streams are not a match's;
@@ -258,7 +258,7 @@ def seats_read_history(players, seat_strategy):
     return 0
 
 
-@hot_kernel
+@linked_kernel
 def trace_round(ws, trace):
     """Write the finished round's figures (``ws.round_stats``) to the trace if it has room."""
     row = ws.cursor[CURSOR_ROUNDS]
