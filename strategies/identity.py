@@ -34,6 +34,7 @@ from __future__ import annotations
 import builtins
 import dis
 import enum
+import functools
 import hashlib
 import sys
 import types
@@ -139,6 +140,16 @@ def _const_text(const) -> str:
     return f"{type(const).__name__}:{const!r}"
 
 
+# The three readings of a code object below are cached on it: a code object is immutable, and two
+# that compare equal have the same bytecode, constants, names and line table, so the same
+# readings. A set's build walks the same helpers' code many times (every strategy and kernel
+# that calls them), and each new process did so again.
+CODE_CACHE_SIZE = 4096
+"""Code objects whose readings (:func:`code_digest`, :func:`references`,
+:func:`attribute_names`) a process keeps."""
+
+
+@functools.lru_cache(maxsize=CODE_CACHE_SIZE)
 def code_digest(code: types.CodeType) -> str:
     """sha256 of a code object's behaviour: bytecode, constants (nested code objects by their own
     digest), names and argument layout; not its file name or line numbers."""
@@ -154,12 +165,13 @@ def code_digest(code: types.CodeType) -> str:
     return digest.hexdigest()
 
 
-def references(code: types.CodeType) -> list[tuple[str, str, tuple[str, ...], int]]:
+@functools.lru_cache(maxsize=CODE_CACHE_SIZE)
+def references(code: types.CodeType) -> tuple[tuple[str, str, tuple[str, ...], int], ...]:
     """The globals and closure variables a code object (and its nested code) loads.
 
     Returns
     -------
-    list of (kind, name, chain, line)
+    tuple of (kind, name, chain, line)
         ``kind`` is ``"global"`` or ``"closure"``; ``chain`` the attribute names
         loaded right after it (``np.random.randint`` -> ``("random", "randint")``);
         ``line`` the source line (0 when unknown).
@@ -183,13 +195,14 @@ def references(code: types.CodeType) -> list[tuple[str, str, tuple[str, ...], in
                     break
                 chain.append(following.argval)
             found.append((kind, instruction.argval, tuple(chain), line))
-    return found
+    return tuple(found)
 
 
-def attribute_names(code: types.CodeType) -> set[str]:
+@functools.lru_cache(maxsize=CODE_CACHE_SIZE)
+def attribute_names(code: types.CodeType) -> frozenset[str]:
     """Every attribute name the code (and its nested code) loads, whatever it is loaded from."""
-    return {ins.argval for inner in _code_objects(code) for ins in dis.get_instructions(inner)
-            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD")}
+    return frozenset({ins.argval for inner in _code_objects(code) for ins in dis.get_instructions(inner)
+            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD")})
 
 
 def _line_of(instruction: dis.Instruction, current: int) -> int:
@@ -391,6 +404,30 @@ def function_digest(func, *, strict: bool = True, reach: Reach | None = None) ->
     """
     walk = _Walk(strict, reach if reach is not None else Reach())
     return hashlib.sha256(walk.function(func, _qualified(func)).encode()).hexdigest()
+
+
+def dispatcher_digests(functions) -> list[tuple[object, str]]:
+    """The separately compiled dispatchers ``functions`` reach, each with its digest.
+
+    One lenient walk over all of ``functions``: a helper that several of them reach is read
+    once (:func:`function_digest` per dispatcher would walk it again for each).
+
+    Parameters
+    ----------
+    functions : sequence of function or Numba dispatcher
+
+    Returns
+    -------
+    list of (dispatcher, str)
+        Each non-inlined dispatcher met (:attr:`Reach.dispatchers`), in the order first met,
+        with the sha256 (hex) of everything that decides its code.
+    """
+    reach = Reach()
+    walk = _Walk(False, reach)
+    for function in functions:
+        walk.function(function, _qualified(function))
+    return [(dispatcher, hashlib.sha256(walk.function(dispatcher, _qualified(dispatcher)).encode()).hexdigest())
+            for dispatcher in list(reach.dispatchers)]
 
 
 def module_of(func) -> types.ModuleType | None:

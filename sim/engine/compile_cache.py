@@ -26,7 +26,7 @@ import numba
 
 from sim.engine.compiled_sources import compiled_modules, sources_digest
 from sim.files import atomic_write
-from strategies.identity import Reach, function_digest
+from strategies.identity import dispatcher_digests
 
 
 def refresh_compiled_cache(modules, anchor, stamp_name: str, extra_files=()) -> None:
@@ -107,32 +107,28 @@ def refresh_dispatcher_caches(functions) -> None:
     code (:func:`strategies.identity.function_digest`: its code, its globals'
     values, its callees'); a different stamp flushes that dispatcher's cache,
     so it compiles afresh at its next use. Each dispatcher is checked once per
-    process
-    (again if its digest changed).
+    process (again if its digest changed). One walk reads all of ``functions``
+    (:func:`strategies.identity.dispatcher_digests`).
     """
-    for function in functions:
-        reach = Reach()
-        function_digest(function, strict=False, reach=reach)
-        for dispatcher in reach.dispatchers:
-            stamp_path = identity_stamp_path(dispatcher)
-            if stamp_path is None:
+    for dispatcher, digest in dispatcher_digests(functions):
+        stamp_path = identity_stamp_path(dispatcher)
+        if stamp_path is None:
+            continue
+        known = _STAMPED.get(id(dispatcher))
+        if known is not None and known[0] is dispatcher and known[1] == digest:
+            continue  # checked in this process already
+        _STAMPED[id(dispatcher)] = (dispatcher, digest)
+        try:
+            if stamp_path.read_text().strip() == digest:
                 continue
-            digest = function_digest(dispatcher, strict=False)
-            known = _STAMPED.get(id(dispatcher))
-            if known is not None and known[0] is dispatcher and known[1] == digest:
-                continue  # checked in this process already
-            _STAMPED[id(dispatcher)] = (dispatcher, digest)
-            try:
-                if stamp_path.read_text().strip() == digest:
-                    continue
-            except OSError:
-                pass
-            try:
-                dispatcher._cache.flush()  # noqa: SLF001 - Numba's cache object has no public flush
-                stamp_path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(stamp_path, lambda p, text=digest: p.write_text(text + "\n"))
-            except OSError:
-                pass
+        except OSError:
+            pass
+        try:
+            dispatcher._cache.flush()  # noqa: SLF001 - Numba's cache object has no public flush
+            stamp_path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(stamp_path, lambda p, text=digest: p.write_text(text + "\n"))
+        except OSError:
+            pass
 
 
 _LINKED_FRESH: set[str] = set()

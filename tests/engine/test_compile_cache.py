@@ -84,3 +84,16 @@ def test_a_linked_step_is_compiled_again_when_a_function_it_inlines_changes(file
     write_callee(files, 2)  # the caller's file is unchanged: Numba alone would load it
     assert run(files, cache, "plain")[0] == 20  # the stale machine code the check exists for
     assert run(files, cache, "refresh")[0] == 30
+
+
+def test_one_walk_gives_each_dispatcher_the_digest_of_its_own_walk():
+    """``refresh_dispatcher_caches`` reads every kernel of a template in one walk (a helper they
+    share is read once); each dispatcher's stamp is still the digest a walk of it alone gives."""
+    from sim.engine import play
+    from strategies.identity import dispatcher_digests, function_digest
+
+    kernels = [getattr(play, name) for name in play.STRATEGY_DEPENDENT]
+    found = dispatcher_digests(kernels)
+    assert {id(dispatcher) for dispatcher, _ in found} >= {id(play.seat_view), id(play.trace_round)}
+    for dispatcher, digest in found:
+        assert digest == function_digest(dispatcher, strict=False), dispatcher.py_func.__qualname__
