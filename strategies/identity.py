@@ -201,8 +201,8 @@ def references(code: types.CodeType) -> tuple[tuple[str, str, tuple[str, ...], i
 @functools.lru_cache(maxsize=CODE_CACHE_SIZE)
 def attribute_names(code: types.CodeType) -> frozenset[str]:
     """Every attribute name the code (and its nested code) loads, whatever it is loaded from."""
-    return frozenset({ins.argval for inner in _code_objects(code) for ins in dis.get_instructions(inner)
-            if ins.opname in ("LOAD_ATTR", "LOAD_METHOD")})
+    return frozenset(ins.argval for inner in _code_objects(code) for ins in dis.get_instructions(inner)
+                     if ins.opname in ("LOAD_ATTR", "LOAD_METHOD"))
 
 
 def _line_of(instruction: dis.Instruction, current: int) -> int:
@@ -253,9 +253,10 @@ class _Walk:
         if source.is_file():
             self.reach.files.add(source)
         here = f"{func.__qualname__} ({source.name}:{code.co_firstlineno})"
-        self.reach.attributes |= attribute_names(code)
+        attributes = attribute_names(code)
+        self.reach.attributes |= attributes
         if self.strict and not is_project_module(func.__module__):
-            escapes = attribute_names(code) & VIEW_ESCAPES
+            escapes = attributes & VIEW_ESCAPES
             if escapes:
                 raise IdentityError(f"{here} uses .{sorted(escapes)[0]}, which reaches past the view's "
                                     "bounds or its read-only protection: a compiled strategy may "
@@ -426,8 +427,9 @@ def dispatcher_digests(functions) -> list[tuple[object, str]]:
     walk = _Walk(False, reach)
     for function in functions:
         walk.function(function, _qualified(function))
+    # Every dispatcher is met already: walking it again reads only the walk's memo.
     return [(dispatcher, hashlib.sha256(walk.function(dispatcher, _qualified(dispatcher)).encode()).hexdigest())
-            for dispatcher in list(reach.dispatchers)]
+            for dispatcher in reach.dispatchers]
 
 
 def module_of(func) -> types.ModuleType | None:

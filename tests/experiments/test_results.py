@@ -13,6 +13,10 @@ import pytest
 from experiments.release import readme_numbers, results
 from tests.support.paths import REPO
 
+REGENERATED = ("duplicate_deals", "rollout_vs_greedy")
+"""The results the small run regenerates: the cheapest at that size (about 5 s each; a study
+such as seats takes 16 s). What is checked is the regeneration, the same for every result."""
+
 
 def run_results(*arguments, cwd=REPO):
     return subprocess.run([sys.executable, "-m", "cli", "results", *arguments], cwd=cwd,
@@ -46,16 +50,14 @@ def test_bad_input_is_one_line(bad, message, tmp_path):
 
 def test_small_run_writes_manifests_readme_and_skips_current_results(compiled_engine, tmp_path):
     """At the small size, two results are regenerated with their manifests; the copy of README
-    gets its blocks from them; a second run keeps both (same code, same command). The two are
-    the cheapest at that size (about 5 s each; a study such as seats takes 16 s): what is
-    checked is the regeneration, the same for every result."""
+    gets its blocks from them; a second run keeps both (same code, same command)."""
     out = tmp_path / "results"
     shutil.copytree(REPO / "docs" / "results" / "strength", out / "strength")
-    done = run_results("--out", str(out), "--size", "small", "--only", "duplicate_deals,rollout_vs_greedy",
+    done = run_results("--out", str(out), "--size", "small", "--only", ",".join(REGENERATED),
                        "--quiet")
     assert done.returncode == 0, done.stderr
     assert "2 result(s) regenerated" in done.stdout
-    for name in ("duplicate_deals", "rollout_vs_greedy"):
+    for name in REGENERATED:
         directory = out / name
         manifest = json.loads((directory / "manifest.json").read_text())
         entry = results.by_name()[name]
@@ -69,7 +71,7 @@ def test_small_run_writes_manifests_readme_and_skips_current_results(compiled_en
     sentence = readme_numbers.duplicate_deals(out)
     assert sentence.startswith("`exact` wins ") and "--matches 50" in sentence
 
-    again = run_results("--out", str(out), "--size", "small", "--only", "duplicate_deals,rollout_vs_greedy",
+    again = run_results("--out", str(out), "--size", "small", "--only", ",".join(REGENERATED),
                         "--quiet")
     assert again.returncode == 0 and "0 result(s) regenerated" in again.stdout
     assert again.stderr.count("current (same code and command), kept") == 2
