@@ -34,8 +34,9 @@ PARAMETERS = (
 
 
 @kernel
-def true_world_search(view, ws, values, features, saved):
-    """Value of every candidate on the true world plus the prior; the best row."""
+def true_world_search(view, ws, values, features, saved, prior):
+    """Value of every candidate on the true world plus the ``prior`` (float64[N_FEATURES]
+    weights); the best row."""
     n = view.n_candidates
     prior_weight = view.params[0]
     raw_weight = view.params[1]
@@ -43,7 +44,7 @@ def true_world_search(view, ws, values, features, saved):
     for row in range(n):
         values[row] = 0.0
     if prior_weight != 0.0:
-        weighted_prior(view, PRIOR, prior_weight, ws, features, values)
+        weighted_prior(view, prior, prior_weight, ws, features, values)
     if view.hidden_hands.shape[0] != view.players:
         return best_row(view, values)  # not handed the hidden state: the prior alone
     for seat in range(view.players):
@@ -60,8 +61,10 @@ def true_world_search(view, ws, values, features, saved):
 def choose(view):
     """Allocate the decision's scratch and run :func:`true_world_search`."""
     n = view.n_candidates
+    # A writable copy of the prior, as matchplay and rollout pass it: the helpers they share
+    # are compiled once, for one array type.
     return true_world_search(view, new_scratch(), np.zeros(n), np.zeros((n, N_FEATURES)),
-                             np.zeros(4, dtype=np.int64))
+                             np.zeros(4, dtype=np.int64), PRIOR.copy())
 
 
 @strategy(

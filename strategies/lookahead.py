@@ -400,7 +400,9 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus=
         If >= 0, ``seat``'s first action is ``view.cands[first_row]`` (a
         rollout's candidate) instead of greedy's choice.
     double_bonus : float64
-        Raw points the playout policy adds for a double (0: ``greedy``).
+        Raw points the playout policy adds for a double (0: ``greedy``). The engine's callers
+        pass it, 0.0 included: a call that omits it is typed apart, a second compile of this
+        kernel (10 s).
 
     Returns
     -------
@@ -492,7 +494,7 @@ def replay_round_greedy(deal, players, leader, scores, params, rng):
         ws.lacking, 0, 0, 0, 0, 0, ws.nodes, ws.open_count, 0, ws.open_nodes, 0, ws.cands, params, rng,
         0, ws.history[:0], ws.hands[:0], ws.deal[:0],
     )
-    end = continue_round(ws, view, leader, players * 5, leader, -1)
+    end = continue_round(ws, view, leader, players * 5, leader, -1, 0.0)
     return ws.scores.copy(), end
 
 

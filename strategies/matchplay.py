@@ -287,7 +287,7 @@ def choose(view):
     """Allocate the decision's scratch and run :func:`search`."""
     n = view.n_candidates
     return search(view, new_scratch(), np.zeros(n), np.zeros(n), np.zeros(n),
-                  np.zeros(n, dtype=np.int64), np.zeros((n, N_FEATURES)), PRIOR,
+                  np.zeros(n, dtype=np.int64), np.zeros((n, N_FEATURES)), PRIOR.copy(),  # writable, as rollout's
                   np.zeros(4, dtype=np.int64), np.zeros((4, MAX_GROUPS), dtype=np.int64),
                   np.zeros((4, MAX_GROUPS), dtype=np.int64), np.zeros(4, dtype=np.int64),
                   np.zeros(MAX_CHOICES, dtype=np.int64), np.zeros(MAX_CHOICES, dtype=np.int64),

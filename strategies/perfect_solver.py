@@ -866,7 +866,9 @@ def solve_world(ws, view, scratch, settings, next_draw, tie_seat, values):
         for field in range(CAND_FIELDS):
             scratch.moves[row, field] = view.cands[row, field]
     current = scratch.current
-    depth = 0
+    # int64, not the literal 0: a call typed with Literal[int](0) first would compile
+    # root_values and turn_value (most of the solver's compile) a second time.
+    depth = np.int64(0)
     while True:
         counters[COUNT_LEAVES] = 0
         root_values(ws, view, scratch, settings, next_draw, tie_seat, depth, current)

@@ -95,7 +95,7 @@ def _search(view, ws, values, features, prior):
             for entity in range(n_entities):
                 ws.scores[entity] = view.scores[entity]
             load_layout(ws, view)
-            continue_round(ws, view, seat, first_draw, seat, row)
+            continue_round(ws, view, seat, first_draw, seat, row, 0.0)
             own = ws.scores[me] - view.scores[me]
             others = 0
             value = 0.0
@@ -122,7 +122,9 @@ def _search(view, ws, values, features, prior):
 @allocating
 def _choose(view):
     n = view.n_candidates
-    return _search(view, new_scratch(), np.zeros(n), np.zeros((n, N_FEATURES)), PRIOR)
+    # A writable copy of the (read-only) global prior: candidate_features is then compiled for
+    # the one array type every caller passes (weighted's weights are allocated), not twice.
+    return _search(view, new_scratch(), np.zeros(n), np.zeros((n, N_FEATURES)), PRIOR.copy())
 
 
 @strategy(

@@ -385,7 +385,7 @@ def playout(ws, view, world, row):
         ws.hand_sizes[seat] = view.hand_sizes[seat]
         ws.scores[seat] = view.scores[seat]
     load_layout(ws, view)
-    lookahead.continue_round(ws, view, view.seat, world[0], view.seat, row)
+    lookahead.continue_round(ws, view, view.seat, world[0], view.seat, row, 0.0)
     return (
         ws.scores[0] - view.scores[0],
         ws.scores[1] - view.scores[1],

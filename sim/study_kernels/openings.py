@@ -614,8 +614,10 @@ def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_p
     for h in range(start, stop):
         n_hidden = DR.hand_first_deal(hands[h], hand_tiles, unseen, deal)
         decision_key = stream_key(seed, hand_ids[h], DR.STREAM_CF_DECISION)
-        stats = replay(deal, players, baseline_strategy, baseline_params, 0, -1, scores,
-                       secret_key(decision_key, secret))
+        # Leader and forced tile as int64, not literals: the kernel is compiled once, for the
+        # types replay_round passes too (a literal argument is a signature of its own).
+        stats = replay(deal, players, baseline_strategy, baseline_params, np.int64(0), np.int64(-1),
+                       scores, secret_key(decision_key, secret))
         baseline_out[h] = stats[K.R_OPENING_TILE]
         deal_key = stream_key(seed, hand_ids[h], DR.STREAM_CF_DEAL)
         for k in range(playouts):
@@ -623,7 +625,7 @@ def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_p
             for t in range(n_hidden):
                 deal[HAND_SIZE + t] = hidden[t]
             for slot in range(HAND_SIZE):
-                stats = replay(deal, players, seat_strategy, seat_params, 0, hand_tiles[slot],
+                stats = replay(deal, players, seat_strategy, seat_params, np.int64(0), hand_tiles[slot],
                                scores, secret_key(word_at(decision_key, k), secret))
                 for e in range(K.MAX_ENTITIES):
                     gains[h, slot, k, e] = stats[K.R_GAIN + e]
