@@ -15,6 +15,21 @@ from tests.support.kernel_warmup import TASKS, field_runs
 from tests.support.paths import REPO
 
 
+def pytest_configure(config):
+    """Every process the tests start imports this checkout, as the tests do: ``REPO`` first on
+    ``PYTHONPATH``.
+
+    After the README's ``pip install .`` (not editable) a process started in another directory
+    (a CLI run in a temporary folder, a notebook's kernel) would import the installed copy:
+    other files than the ones under test, and, since Numba caches a kernel by its source
+    file's path, every kernel compiled a second time (about a minute of a run with empty
+    caches).
+    """
+    paths = [path for path in os.environ.get("PYTHONPATH", "").split(os.pathsep) if path]
+    if paths[:1] != [str(REPO)]:
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in paths if p != str(REPO)])
+
+
 def pytest_sessionstart(session):
     """Compile the shared kernel sets once, before pytest-xdist starts its workers.
 

@@ -52,9 +52,9 @@ def builtin_field() -> None:
     signature, so the field's round loop (the long compile) is compiled once and the study
     kernels only wrap it; in a second process at the same time it would be compiled twice.
     Each kernel is reached through the study's own entry point, so it is compiled for the
-    argument types the tests pass (the replay kernel as
-    :func:`sim.study_kernels.openings.replay_round` calls it and as the playouts from start
-    scores, :func:`sim.study_kernels.openings.state_playouts`, do, with literal arguments).
+    argument types the tests pass (the replay kernel is called with the same types by
+    :func:`sim.study_kernels.openings.replay_round` and by the playouts from start scores,
+    :func:`sim.study_kernels.openings.state_playouts`: one compile serves both).
     """
     import numpy as np
 
