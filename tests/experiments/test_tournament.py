@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 
 import numpy as np
@@ -42,6 +40,7 @@ from experiments.tools.tournament.tables import (
 from strategies import resolve, variant
 from tests.support.backends import WireBackend
 from tests.support.paths import EXAMPLES
+from tests.support.plugins import call_cli
 
 
 def test_pairings_cover_every_seating():
@@ -229,8 +228,8 @@ def test_four_player_tournament(compiled_engine):
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "cli", "tournament", *args],
-                          check=False, capture_output=True, text=True)
+    """``five-up tournament args...`` in this process (:func:`tests.support.plugins.call_cli`)."""
+    return call_cli("tournament", *args)
 
 
 @pytest.mark.parametrize("args, words", [

@@ -11,6 +11,7 @@ import pytest
 
 from sim.scale.backends import BackendError, LocalBackend, open_backend
 from sim.scale.simulate import simulate_sharded
+from tests.support.plugins import call_cli
 
 distributed = pytest.importorskip("distributed", reason="the [cluster] extra is not installed")
 
@@ -115,7 +116,7 @@ BAD = [
                                                                    ("tournament", *BAD[1])])
 def test_cli_bad_backend_options_one_line(tmp_path, command, args, words):
     out = tmp_path / ("o.parquet" if command == "simulate" else "o")
-    run = cli(command, *SIM, "--out", str(out), *args)
+    run = call_cli(command, *SIM, "--out", str(out), *args)
     assert run.returncode == 2, run.stderr
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "Traceback" not in run.stderr, run.stderr

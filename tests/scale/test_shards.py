@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import numpy as np
 import pandas as pd
 import pytest
+from tests.support.plugins import call_cli
 from tests.support.processes import kill_after_first_shard
 
 from experiments.stats import summary_table
@@ -18,9 +18,10 @@ from sim.scale.simulate import simulate_sharded
 from sim.scale.store import ShardError, ShardStore
 
 
-def cli(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
-                          **kwargs)
+def cli(*args):
+    """``five-up args...`` in this process (:func:`tests.support.plugins.call_cli`); the run that
+    is killed mid-way has a process of its own (:func:`tests.support.processes.kill_after_first_shard`)."""
+    return call_cli(*args)
 
 
 def one_line_error(run, words):

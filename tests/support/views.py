@@ -41,6 +41,13 @@ from sim.core import rng as R
 from sim.tiles import HAND_SIZE, N_TILES, TILES, tile_index
 
 
+def read_only_view(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (the same memory: the table's later changes show through)."""
+    sealed = array.view()
+    sealed.flags.writeable = False
+    return sealed
+
+
 def mask(tiles) -> int:
     """Bitmask of (a, b) tiles."""
     result = 0
@@ -142,31 +149,34 @@ class Table:
         entity_of_seat = K.ENTITY_OF_SEAT[self.players, : self.players].copy()
         if params is None:
             params = np.zeros(1)
+        # Read-only as in the engine (sim.engine.play.seat_view), all but the seat's stream: the
+        # same Numba type, so a strategy called here runs the helpers compiled (and cached) for
+        # the engine's views, and a write to its view fails here as it would there.
         return K.PlayerView(
             np.int64(seat),
             np.int64(self.players),
             np.int64(ws.hands[seat]),
-            entity_of_seat,
-            ws.scores,
-            ws.hand_sizes,
-            ws.lacking,
+            read_only_view(entity_of_seat),
+            read_only_view(ws.scores),
+            read_only_view(ws.hand_sizes),
+            read_only_view(ws.lacking),
             np.int64(len(self.boneyard)),
             np.int64(board[K.BOARD_PLAYED]),
             np.int64(board[K.BOARD_TOTAL]),
             np.int64(board[K.BOARD_OPEN_VALUES]),
             np.int64(board[K.BOARD_NODES]),
-            ws.nodes[: board[K.BOARD_NODES]],
-            ws.open_count,
+            read_only_view(ws.nodes[: board[K.BOARD_NODES]]),
+            read_only_view(ws.open_count),
             np.int64(board[K.BOARD_OPEN_NODES]),
-            ws.open_nodes[: board[K.BOARD_OPEN_NODES]],
+            read_only_view(ws.open_nodes[: board[K.BOARD_OPEN_NODES]]),
             np.int64(count),
-            ws.cands[:count],
-            np.asarray(params, dtype=np.float64),
+            read_only_view(ws.cands[:count]),
+            read_only_view(np.asarray(params, dtype=np.float64)),
             R.decision_state(stream[0], stream[1], seat),
             np.int64(0),  # a scripted table has a layout but no action history
-            ws.history[:0],
-            ws.hands[:0],
-            ws.deal[:0],
+            read_only_view(ws.history[:0]),
+            read_only_view(ws.hands[:0]),
+            read_only_view(ws.deal[:0]),
         )
 
     def unsealed_view(self, seat: int, params=None, stream=(1, 2)):
