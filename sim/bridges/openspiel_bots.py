@@ -59,6 +59,7 @@ from sim.core import state as K
 from sim.tiles import TARGET_RAW
 from strategies.catalogue import resolve
 from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, SCORE_STEP, TABLE_ROW
+from strategies.python_view import frozen
 from strategies.winprob_table import WIN_TABLE
 
 pyspiel = require("pyspiel", "openspiel")
@@ -268,8 +269,9 @@ class StrategyBot(pyspiel.Bot):
             return legal[0]
         view = view._replace(rng=self._rng)  # its own stream, kept from decision to decision
         if self.strategy.compiled:
-            # writable copies, as the engine hands them: read-only arrays would be another type
-            fields = [np.array(f) if isinstance(f, np.ndarray) and f is not self._rng else f
+            # read-only copies, as the engine hands them (sim.engine.play.seat_view): the
+            # engine's view type, whose compiled helpers are cached already
+            fields = [frozen(f) if isinstance(f, np.ndarray) and f is not self._rng else f
                       for f in view]
             choice = int(self.strategy.choose(K.PlayerView(*fields)))
         else:

@@ -58,6 +58,7 @@ from sim.tiles import (
 )
 from strategies.catalogue import resolve
 from strategies.definition import Strategy
+from strategies.python_view import frozen
 
 HUMAN = "human"
 """The human seat's name in the record's ``strategies``."""
@@ -332,8 +333,9 @@ class StrategySeat:
         where = f"strategy {self.strategy.name!r} (seat {self.seat})"
         try:
             if self.strategy.compiled:
-                # writable copies, as the engine hands them: read-only arrays are another type
-                fields = [np.array(f) if isinstance(f, np.ndarray) and f is not self.rng else f
+                # read-only copies, as the engine hands them (sim.engine.play.seat_view): the
+                # engine's view type, whose compiled helpers are cached already
+                fields = [frozen(f) if isinstance(f, np.ndarray) and f is not self.rng else f
                           for f in view]
                 choice = self.strategy.choose(K.PlayerView(*fields))
             else:
