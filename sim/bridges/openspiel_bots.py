@@ -59,7 +59,6 @@ from sim.core import state as K
 from sim.tiles import TARGET_RAW
 from strategies.catalogue import resolve
 from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, SCORE_STEP, TABLE_ROW
-from strategies.python_view import frozen
 from strategies.winprob_table import WIN_TABLE
 
 pyspiel = require("pyspiel", "openspiel")
@@ -269,11 +268,9 @@ class StrategyBot(pyspiel.Bot):
             return legal[0]
         view = view._replace(rng=self._rng)  # its own stream, kept from decision to decision
         if self.strategy.compiled:
-            # read-only copies, as the engine hands them (sim.engine.play.seat_view): the
-            # engine's view type, whose compiled helpers are cached already
-            fields = [frozen(f) if isinstance(f, np.ndarray) and f is not self._rng else f
-                      for f in view]
-            choice = int(self.strategy.choose(K.PlayerView(*fields)))
+            # The Python view's arrays are read-only copies already (seat_view), as the engine
+            # hands them: the engine's view type, whose helpers are cached already.
+            choice = int(self.strategy.choose(K.PlayerView(*view)))
         else:
             choice = int(self.strategy.function(view))
         if not 0 <= choice < view.n_candidates:

@@ -58,7 +58,6 @@ from sim.tiles import (
 )
 from strategies.catalogue import resolve
 from strategies.definition import Strategy
-from strategies.python_view import frozen
 
 HUMAN = "human"
 """The human seat's name in the record's ``strategies``."""
@@ -333,11 +332,9 @@ class StrategySeat:
         where = f"strategy {self.strategy.name!r} (seat {self.seat})"
         try:
             if self.strategy.compiled:
-                # read-only copies, as the engine hands them (sim.engine.play.seat_view): the
-                # engine's view type, whose compiled helpers are cached already
-                fields = [frozen(f) if isinstance(f, np.ndarray) and f is not self.rng else f
-                          for f in view]
-                choice = self.strategy.choose(K.PlayerView(*fields))
+                # The Python view's arrays are read-only copies already (seat_view), as the
+                # engine hands them: the engine's view type, whose helpers are cached already.
+                choice = self.strategy.choose(K.PlayerView(*view))
             else:
                 choice = self.strategy.function(view)
         except Exception as error:  # a user's strategy: one line saying where
