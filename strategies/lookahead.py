@@ -374,7 +374,7 @@ def playout_row(ws, view, seat, count, double_bonus):
 
 
 @kernel
-def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus=0.0):
+def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus):
     """Play the round in ``ws`` to its end with the playout policy at every seat (``greedy``,
     or with ``double_bonus`` its doubles variant: :func:`playout_row`), ``seat`` to act first.
 
@@ -400,9 +400,8 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus=
         If >= 0, ``seat``'s first action is ``view.cands[first_row]`` (a
         rollout's candidate) instead of greedy's choice.
     double_bonus : float64
-        Raw points the playout policy adds for a double (0: ``greedy``). The engine's callers
-        pass it, 0.0 included: a call that omits it is typed apart, a second compile of this
-        kernel (10 s).
+        Raw points the playout policy adds for a double (0.0: ``greedy``). No default: a call
+        that left it out would be typed apart, a second compile of this kernel (10 s).
 
     Returns
     -------

@@ -18,12 +18,6 @@ from sim.scale.simulate import simulate_sharded
 from sim.scale.store import ShardError, ShardStore
 
 
-def cli(*args):
-    """``five-up args...`` in this process (:func:`tests.support.plugins.call_cli`); the run that
-    is killed mid-way has a process of its own (:func:`tests.support.processes.kill_after_first_shard`)."""
-    return call_cli(*args)
-
-
 def one_line_error(run, words):
     assert run.returncode == 2, run.stderr
     lines = run.stderr.strip().splitlines()
@@ -153,10 +147,10 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(compiled_engine
     done = {p.name: p.stat().st_mtime_ns for p in parts.glob("shard-*.parquet")}
     assert 1 <= len(done) < 20
 
-    refused = cli(*[("12" if a == "11" else a) for a in SIM], "--out", str(out))
+    refused = call_cli(*[("12" if a == "11" else a) for a in SIM], "--out", str(out))
     one_line_error(refused, "holds shards of a different run (config.seed was 11, now 12)")
 
-    resumed = cli(*SIM, "--out", str(out), "--keep-shards")
+    resumed = call_cli(*SIM, "--out", str(out), "--keep-shards")
     assert resumed.returncode == 0, resumed.stderr
     assert f"resuming from {parts}: {len(done)} of 20 shards" in resumed.stderr
     assert f"({len(done)} of 20 shards resumed" in resumed.stdout
@@ -165,7 +159,7 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(compiled_engine
     pd.testing.assert_frame_equal(pd.read_parquet(out), expected, check_exact=True)
 
     # Without --keep-shards the parts directory goes once the output is written.
-    again = cli(*SIM, "--out", str(out))
+    again = call_cli(*SIM, "--out", str(out))
     assert again.returncode == 0 and "20 of 20 shards resumed" in again.stdout
     assert not parts.exists()
     pd.testing.assert_frame_equal(pd.read_parquet(out), expected, check_exact=True)
@@ -174,20 +168,20 @@ def test_sigkill_mid_run_then_resume_equals_an_uninterrupted_run(compiled_engine
 def test_cli_summary_only_json_and_csv(compiled_engine, tmp_path):
     base = ["simulate", "--players", "3", "--strategies", "greedy,random,greedy", "--matches", "900",
             "--seed", "2", "--shard-size", "250"]
-    js = cli(*base, "--summary-only", "--out", str(tmp_path / "s.json"))
+    js = call_cli(*base, "--summary-only", "--out", str(tmp_path / "s.json"))
     assert js.returncode == 0, js.stderr
     assert "summary only" in js.stdout and "win_0" in js.stdout and "rounds" in js.stdout
     document = json.loads((tmp_path / "s.json").read_text())
     whole = compiled_engine.simulate(3, "greedy,random,greedy", 900, seed=2)
     assert document["aggregate"] == json.loads(json.dumps(match_aggregate(whole)))
     assert document["run"]["config"]["strategies"] == ["greedy", "random", "greedy"]
-    csv = cli(*base, "--summary-only", "--out", str(tmp_path / "s.csv"))
+    csv = call_cli(*base, "--summary-only", "--out", str(tmp_path / "s.csv"))
     assert csv.returncode == 0, csv.stderr
     table = pd.read_csv(tmp_path / "s.csv").set_index("quantity")
     assert table.loc["rounds", "mean"] == pytest.approx(whole["rounds"].mean(), abs=1e-6)
     assert table.loc["win_2", "sum"] == int((whole["winner"] == 2).sum())
     assert not (tmp_path / "s.json.parts").exists() and not (tmp_path / "s.csv.parts").exists()
-    wrong = cli(*base, "--summary-only", "--out", str(tmp_path / "s.parquet"))
+    wrong = call_cli(*base, "--summary-only", "--out", str(tmp_path / "s.parquet"))
     one_line_error(wrong, "should end with .json or .csv")
 
 
@@ -196,8 +190,8 @@ def test_cli_summary_only_json_and_csv(compiled_engine, tmp_path):
     (["--shard-size", "lots"], "--shard-size expects an integer"),
 ])
 def test_cli_bad_shard_options(tmp_path, args, words):
-    run = cli("simulate", "--players", "2", "--strategies", "greedy,random", "--matches", "5",
-              "--seed", "1", "--out", str(tmp_path / "x.parquet"), *args)
+    run = call_cli("simulate", "--players", "2", "--strategies", "greedy,random", "--matches", "5",
+                   "--seed", "1", "--out", str(tmp_path / "x.parquet"), *args)
     one_line_error(run, words)
 
 
@@ -265,10 +259,10 @@ def test_tournament_cli_refuses_changed_shard_size_of_an_unfinished_run(compiled
     out = tmp_path / "t"
     base = ["tournament", "--strategies", "random,greedy", "--matches", "400", "--seed", "3",
             "--out", str(out), "--quiet", "--shard-size", "100", "--keep-shards"]
-    first = cli(*base)
+    first = call_cli(*base)
     assert first.returncode == 0, first.stderr
     assert np.isclose(pd.read_csv(out / "summary.csv")["matches"], 800).all()
-    changed = cli(*[("150" if a == "100" else a) for a in base])
+    changed = call_cli(*[("150" if a == "100" else a) for a in base])
     one_line_error(changed, "shard_size was 100, now 150")
-    summary_only = cli(*base[:-1], "--summary-only")
+    summary_only = call_cli(*base[:-1], "--summary-only")
     one_line_error(summary_only, 'mode was "frames", now "summary"')
