@@ -25,6 +25,8 @@ COMMANDS = (
      "simulate matches with the engine and write them as exact61-record/1 JSON Lines"),
     ("verify", "cli.verify_command:VERIFY",
      "replay match records with the rules reference and check every figure"),
+    ("analyse", "cli.analyse_command:ANALYSE",
+     "analyse one seat's moves in a match record: each move's cost in win probability"),
     ("show", "cli.show_command:SHOW",
      "draw a round of a match record as the tiles lie (SVG, PNG), or a replay page (HTML)"),
     ("reference", "cli.reference_command:REFERENCE",

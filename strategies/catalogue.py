@@ -56,6 +56,7 @@ BUILTIN_MODULES = (
     "strategies.weighted",
     "strategies.rollout",
     "strategies.matchplay",
+    "strategies.pimc",
     "strategies.cheater",
 )
 """Modules holding the built-in strategies (one decorated function each), in listing order."""

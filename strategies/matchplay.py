@@ -81,7 +81,7 @@ and the better playout policy by less than the noise of these runs. CPU per
 match in self-play, one thread (``time.process_time``, 150 matches): rollout
 6.9 ms, matchplay at 40 samples 19.7 ms (2.9x); the default is 36 samples to
 stay under 3x. The committed strength ladder (``five-up strength``, README)
-has the figures at 3,000 deals.
+has the figures.
 
 Parameters switch each component off for ablations
 (``matchplay[halving=0]``, ``matchplay[inference=0]``,
@@ -220,19 +220,13 @@ def keep_best(view, means, alive, keep):
 
 @kernel
 def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, counts, lacks,
-           n_groups, seats, chosen, awards, since):
-    """The decision (module docstring); every array is scratch sized by the caller."""
+           n_groups, seats, chosen, awards, since, samples, prior_weight, raw_weight, halving,
+           inference, match_value, double_bonus, beta):
+    """The decision (module docstring); every array is scratch sized by the caller, the settings
+    are the parameters' (:func:`search_with`)."""
     n = view.n_candidates
-    samples = int(view.params[0])
     if samples < 1:
         samples = 1
-    prior_weight = view.params[1]
-    raw_weight = view.params[2]
-    halving = view.params[3] != 0.0
-    inference = view.params[4] != 0.0
-    match_value = view.params[5]
-    double_bonus = view.params[6]
-    beta = view.params[7]
     for row in range(n):
         prior_scores[row] = 0.0
         sums[row] = 0.0
@@ -283,15 +277,28 @@ def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, c
 
 
 @allocating
-def choose(view):
-    """Allocate the decision's scratch and run :func:`search`."""
+def search_with(view, samples, prior_weight, raw_weight, halving, inference, match_value,
+                double_bonus, beta):
+    """Allocate the decision's scratch and run :func:`search` with these settings (the
+    parameters of :data:`PARAMETERS`, typed: ``samples`` int64, ``halving`` and ``inference``
+    bool, the others float64). ``pimc`` calls it for the decisions it does not solve."""
     n = view.n_candidates
     return search(view, new_scratch(), np.zeros(n), np.zeros(n), np.zeros(n),
                   np.zeros(n, dtype=np.int64), np.zeros((n, N_FEATURES)), PRIOR.copy(),  # writable, as rollout's
                   np.zeros(4, dtype=np.int64), np.zeros((4, MAX_GROUPS), dtype=np.int64),
                   np.zeros((4, MAX_GROUPS), dtype=np.int64), np.zeros(4, dtype=np.int64),
                   np.zeros(MAX_CHOICES, dtype=np.int64), np.zeros(MAX_CHOICES, dtype=np.int64),
-                  np.zeros((MAX_CHOICES, N_TILES)), np.zeros(MAX_CHOICES, dtype=np.int64))
+                  np.zeros((MAX_CHOICES, N_TILES)), np.zeros(MAX_CHOICES, dtype=np.int64),
+                  samples, prior_weight, raw_weight, halving, inference, match_value, double_bonus,
+                  beta)
+
+
+@allocating
+def choose(view):
+    """Run :func:`search_with` with the view's parameters."""
+    params = view.params
+    return search_with(view, np.int64(params[0]), params[1], params[2], params[3] != 0.0,
+                       params[4] != 0.0, params[5], params[6], params[7])
 
 
 @strategy(
@@ -318,5 +325,5 @@ def matchplay(view):
     return choose(view)
 
 
-__all__ = ["matchplay", "outcome_value", "playout_value", "search", "weighted_prior", "PARAMETERS", "TABLE_ROW",
+__all__ = ["matchplay", "outcome_value", "playout_value", "search", "search_with", "weighted_prior", "PARAMETERS", "TABLE_ROW",
            "LEAD_OWN", "LEAD_OTHER", "LEAD_LOT"]

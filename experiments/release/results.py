@@ -186,7 +186,7 @@ RESULTS = (
         leave_out=("cf_hands.csv",)),
     CommittedResult(
         "strength",
-        ("strength", "--players", "2,4", "--deals", "3000", "--seed", "2026", "--allow-hidden"),
+        ("strength", "--players", "2,4", "--deals", "1500", "--seed", "2026", "--allow-hidden"),
         ("strength", "--players", "2", "--ladder", "random,greedy,exact", "--deals", "10",
          "--seed", "2026", "--timing-matches", "4"),
         leave_out=("matches.csv",)),

@@ -4,7 +4,7 @@ For every player count (2: one strategy against another; 4: partnerships,
 seats 0,2 against 1,3) and every pairing ``upper`` vs ``lower``:
 
 - every adjacent pair of the ladder (the next strategy up against the one below it),
-- the challenger (default ``matchplay``) against ``greedy`` and against the
+- the challenger (default ``pimc``) against ``greedy`` and against the
   reference (default ``rollout``), and the ceiling (default ``cheater``, an
   audit strategy that sees hidden information) against the reference,
 
@@ -73,9 +73,9 @@ from strategies.catalogue import resolve_field
 
 NAME = "strength"
 DEFAULT_LADDER = ("random", "greedy", "exact", "defensive", "weighted", "rollout", "matchplay",
-                  "cheater")
+                  "pimc", "cheater")
 """The default ladder, weakest first."""
-DEFAULT_CHALLENGER = "matchplay"
+DEFAULT_CHALLENGER = "pimc"
 DEFAULT_REFERENCE = "rollout"
 DEFAULT_CEILING = "cheater"
 BASELINE = "greedy"

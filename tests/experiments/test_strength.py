@@ -31,11 +31,11 @@ def test_pairings_steps_roles_skipped_and_deduplicated():
     assert strength.ladder_pairings(["random", "greedy", "exact"], challenger="greedy",
                                     reference="random", ceiling="exact") == [
         ("step", "greedy", "random"), ("step", "exact", "greedy"), ("ceiling", "exact", "random")]
-    # the default ladder: 7 steps, matchplay vs greedy, cheater vs rollout (matchplay vs
-    # rollout is already a step)
+    # the default ladder: 8 steps, pimc vs greedy and vs rollout, cheater vs rollout
     pairs = strength.ladder_pairings(strength.DEFAULT_LADDER)
-    assert len(pairs) == 9
-    assert pairs[-2:] == [("challenger", "matchplay", "greedy"), ("ceiling", "cheater", "rollout")]
+    assert len(pairs) == 11
+    assert pairs[-3:] == [("challenger", "pimc", "greedy"), ("challenger", "pimc", "rollout"),
+                          ("ceiling", "cheater", "rollout")]
     # roles outside the ladder drop their pairings
     assert strength.ladder_pairings(["random", "greedy"]) == [("step", "greedy", "random")]
 

@@ -8,10 +8,13 @@
   the same kernel get the arrays empty (``STALE_CHECK`` returns an invalid row
   otherwise, which the engine flags).
 * ``cheater``'s matches are played under the rules: their records verify.
+* With the search's nodes enough it plays a best exact move of the true world (the round
+  solver's values on endgames of engine-dealt rounds).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import sim
@@ -19,8 +22,10 @@ import strategies
 from sim.core import state as K
 from sim.engine.spec import RunSpec
 from sim.verify import verify_record
+from strategies import perfect_solver as P
+from tests.support.endgames import copy_world, endgames, sealed_view
 from tests.support.plugins import call_cli
-from tests.support.views import PROBE_FIELD, STALE_CHECK, hidden_probe
+from tests.support.views import PROBE_FIELD, STALE_CHECK, hidden_probe, params_for
 
 def test_a_sees_hidden_strategy_is_refused_unless_allowed():
     with pytest.raises(ValueError, match="allow_hidden=True"):
@@ -87,3 +92,21 @@ def test_many_records_of_the_new_strategies_verify(players):
         assert [verify_record(rec) for rec in records] == [[]] * len(records)
         checked += len(records)
     assert checked == 1200
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_cheater_plays_a_best_exact_move_of_the_true_world(players):
+    """Handed the true hands and boneyard, with nodes enough and no prior, cheater plays a
+    placement whose exact solver value on that world is the largest."""
+    cheater = strategies.resolve("cheater")
+    params = params_for("cheater", node_limit=10.0**9, prior_weight=0.0)
+    spread = 0
+    for ws, view, next_draw, seat in endgames(players, 10, (6, 14), 40 + players):
+        values = np.full(view.n_candidates, np.nan)
+        assert P.solve_world(copy_world(ws), view, P.new_solver_scratch(),
+                             P.solver_settings(node_limit=10**9), np.int64(next_draw), np.int64(seat),
+                             values) == 1
+        row = cheater.choose(sealed_view(view, params, world=ws, next_draw=next_draw))
+        assert values[row] >= values.max() - 1e-12, (values, row)
+        spread += values.max() - values.min() > 1e-9
+    assert spread >= 3

@@ -23,9 +23,10 @@ NAMES = sorted(name for name in strategies.builtin_names()
 hashes every word of its view)."""
 
 
-BUDGETS = {"matchplay": {"samples": 6.0}}
+BUDGETS = {"matchplay": {"samples": 6.0}, "pimc": {"worlds": 4.0, "node_limit": 400.0, "exact_below": 14.0, "samples": 6.0}}
 """Smaller search budgets than the defaults, by strategy: the same code reads the view (the
-inference, the sampled worlds, the opponent model) at any budget, in a sixth of the time."""
+inference, the sampled worlds, the opponent model) at any budget, in a sixth of the time;
+``pimc`` solves the smaller rounds (``exact_below`` 14) and searches as ``matchplay`` in the others."""
 
 
 @pytest.mark.parametrize("name", NAMES)

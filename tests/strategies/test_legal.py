@@ -16,20 +16,22 @@ import strategies
 from sim.verify import verify_record
 from tests.support.views import DOUBLES_FIELD, strategy_named
 
+PIMC = "pimc[worlds=4,node_limit=400,samples=6]"
+"""``pimc`` at a small budget: the same code at any budget, an eighth of the time."""
 MIXES = {
     2: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("random", "rollout"),
-        ("matchplay", "cheater"), ("weighted_tuned", "greedy")],
+        ("matchplay", "cheater"), ("weighted_tuned", "greedy"), (PIMC, "cheater")],
     3: [("exact", "heavy", "rollout"), ("defensive", "weighted", "doubles"), ("matchplay", "cheater", "greedy"),
-        ("weighted_tuned", "random", "greedy")],
+        ("weighted_tuned", "random", "greedy"), (PIMC, "cheater", "rollout")],
     4: [("rollout", "exact"), ("heavy", "defensive"), ("weighted", "doubles"), ("matchplay", "cheater"),
-        ("weighted_tuned", "greedy")],
+        ("weighted_tuned", "greedy"), (PIMC, "matchplay")],
 }
 MATCHES = {2: 60, 3: 80, 4: 80}
 
 
 def test_mixes_cover_every_strategy():
     for players, mixes in MIXES.items():
-        seen = {name for mix in mixes for name in mix}
+        seen = {name.partition("[")[0] for mix in mixes for name in mix}
         assert seen >= set(strategies.builtin_names()) - {"random", "greedy"} | {"doubles"}, players
 
 
@@ -44,7 +46,7 @@ def test_records_of_every_strategy_verify(compiled_engine, players):
         for record in records:
             assert verify_record(record) == [], (mix, record["match"])
         total += len(records)
-    assert total >= 160
+    assert total >= 200
 
 
 def test_records_with_swept_parameters_verify(compiled_engine):

@@ -12,6 +12,7 @@ from sim.core import rules, step
 from sim.core import state as K
 from sim.core.rng import STREAM_DEAL, decision_state, shuffle_round_deal, stream_key
 from sim.tiles import HAND_SIZE, N_TILES
+from tests.support.views import read_only_view
 
 SCORES = [0, 100, 200, 250, 270, 285, 295, 300]
 """Entity scores the endgames start from: near 305 the exact-61 rule discards events."""
@@ -90,8 +91,33 @@ def view_of(ws, seat, players, count, entity_of_seat):
     )
 
 
+def sealed_view(view, params, world=None, next_draw=N_TILES):
+    """``view`` as the engine hands it to a strategy: read-only arrays (all but the stream: the
+    engine's Numba type, so the kernels compiled for its runs serve), the strategy's
+    ``params``, and the boneyard's size. With ``world`` (the endgame's workspace) the hidden
+    hands and the boneyard from ``next_draw`` on are handed too, as to a ``sees_hidden``
+    strategy; without, they are empty, as to a fair one. The decision stream is a copy: each
+    sealed view starts from the stream ``view`` holds, however often a strategy drew from
+    another."""
+    players = int(view.players)
+    hidden_hands, hidden_boneyard = view.hidden_hands, view.hidden_boneyard
+    if world is not None:
+        hidden_hands, hidden_boneyard = world.hands[:players].copy(), world.deal[next_draw:].copy()
+    arrays = {name: read_only_view(getattr(view, name)) for name in
+              ("entity_of_seat", "scores", "hand_sizes", "lacking", "nodes", "open_count",
+               "open_nodes", "cands", "history")}
+    return view._replace(**arrays, boneyard_size=np.int64(N_TILES - next_draw),
+                         params=read_only_view(np.asarray(params, dtype=np.float64)),
+                         hidden_hands=read_only_view(hidden_hands),
+                         hidden_boneyard=read_only_view(hidden_boneyard), rng=view.rng.copy())
+
+
 def endgames(players, wanted, left_range, seed):
-    """``wanted`` endgames of ``players`` seats: (world, view, next_draw, seat)."""
+    """``wanted`` endgames of ``players`` seats: (world, view, next_draw, seat).
+
+    The view is sealed as the engine seals it (:func:`sealed_view`, no hidden arrays): the
+    engine's Numba type, so the solver and the strategies run the kernels the built-in field's
+    runs compiled (and cached), compiled once for one view type."""
     generator = np.random.default_rng(seed)
     found = []
     for match in range(5000):
@@ -99,7 +125,9 @@ def endgames(players, wanted, left_range, seed):
         if state is None:
             continue
         ws, seat, next_draw, count, entity_of_seat = state
-        found.append((ws, view_of(ws, seat, players, count, entity_of_seat), next_draw, seat))
+        view = sealed_view(view_of(ws, seat, players, count, entity_of_seat), np.zeros(1),
+                           next_draw=next_draw)
+        found.append((ws, view, next_draw, seat))
         if len(found) == wanted:
             return found
     raise AssertionError("too few endgames")

@@ -70,28 +70,25 @@ def builtin_field() -> None:
     player.play(np.zeros(1, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
-def solver_and_probes() -> None:
-    """The kernels that several test files call apart from the built-in field's, each as long
-    to compile as a set: the perfect-information round solver (:mod:`strategies.perfect_solver`)
-    on one small endgame per table size (with the step core's kernels its tests call from
-    Python), then the set of the view probes (:data:`tests.support.views.PROBE_FIELD`). They
-    run beside :func:`builtin_field`, the longer task, instead of in a test worker."""
-    import numpy as np
+def probes_and_steps() -> None:
+    """The set of the view probes (:data:`tests.support.views.PROBE_FIELD`), and the step core's
+    kernels that the solver's tests call from Python on small endgames. Beside
+    :func:`builtin_field`, the longer task, instead of in a test worker.
 
+    The round solver itself (:mod:`strategies.perfect_solver`) is not compiled here: the
+    built-in field holds ``pimc`` and ``cheater``, which call it with the engine's view type,
+    the type the tests' endgames are sealed to (:func:`tests.support.endgames.sealed_view`);
+    compiled here too it would be compiled twice at once."""
     import sim
-    from strategies import perfect_solver
-    from tests.support.endgames import copy_world, endgames
+    from tests.support.endgames import endgames
     from tests.support.views import PROBE_FIELD, SPY
 
-    for players in (2, 3, 4):
-        (ws, view, next_draw, seat), = endgames(players, 1, (6, 17), 20 + players)
-        values = np.full(view.n_candidates, np.nan)
-        perfect_solver.solve_world(copy_world(ws), view, perfect_solver.new_solver_scratch(),
-                                   perfect_solver.solver_settings(node_limit=10**9), next_draw, seat, values)
     sim.simulate(2, [SPY, "greedy"], 2, seed=0, field=PROBE_FIELD)
+    for players in (2, 3, 4):
+        endgames(players, 1, (6, 17), 20 + players)
 
 
-TASKS = {"builtin_field": builtin_field, "solver_and_probes": solver_and_probes}
+TASKS = {"builtin_field": builtin_field, "probes_and_steps": probes_and_steps}
 """Each task compiles (or loads) its kernels into the disk cache, in a process of its own."""
 
 
