@@ -20,7 +20,7 @@ from cli.arguments import (
     check_output_file,
     usage_error,
 )
-from cli.options import Text
+from cli.options import Switch, Text
 from sim.human.human_game import DEFAULT_SEED, HumanGame
 from sim.checks import check_int, check_players, check_seed
 from sim.engine.python_seats import StrategyFailure
@@ -67,6 +67,9 @@ def add_arguments(parser) -> None:
              "match stopped early (q, end of input, Ctrl-C) saves its finished rounds with "
              "winner null and \"interrupted\": true, which verify reports as stopped below its "
              "round limit."),
+        Switch("--hint", "before each of your choices, show the search's best placement and its "
+               "win probability (from what your seat knows: worlds consistent with it, each "
+               "solved; about a second per choice)"),
     ))
 
 
@@ -164,8 +167,9 @@ def stopped(game: HumanGame, path: str | None, why: str, status: int) -> int:
     return status
 
 
-def play(game: HumanGame, console: Console, path: str | None) -> int:
-    """The game loop; returns the exit status."""
+def play(game: HumanGame, console: Console, path: str | None, hint: bool = False) -> int:
+    """The game loop; returns the exit status. With ``hint`` the search's best placement is
+    shown before each of the human's choices (:meth:`HumanGame.hint`)."""
     try:
         waiting = [p.strategy.name for p in game.seats if p is not None and p.needs_compiling()]
         if waiting:
@@ -176,6 +180,10 @@ def play(game: HumanGame, console: Console, path: str | None) -> int:
             choices = game.choices()
             console.show([""] + game.screen() + ["Your placements:"]
                          + [f"  {choice.text()}" for choice in choices])
+            if hint:
+                advice = game.hint()
+                if advice:
+                    console.show([advice])
             answer = ask(console, len(choices))
             while answer == "help":
                 console.show([f"  {choice.text()}" for choice in choices])
@@ -205,7 +213,7 @@ def run_play(args) -> int:
         game = build_game(args)
     except ValueError as exc:  # bad options, unknown strategies (StrategyError is one)
         return usage_error(exc)
-    return play(game, Console(sys.stdin, sys.stdout), args.record)
+    return play(game, Console(sys.stdin, sys.stdout), args.record, hint=args.hint)
 
 
 PLAY = Command(

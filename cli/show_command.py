@@ -3,6 +3,8 @@ replay page of the match (HTML)."""
 
 from __future__ import annotations
 
+import csv
+import json
 import os
 import sys
 
@@ -44,7 +46,43 @@ def add_arguments(parser) -> None:
         Text("--seat", "S",
              "with --html: the page shows the match as seat S saw it (the other hands as counts "
              "until a settlement reveals them); default: every hand open"),
+        Text("--analysis", "DIR",
+             "with --html: the output directory of `five-up analyse` for this match (or its "
+             "analysis.csv); the page then shows that seat's win probability at every step and "
+             "each analysed move's cost"),
     ))
+
+
+def read_analysis(path: str, match: int, seat: int | None) -> list[dict]:
+    """The rows of a ``five-up analyse`` table (``DIR/analysis.csv`` or the CSV itself), checked
+    against the match and seat asked for (the directory's ``run.json`` names them).
+
+    Raises
+    ------
+    ValueError
+        One line: unreadable, not an analysis, of another match or another seat.
+    """
+    csv_path = os.path.join(path, "analysis.csv") if os.path.isdir(path) else path
+    settings_path = os.path.join(os.path.dirname(csv_path) or ".", "run.json")
+    try:
+        with open(csv_path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        settings = {}
+        if os.path.exists(settings_path):
+            with open(settings_path, encoding="utf-8") as handle:
+                settings = json.load(handle)
+    except OSError as exc:
+        raise ValueError(f"cannot read the analysis {csv_path}: {exc.strerror or exc}") from None
+    except ValueError:
+        raise ValueError(f"{settings_path} is not the run.json of an analysis") from None
+    if rows and not {"round", "turn", "seat", "played_value", "loss"} <= set(rows[0]):
+        raise ValueError(f"{csv_path} is not an analysis table of five-up analyse")
+    if "match" in settings and settings["match"] != match:
+        raise ValueError(f"the analysis is of match {settings['match']}, not --match {match}")
+    seats = {int(row["seat"]) for row in rows} | ({settings["seat"]} if "seat" in settings else set())
+    if seat is not None and seats and seats != {seat}:
+        raise ValueError(f"the analysis is of seat {min(seats)}, not --seat {seat}")
+    return rows
 
 
 def picture_paths(out: str) -> list[str]:
@@ -93,6 +131,8 @@ def run_show(args) -> int:
             raise ValueError("give --out (a picture) or --html (a replay page), or both")
         if args.seat is not None and args.html is None:
             raise ValueError("--seat applies to the replay page: give --html too")
+        if args.analysis is not None and args.html is None:
+            raise ValueError("--analysis applies to the replay page: give --html too")
         paths = picture_paths(args.out) if args.out is not None else []
         if args.html is not None:
             check_output_file(args.html, (".html", ".htm"))
@@ -106,13 +146,14 @@ def run_show(args) -> int:
                              f"{'' if rounds == 1 else 's'} (--round 0..{rounds - 1})")
         seat = (None if args.seat is None
                 else check_int(args.seat, "--seat", 0, record["players"] - 1))
+        analysis = None if args.analysis is None else read_analysis(args.analysis, index, seat)
     except ValueError as exc:
         return usage_error(exc)
-    return write_outputs(record, round_index, paths, args.html, seat)
+    return write_outputs(record, round_index, paths, args.html, seat, analysis)
 
 
 def write_outputs(record: dict, round_index: int, paths: list[str], html: str | None,
-                  seat: int | None) -> int:
+                  seat: int | None, analysis=None) -> int:
     """Write the pictures and the page (matplotlib loads only for a PNG). A file that cannot
     be written: one line on stderr and status 1."""
     try:
@@ -123,7 +164,7 @@ def write_outputs(record: dict, round_index: int, paths: list[str], html: str | 
                 write_round_png(record, round_index, path)
             print(f"wrote {path}")
         if html is not None:
-            write_replay_page(record, html, seat)
+            write_replay_page(record, html, seat, analysis)
             print(f"wrote {html}")
     except ValueError as exc:
         return usage_error(exc)

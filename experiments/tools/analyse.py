@@ -5,7 +5,7 @@ For every decision of the seat with two or more legal placements, the record is 
 that decision (:func:`sim.bridges.record_replay.replay_decisions`) and the seat's view there
 (its own hand, the layout, the scores, the hand sizes, what every draw and pass revealed: the
 view a strategy is handed, nothing hidden) goes to ``pimc``'s search
-(:func:`strategies.pimc.world_table`): ``worlds`` hidden worlds consistent with that view are
+(:func:`strategies.move_values.move_values`): ``worlds`` hidden worlds consistent with that view are
 sampled (weighted by the opponent model, as ``pimc`` weights them), and each legal placement
 is solved in each world (alpha-beta to the round's end within ``node_limit`` turns, round
 ends valued by the match-win table). So per placement:
@@ -33,7 +33,6 @@ another seat's hidden tiles (consistently with what was public) changes no value
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pandas as pd
@@ -48,15 +47,12 @@ from sim.core import state as K
 from sim.core.rng import decision_state
 from sim.files import atomic_write
 from sim.tiles import TILES
-from strategies import pimc as search
-from strategies.catalogue import resolve
+from strategies.move_values import move_values, weighted_interval
 
 DEFAULT_WORLDS = 48
 """Worlds per decision: a loss's 95% half-width is then a few points of win probability."""
 DEFAULT_NODE_LIMIT = 1500
 """Turns searched per world (leaves past it are valued by playouts)."""
-Z95 = 1.959963984540054
-"""Two-sided 95% normal quantile."""
 WIN_PROBABILITY = "win probability"
 RAW_PER_305 = "raw differential per 305"
 
@@ -79,21 +75,6 @@ def placement_text(code: int) -> str:
     other = low + high - joined
     where = "line" if side == K.SIDE_LINE else "arm"
     return f"{joined}-{other} on node {parent} ({where})"
-
-
-def weighted_summary(table: np.ndarray, weights: np.ndarray):
-    """Per candidate the weighted mean over worlds, and the normalised weights (float64[W])."""
-    total = weights.sum()
-    share = weights / total if total > 0 else np.full(weights.shape, 1.0 / len(weights))
-    return share @ table, share
-
-
-def weighted_interval(values: np.ndarray, share: np.ndarray):
-    """The weighted mean of per-world ``values`` with its normal 95% interval (variance
-    ``sum(share**2 (v - mean)**2)``, the ratio estimator's): (mean, low, high)."""
-    mean = float(share @ values)
-    half = Z95 * math.sqrt(float(np.sum(share ** 2 * (values - mean) ** 2)))
-    return mean, mean - half, mean + half
 
 
 def paired_loss(table: np.ndarray, share: np.ndarray, best: int, played: int):
@@ -123,11 +104,6 @@ def analyse_match(record: dict, seat: int, *, worlds: int = DEFAULT_WORLDS,
     pandas.DataFrame
         :data:`COLUMNS`, one row per decision of ``seat`` with two or more placements.
     """
-    info = resolve("pimc")
-    params = info.default_params()
-    params[search.PARAM_NODE_LIMIT] = float(node_limit)
-    params[search.PARAM_PRIOR_WEIGHT] = 0.0
-    params.flags.writeable = False
     players = int(record["players"])
     unit = RAW_PER_305 if players == 3 else WIN_PROBABILITY
     rows = []
@@ -139,11 +115,8 @@ def analyse_match(record: dict, seat: int, *, worlds: int = DEFAULT_WORLDS,
                 progress(1)
             continue
         number = len(rows)
-        python_view = decision.state.view(np.zeros((players, 1)))
-        view = K.PlayerView(*python_view)._replace(
-            params=params, rng=decision_state(seed, number, seat))
-        table, weights = search.world_table(view, np.int64(worlds))
-        means, share = weighted_summary(table, weights)
+        view = decision.state.view(np.zeros((players, 1)))
+        means, table, share = move_values(view, worlds, node_limit, decision_state(seed, number, seat))
         codes = [cands_code(view, row) for row in range(int(view.n_candidates))]
         played = codes.index(decision.action)
         best = int(np.argmax(means))
@@ -258,5 +231,4 @@ def write_analysis(moves: pd.DataFrame, settings: dict, directory) -> list[Path]
 
 
 __all__ = ["write_analysis", "COLUMNS", "DEFAULT_WORLDS", "DEFAULT_NODE_LIMIT", "analyse_match", "costliest",
-           "placement_text", "paired_loss", "summary_lines", "weighted_interval", "weighted_summary",
-           "winprob_figure"]
+           "placement_text", "paired_loss", "summary_lines", "winprob_figure"]

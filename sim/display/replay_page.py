@@ -88,6 +88,15 @@ th:first-child { text-align: left; }
         border-radius: 3px; background: repeating-linear-gradient(45deg, #6b7b88, #6b7b88 3px,
         #8797a3 3px, #8797a3 6px); }
 .count, .pips { color: var(--muted); margin-left: 6px; }
+.wp { position: relative; height: 16px; margin: 4px 0 6px; background: #eceff1;
+      border: 1px solid var(--line); border-radius: 3px; }
+#wp-fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--accent); opacity: .75; }
+#wp-interval { position: absolute; top: -4px; bottom: -4px; border-left: 2px solid var(--ink);
+               border-right: 2px solid var(--ink); }
+#wp-best { position: absolute; top: -4px; bottom: -4px; width: 0; border-left: 2px dashed var(--good); }
+#wp-text { margin: 0; }
+#wp-text .costly { color: var(--bad); font-weight: bold; }
+.wp-key { margin: 2px 0 0; color: var(--muted); font-size: 13px; }
 """
 
 SCRIPT = """
@@ -172,6 +181,46 @@ SCRIPT = """
     el("turn").textContent = step.turn === null ? "" : "Next to act: seat " + step.turn + ".";
   }
 
+  // The latest analysed decision at or before each step (-1: none yet).
+  var analysed = [];
+  steps.forEach(function (step, k) {
+    analysed.push(step.analysis ? k : (k > 0 ? analysed[k - 1] : -1));
+  });
+
+  function percent(value) { return Math.round(100 * Math.min(1, Math.max(0, value))) + "%"; }
+
+  function showAnalysis() {
+    if (!data.analysis) { return; }
+    var k = analysed[index];
+    var text = el("wp-text");
+    clear(text);
+    el("wp-bar").hidden = true;
+    if (k < 0) {
+      text.textContent = "No decision of seat " + data.analysis.seat + " analysed yet.";
+      return;
+    }
+    var a = steps[k].analysis;
+    var when = k === index ? "This move" : "Seat " + data.analysis.seat + "'s last analysed move";
+    if (data.analysis.unit === "win probability") {
+      el("wp-bar").hidden = false;
+      el("wp-fill").style.width = (100 * a.value) + "%";
+      el("wp-interval").style.left = (100 * Math.max(0, a.low)) + "%";
+      el("wp-interval").style.width = (100 * (Math.min(1, a.high) - Math.max(0, a.low))) + "%";
+      el("wp-best").style.left = (100 * a.best_value) + "%";
+      add(text, "span", "", when + " (" + a.played + "): win probability " + percent(a.value) +
+          " [" + percent(a.low) + ", " + percent(a.high) + "]; best (" + a.best + ") " +
+          percent(a.best_value) + ". ");
+      add(text, "span", a.loss_low > 0 ? "costly" : "", "Cost " +
+          (100 * a.loss).toFixed(1) + " points [" + (100 * a.loss_low).toFixed(1) + ", " +
+          (100 * a.loss_high).toFixed(1) + "]" + (a.loss_low > 0 ? ": a costly move." : "."));
+    } else {
+      add(text, "span", a.loss_low > 0 ? "costly" : "", when + " (" + a.played + "): " +
+          a.value.toFixed(3) + " " + data.analysis.unit + "; best (" + a.best + ") " +
+          a.best_value.toFixed(3) + "; cost " + a.loss.toFixed(3) + " [" +
+          a.loss_low.toFixed(3) + ", " + a.loss_high.toFixed(3) + "].");
+    }
+  }
+
   function show(target) {
     index = Math.max(0, Math.min(steps.length - 1, target));
     var step = steps[index];
@@ -180,6 +229,7 @@ SCRIPT = """
     showHands(step);
     showScores(step);
     showMove(step);
+    showAnalysis();
     el("position").textContent = "Step " + (index + 1) + " of " + steps.length + " \\u00b7 round " +
       round.number + ", move " + (index - round.first) + " of " + (round.last - round.first);
     el("round").value = String(step.round);
@@ -225,7 +275,49 @@ def script_json(value) -> str:
     return "".join(JSON_ESCAPES.get(char, char) for char in text)
 
 
-def replay_page(record: dict, seat: int | None = None) -> str:
+ANALYSIS_FIELDS = {"played": str, "best": str, "value": float, "low": float, "high": float,
+                   "best_value": float, "loss": float, "loss_low": float, "loss_high": float}
+"""What the page shows of an analysed decision, by its name on the page."""
+ANALYSIS_COLUMNS = {"value": "played_value", "low": "played_low", "high": "played_high"}
+"""The ``five-up analyse`` columns (``analysis.csv``) of the page's names, where they differ."""
+
+
+def attach_analysis(data: dict, rows) -> None:
+    """Put each analysed decision of ``rows`` on its step of ``data`` (:func:`replay_states`).
+
+    ``rows`` are the rows of a ``five-up analyse`` table (``analysis.csv``: one seat's
+    decisions, ``round`` and ``turn`` counted from 1), as dicts of text or numbers. Each step
+    gets ``analysis`` (None, or :data:`ANALYSIS_FIELDS`) and ``data`` gets ``analysis``:
+    ``{"seat", "unit", "decisions"}``.
+
+    Raises
+    ------
+    ValueError
+        One line: a row that is not a play of its seat in this match (the analysis of another
+        match), or rows of more than one seat.
+    """
+    plays = {(step["round"], step["action"]): k for k, step in enumerate(data["steps"])
+             if step["kind"] == "play"}
+    for step in data["steps"]:
+        step["analysis"] = None
+    seats, units = set(), set()
+    for row in rows:
+        round_number, turn, seat = int(row["round"]), int(row["turn"]), int(row["seat"])
+        k = plays.get((round_number - 1, turn - 1))
+        if k is None or data["steps"][k]["seat"] != seat:
+            raise ValueError(f"the analysis is not of this match: round {round_number}, move "
+                             f"{turn} is not a play of seat {seat} here")
+        seats.add(seat)
+        units.add(str(row["unit"]))
+        data["steps"][k]["analysis"] = {name: kind(row[ANALYSIS_COLUMNS.get(name, name)])
+                                        for name, kind in ANALYSIS_FIELDS.items()}
+    if len(seats) > 1 or len(units) > 1:
+        raise ValueError("the analysis holds more than one seat: give one seat's analysis.csv")
+    data["analysis"] = ({"seat": seats.pop(), "unit": units.pop(), "decisions": len(rows)}
+                        if rows else None)
+
+
+def replay_page(record: dict, seat: int | None = None, analysis=None) -> str:
     """The whole replay page of one match, as HTML text.
 
     Parameters
@@ -235,13 +327,20 @@ def replay_page(record: dict, seat: int | None = None) -> str:
     seat : int or None
         Show the match as this seat saw it (others' hands as counts until a
         settlement reveals them); None shows every hand.
+    analysis : sequence of dict, optional
+        The rows of one seat's ``five-up analyse`` table (:func:`attach_analysis`): the page
+        then shows that seat's win probability at every step (a bar with its interval and the
+        best move's mark) and each analysed move's cost.
 
     Raises
     ------
     ValueError
-        One line: the record's first problem, or a seat not at the table.
+        One line: the record's first problem, a seat not at the table, an analysis of
+        another match.
     """
     data = replay_states(record, seat)
+    if analysis is not None:
+        attach_analysis(data, list(analysis))
     title = _title(record, data)
     seats = ", ".join(data["seats"])
     # The options do not name how each round ends: stepping through, that is still to come.
@@ -283,7 +382,7 @@ def replay_page(record: dict, seat: int | None = None) -> str:
 <div id="layouts">{layouts}</div>
 </section>
 <section>
-<div><h2>Move</h2><p id="move"></p><ul id="events"></ul><p id="turn"></p><p id="result"></p></div>
+{_analysis_panel(data)}<div><h2>Move</h2><p id="move"></p><ul id="events"></ul><p id="turn"></p><p id="result"></p></div>
 <div><h2>Scores</h2>
 <table id="scores"><thead><tr><th>Entity</th><th>Raw</th><th>Displayed</th></tr></thead>
 <tbody>{score_rows}</tbody></table></div>
@@ -297,14 +396,28 @@ def replay_page(record: dict, seat: int | None = None) -> str:
 """
 
 
-def write_replay_page(record: dict, path, seat: int | None = None) -> None:
+def write_replay_page(record: dict, path, seat: int | None = None, analysis=None) -> None:
     """Write :func:`replay_page` to ``path`` atomically (:func:`sim.files.atomic_write`).
 
     The page is built before anything is written, so an invalid record leaves
     no file behind.
     """
-    text = replay_page(record, seat)
+    text = replay_page(record, seat, analysis)
     atomic_write(Path(path), lambda temporary: temporary.write_text(text, encoding="utf-8"))
+
+
+def _analysis_panel(data: dict) -> str:
+    """The win-probability panel of an analysed seat (empty without an analysis)."""
+    if data.get("analysis") is None:
+        return ""
+    seat = data["analysis"]["seat"]
+    return (f'<div id="analysis"><h2>Seat {seat}: win probability by the search</h2>'
+            '<div id="wp-bar" class="wp" hidden title="the move played (bar, with its 95% '
+            'interval) and the best move (dashed)"><div id="wp-fill"></div>'
+            '<div id="wp-interval"></div><div id="wp-best"></div></div><p id="wp-text"></p>'
+            '<p class="wp-key">Judged from what the seat knew (<code>five-up analyse</code>); the '
+            'bar is the move played, its 95% interval between the black marks, the dashed mark '
+            'the best move.</p></div>')
 
 
 def _round_layout(record: dict, round_index: int) -> str:

@@ -58,6 +58,7 @@ from sim.tiles import (
 )
 from strategies.catalogue import resolve
 from strategies.definition import Strategy
+from strategies.move_values import move_values, weighted_interval
 
 HUMAN = "human"
 """The human seat's name in the record's ``strategies``."""
@@ -417,6 +418,12 @@ class Choice:
         return f"{self.number}) {self.tile} {self.where}: {score}{note}"
 
 
+HINT_WORLDS = 32
+"""Worlds a hint samples (a second or so of search)."""
+HINT_NODE_LIMIT = 1500
+"""Turns a hint's search visits per world."""
+
+
 class HumanGame:
     """A match of ``players`` seats, ``seat`` human, the others played by strategies.
 
@@ -564,6 +571,27 @@ class HumanGame:
                               layout.place_text(parent, side, joined), points, note))
         self._choices = (moment, tuple(out))
         return out
+
+    def hint(self, worlds: int = HINT_WORLDS, node_limit: int = HINT_NODE_LIMIT) -> str:
+        """The search's best placement for the human now, from what the human seat knows
+        (:func:`strategies.move_values.move_values`: ``worlds`` sampled worlds, each solved),
+        as one line; empty when it is not the human's turn or only one placement is legal.
+        The worlds come from the game's seed and the moment (the same game, the same hint)."""
+        listed = self.choices()
+        if len(listed) < 2:
+            return ""
+        view = self.state.view(np.zeros((self.players, 1)))
+        stream = R.decision_state(self.seed, len(self.state.history()), self.seat)
+        means, table, share = move_values(view, worlds, node_limit, stream)
+        best = int(np.argmax(means))
+        value, low, high = weighted_interval(table[:, best], share)
+        if self.players == 3:  # no win table at 3 players: the round's raw differential
+            worth = (f"round's raw differential per 305 {value:+.3f} "
+                     f"[{low:+.3f}, {high:+.3f}]")
+        else:
+            worth = f"win probability {100 * value:.0f}% [{100 * low:.0f}, {100 * high:.0f}]"
+        return (f"Hint: {listed[best].number}) {listed[best].tile} {listed[best].where}: "
+                f"{worth} by the search ({worlds} sampled worlds)")
 
     def choose(self, number: int) -> list[str]:
         """Play the human's placement ``number`` (1..k of :meth:`choices`) and return what it

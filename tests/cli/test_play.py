@@ -1,24 +1,28 @@
 """``five-up play``: scripted moves on standard input play whole matches whose records verify,
 bad lines get one line each, end of input saves the finished rounds, bad options one line, and
 in a real terminal (tmux) the screen shows the hand, the numbered placements and the scores, and
-Ctrl-C stops with one line."""
+Ctrl-C stops with one line; ``--hint`` shows the search's best placement before each choice."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
 import time
 import uuid
 
+import numpy as np
 import pytest
 
 from cli.arguments import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from cli.main import main
+from sim.core.rng import decision_state
 from sim.human.human_game import HumanGame
 from sim.verify import verify_file, verify_record
+from strategies.move_values import move_values
 from tests.support.paths import REPO
 
 ENOUGH_MOVES = 400
@@ -182,3 +186,27 @@ def test_in_a_real_terminal_the_screen_shows_hand_placements_and_scores(tmp_path
     finally:
         subprocess.run([TMUX, "kill-session", "-t", session], check=False, capture_output=True,
                        timeout=30)
+
+
+def test_hint_names_the_searchs_best_legal_placement_the_same_each_time():
+    game = first_decision(11)
+    while len(game.choices()) < 2:
+        game.choose(1)
+        game.advance_until_human()
+    hint = game.hint(worlds=6, node_limit=200)
+    match = re.fullmatch(r"Hint: (\d+)\) .+: win probability (\d+)% \[(\d+), (\d+)\] by the search "
+                         r"\(6 sampled worlds\)", hint)
+    assert match, hint
+    number, value, low, high = (int(g) for g in match.groups())
+    assert 1 <= number <= len(game.choices()) and 0 <= low <= value <= high <= 100
+    assert game.hint(worlds=6, node_limit=200) == hint  # the same moment, the same worlds
+    view = game.state.view(np.zeros((2, 1)))
+    stream = decision_state(11, len(game.state.history()), 0)
+    assert int(np.argmax(move_values(view, 6, 200, stream).means)) + 1 == number
+
+
+def test_play_with_hint_shows_one_before_each_choice_of_two_or_more(monkeypatch, capsys):
+    result = run_play(monkeypatch, capsys, "1\n1\n1\nq\n", "--seed", "3", "--hint")
+    assert result.returncode == EXIT_OK
+    hints = [line for line in result.stdout.splitlines() if line.startswith("Hint: ")]
+    assert 1 <= len(hints) <= 3 and all("win probability" in line for line in hints)

@@ -132,3 +132,19 @@ def page_data(page: str) -> dict:
 def tiles_named(text: str) -> set[tuple[int, int]]:
     """Every tile written ``a-b`` in a text."""
     return {pair((int(a), int(b))) for a, b in TILE_PATTERN.findall(text)}
+
+
+def analysis_rows(record, seat):
+    """Hand-made rows of a ``five-up analyse`` table: every play of ``seat`` in the record, the
+    k-th with value k/100 (as text, as csv.DictReader gives them)."""
+    rows = []
+    for r, rnd in enumerate(record["rounds"]):
+        for t, action in enumerate(rnd["actions"]):
+            if action["type"] == "play" and action["seat"] == seat:
+                k = len(rows)
+                rows.append({"round": str(r + 1), "turn": str(t + 1), "seat": str(seat),
+                             "played": f"move {k}", "best": f"best {k}", "played_value": str(k / 100),
+                             "played_low": "0.0", "played_high": "0.9", "best_value": "0.95",
+                             "loss": "0.1", "loss_low": "-0.01" if k % 2 else "0.02",
+                             "loss_high": "0.2", "unit": "win probability"})
+    return rows

@@ -15,7 +15,7 @@ import copy
 import pytest
 
 from sim.display.replay_page import write_replay_page
-from tests.display.replay_expected import edge_records, expected_steps, golden
+from tests.display.replay_expected import analysis_rows, edge_records, expected_steps, golden
 from tests.support import browser as browser_setup
 from tests.support.browser import artifact_directory
 
@@ -128,9 +128,9 @@ def viewer(browser, tmp_path):
     """``open(record, seat=None) -> Viewer`` on a page written to ``tmp_path``."""
     opened = []
 
-    def open_page(record, seat=None):
+    def open_page(record, seat=None, analysis=None):
         path = tmp_path / f"replay-{len(opened)}.html"
-        write_replay_page(record, path, seat)
+        write_replay_page(record, path, seat, analysis)
         opened.append(Viewer(browser, path))
         return opened[-1]
 
@@ -194,6 +194,29 @@ def test_a_seat_view_hides_the_other_hands_until_settlement(viewer):
     view.press("ArrowRight", end - view.step())
     view.check(steps[end], record, end)
     assert not any(steps[end].hidden)  # a domino's settlement reveals every hand
+
+
+def test_an_analysed_seat_has_its_win_probability_bar_at_every_step(viewer):
+    record = golden(2)[0]
+    rows = analysis_rows(record, 1)
+    view = viewer(record, seat=1, analysis=rows)
+    steps = expected_steps(record, seat=1)
+    first = next(k for k, s in enumerate(steps) if s.kind == "play"
+                 and record["rounds"][s.round]["actions"][s.action]["seat"] == 1)
+    assert "No decision of seat 1 analysed yet." in view.text("#wp-text")
+    assert view.page.is_hidden("#wp-bar")
+    view.press("ArrowRight", first - view.step())
+    view.check(steps[first], record, first)
+    assert view.text("#wp-text").startswith("This move (move 0): win probability 0% [0%, 90%]")
+    assert "a costly move" in view.text("#wp-text")  # loss interval [0.02, 0.2] excludes 0
+    view.press("ArrowRight")
+    assert view.text("#wp-text").startswith("Seat 1's last analysed move (move 0)")
+    box = view.page.locator("#wp-bar").bounding_box()
+    fill = view.page.locator("#wp-interval").bounding_box()
+    assert box["width"] > 200 and abs(fill["x"] - box["x"]) < 2  # interval from 0%
+    assert abs(fill["width"] - 0.9 * box["width"]) < 4  # to 90% of the bar
+    view.screenshot("replay-2p-seat-1-analysis.png")
+    assert view.errors == []
 
 
 def test_rare_events_and_a_hostile_strategy_name(viewer):

@@ -13,6 +13,7 @@ from sim.display.replay_page import replay_page, write_replay_page
 from sim.display.replay_states import replay_states
 from sim.reference import play_match
 from tests.display.replay_expected import (
+    analysis_rows,
     edge_records,
     expected_steps,
     golden,
@@ -266,3 +267,27 @@ def test_write_replay_page_writes_the_page_whole(records, tmp_path):
     write_replay_page(record, target, seat=2)
     assert target.read_text(encoding="utf-8") == replay_page(record, 2)
     assert [p.name for p in tmp_path.iterdir()] == ["match.html"]
+
+
+def test_an_analysis_sits_on_its_plays_and_nowhere_else(records):
+    record = records["golden 2p match 0"]
+    rows = analysis_rows(record, 1)
+    data = page_data(replay_page(record, None, analysis=rows))
+    assert data["analysis"] == {"seat": 1, "unit": "win probability", "decisions": len(rows)}
+    marked = [step for step in data["steps"] if step["analysis"] is not None]
+    assert len(marked) == len(rows) > 5
+    for k, step in enumerate(marked):
+        action = record["rounds"][step["round"]]["actions"][step["action"]]
+        assert step["kind"] == "play" and step["seat"] == action["seat"] == 1
+        assert step["analysis"]["played"] == f"move {k}" and step["analysis"]["value"] == k / 100
+    assert replay_page(record, None).count('id="analysis"') == 0
+    assert replay_page(record, 1, analysis=rows).count('id="analysis"') == 1
+
+
+def test_an_analysis_of_another_match_or_two_seats_is_refused(records):
+    record = records["golden 2p match 0"]
+    wrong = [dict(row, seat="0") for row in analysis_rows(record, 1)]  # seat 1's plays, said seat 0's
+    with pytest.raises(ValueError, match="the analysis is not of this match: round 1, move"):
+        replay_page(record, None, analysis=wrong)
+    with pytest.raises(ValueError, match="more than one seat"):
+        replay_page(record, None, analysis=analysis_rows(record, 0) + analysis_rows(record, 1))

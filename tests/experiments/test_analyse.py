@@ -6,7 +6,8 @@
   never-drawn part of the boneyard (the public history unchanged) leaves every value of the
   seat unchanged (the worlds come from the seat's view and the analysis seed alone).
 * The same record and seed give the same frame; the command writes its three files, and bad
-  input is one line with status 2.
+  input is one line with status 2; ``five-up show --html --analysis DIR`` puts every analysed
+  decision on its step of the replay page.
 """
 
 from __future__ import annotations
@@ -109,7 +110,13 @@ def test_command_writes_its_files_and_refuses_bad_input(record, tmp_path):
     assert done.returncode == 0 and "decisions of seat 1" in done.stdout, done.stderr
     assert sorted(p.name for p in out.iterdir()) == ["analysis.csv", "analysis.md", "run.json", "winprob.png"]
     assert "# Analysis of seat 1, match 0 of match.jsonl" in (out / "analysis.md").read_text()
+    page = tmp_path / "match.html"
+    shown = call_cli("show", str(path), "--html", str(page), "--seat", "1", "--analysis", str(out))
+    assert shown.returncode == 0, shown.stderr
+    assert page.read_text().count('"analysis":{"played":') == len(analyse.analyse_match(record, 1, worlds=4, node_limit=100))
     for args, message in [
+        (["show", str(path), "--html", str(page), "--seat", "0", "--analysis", str(out)], "seat 1, not --seat 0"),
+        (["show", str(path), "--html", str(page), "--analysis", str(tmp_path / "none")], "cannot read the analysis"),
         (["analyse", str(tmp_path / "none.jsonl"), "--out", str(out)], "cannot read"),
         (["analyse", str(path), "--seat", "2", "--out", str(out)], "--seat"),
         (["analyse", str(path), "--worlds", "1", "--out", str(out)], "--worlds"),
