@@ -10,6 +10,7 @@ from cli import options
 from cli.arguments import EXIT_FAILED, EXIT_OK, PROG, Command, one_line, usage_error
 from cli.options import Text
 from cli.show_command import read_match
+from experiments.tools.analyse import analyse_match, write_analysis
 from sim.checks import check_int, check_seed
 from sim.files import claim_directory
 from sim.progress import progress_bar
@@ -53,9 +54,6 @@ def run_analyse(args) -> int:
         directory = claim_directory(args.out, settings)  # before the work, not after it
     except ValueError as exc:  # ClaimError included
         return usage_error(exc)
-    # The engine's imports (Numba) only once the input is known to be good.
-    from experiments.tools.analyse import analyse_match, write_analysis
-
     decisions = sum(1 for round_record in record["rounds"] for action in round_record["actions"]
                     if action["type"] == "play" and action["seat"] == seat)
     with progress_bar(decisions, enabled=not args.quiet, unit="move", desc="analysing") as bar:
