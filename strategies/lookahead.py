@@ -51,6 +51,7 @@ reads: every field a lookahead uses is written from the view first.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from sim.core.jit import ALLOCATING_OPTIONS, KERNEL_OPTIONS, hot_kernel, kernel
@@ -493,7 +494,7 @@ def replay_round_greedy(deal, players, leader, scores, params, rng):
         ws.lacking, 0, 0, 0, 0, 0, ws.nodes, ws.open_count, 0, ws.open_nodes, 0, ws.cands, params, rng,
         0, ws.history[:0], ws.hands[:0], ws.deal[:0],
     )
-    end = continue_round(ws, view, leader, players * 5, leader, -1, 0.0)
+    end = continue_round(ws, view, leader, players * 5, leader, np.int64(-1), 0.0)
     return ws.scores.copy(), end
 
 

@@ -233,7 +233,7 @@ def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, c
         alive[row] = 1
     if prior_weight != 0.0:
         weighted_prior(view, prior, prior_weight, ws, features, prior_scores)
-    if inference:
+    if inference != 0.0:
         for seat in range(view.players):
             n_groups[seat] = 0
             if seat != view.seat:
@@ -243,7 +243,7 @@ def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, c
         n_choices = past_choices(view, ws, seats, chosen, awards, since)
         choice_factors(awards, n_choices, beta, awards)  # in place: awards become the factors
     stages = 1
-    if halving:
+    if halving != 0.0:
         while (1 << stages) < n:
             stages += 1
     budget = samples * n
@@ -254,7 +254,7 @@ def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, c
         if per_candidate < 1:
             per_candidate = 1
         for _ in range(per_candidate):
-            if inference:
+            if inference != 0.0:
                 first_draw = sample_grouped_world(ws, view, view.rng, counts, lacks, n_groups)
             else:
                 first_draw = sample_world(ws, view, view.rng)
@@ -280,8 +280,9 @@ def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, c
 def search_with(view, samples, prior_weight, raw_weight, halving, inference, match_value,
                 double_bonus, beta):
     """Allocate the decision's scratch and run :func:`search` with these settings (the
-    parameters of :data:`PARAMETERS`, typed: ``samples`` int64, ``halving`` and ``inference``
-    bool, the others float64). ``pimc`` calls it for the decisions it does not solve."""
+    parameters of :data:`PARAMETERS`, typed: ``samples`` int64, the others float64, ``halving``
+    and ``inference`` as in the parameter row, 0.0 for off; not bool: a caller passing the
+    literal ``True`` would be typed apart, a second compile of the whole search). ``pimc`` calls it for the decisions it does not solve."""
     n = view.n_candidates
     return search(view, new_scratch(), np.zeros(n), np.zeros(n), np.zeros(n),
                   np.zeros(n, dtype=np.int64), np.zeros((n, N_FEATURES)), PRIOR.copy(),  # writable, as rollout's
@@ -297,8 +298,8 @@ def search_with(view, samples, prior_weight, raw_weight, halving, inference, mat
 def choose(view):
     """Run :func:`search_with` with the view's parameters."""
     params = view.params
-    return search_with(view, np.int64(params[0]), params[1], params[2], params[3] != 0.0,
-                       params[4] != 0.0, params[5], params[6], params[7])
+    return search_with(view, np.int64(params[0]), params[1], params[2], params[3], params[4],
+                       params[5], params[6], params[7])
 
 
 @strategy(

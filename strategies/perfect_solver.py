@@ -467,7 +467,9 @@ def playout_leaf(ws, view, scratch, settings, seat, next_draw, tie_seat):
         pw.open_nodes[position] = ws.open_nodes[position]
     for k in range(BOARD_SAVED.shape[0]):
         pw.board[BOARD_SAVED[k]] = ws.board[BOARD_SAVED[k]]
-    end = continue_round(pw, view, seat, next_draw, tie_seat, -1, settings.playout_doubles)
+    # np.int64, not the literal -1: a literal would type continue_round apart from the
+    # playouts' calls, a second compile of it.
+    end = continue_round(pw, view, seat, next_draw, tie_seat, np.int64(-1), settings.playout_doubles)
     return outcome_value(pw, view, end, settings.match_value, settings.raw_weight)
 
 

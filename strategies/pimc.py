@@ -176,7 +176,7 @@ def choose(view):
     params = view.params
     if unplayed_tiles(view) > np.int64(params[PARAM_EXACT_BELOW]):
         return search_with(view, np.int64(params[PARAM_SAMPLES]), params[PARAM_PRIOR_WEIGHT],
-                           params[PARAM_RAW_WEIGHT], True, True, MATCH_VALUE,
+                           params[PARAM_RAW_WEIGHT], 1.0, 1.0, MATCH_VALUE,
                            params[PARAM_PLAYOUT_DOUBLES], params[PARAM_MODEL_BETA])
     n = view.n_candidates
     worlds = max(np.int64(params[PARAM_WORLDS]), np.int64(1))

@@ -70,25 +70,39 @@ def builtin_field() -> None:
     player.play(np.zeros(1, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
 
 
-def probes_and_steps() -> None:
-    """The set of the view probes (:data:`tests.support.views.PROBE_FIELD`), and the step core's
-    kernels that the solver's tests call from Python on small endgames. Beside
-    :func:`builtin_field`, the longer task, instead of in a test worker.
+def probes_and_helpers() -> None:
+    """Kernels that test files compile apart from the built-in field's, beside
+    :func:`builtin_field` (the longer task, whose second core would idle), each reached with
+    the argument types its tests pass: the set of the view probes
+    (:data:`tests.support.views.PROBE_FIELD`), the step core's kernels on small endgames, the
+    greedy round loop of the playouts (:func:`strategies.lookahead.replay_round_greedy`), the
+    authors' toolkit on both view kinds and the toolkit's strategies' set
+    (``tests/strategies/test_toolkit.py``).
 
     The round solver itself (:mod:`strategies.perfect_solver`) is not compiled here: the
     built-in field holds ``pimc`` and ``cheater``, which call it with the engine's view type,
     the type the tests' endgames are sealed to (:func:`tests.support.endgames.sealed_view`);
     compiled here too it would be compiled twice at once."""
+    import numpy as np
+
     import sim
+    from sim.core.rng import decision_state
+    from strategies import lookahead
+    from tests.strategies import test_toolkit as toolkit_tests
     from tests.support.endgames import endgames
     from tests.support.views import PROBE_FIELD, SPY
 
     sim.simulate(2, [SPY, "greedy"], 2, seed=0, field=PROBE_FIELD)
     for players in (2, 3, 4):
         endgames(players, 1, (6, 17), 20 + players)
+    lookahead.replay_round_greedy(np.arange(28, dtype=np.int64), 2, 0, np.zeros(4, dtype=np.int64),
+                                  np.zeros(1), decision_state(0, 0, 0))
+    for kind in ("engine", "python"):
+        toolkit_tests.test_playout_of_a_domino(kind, 0, (30, 0, 0, 0))
+    sim.simulate(2, [toolkit_tests.toolkit_greedy, "random"], 2, seed=0, field=toolkit_tests.FIELD)
 
 
-TASKS = {"builtin_field": builtin_field, "probes_and_steps": probes_and_steps}
+TASKS = {"builtin_field": builtin_field, "probes_and_helpers": probes_and_helpers}
 """Each task compiles (or loads) its kernels into the disk cache, in a process of its own."""
 
 
