@@ -6,8 +6,10 @@ are documented there). Sequential, explicit stochastic chance (the lot, the deal
 every forced draw), imperfect information, zero-sum, terminal rewards, 2 to 4 players.
 
 Parameters: ``players`` (2), ``max_rounds`` (:data:`sim.tiles.DEFAULT_MAX_ROUNDS`, the
-engine's default), ``one_round`` (False: the game ends when the first round ends). Call :func:`register`
-(or :func:`load_game`) before ``pyspiel.load_game("exact61_five_up(players=3)")``.
+engine's default), ``one_round`` (False: the game ends when the first round ends). Importing this
+module registers the game with pyspiel, as every OpenSpiel Python game does, so
+``pyspiel.load_game("exact61_five_up(players=3)")`` works after the import; :func:`register`
+may be called again (it does nothing the second time).
 
 Observers (``make_py_observer``): the default one gives ``observation_tensor`` /
 ``observation_string`` and the perfect-recall one ``information_state_tensor`` /
@@ -287,6 +289,11 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     write_playthrough(args.playthrough)
     return 0
+
+
+# Registered on import, as OpenSpiel's own Python games are (idempotent: a second import or
+# register() call does nothing).
+register()
 
 
 if __name__ == "__main__":

@@ -148,11 +148,12 @@ class raw_env(pettingzoo.AECEnv):  # lower case: PettingZoo's naming convention
         Ruling 15's round limit; a match still unfinished then is truncated.
     one_round : bool
         The game is one round (from a lot for the leader to the round's settlement).
-    render_mode : None or "ansi"
-        ``"ansi"``: :meth:`render` returns a short text.
+    render_mode : None, "ansi" or "human"
+        ``"ansi"``: :meth:`render` returns a short text; ``"human"``: it prints that text.
     """
 
-    metadata: ClassVar[dict] = {"name": ENV_NAME, "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict] = {"name": ENV_NAME, "render_modes": ["ansi", "human"],
+                                "is_parallelizable": False}
 
     def __init__(self, players: int = 2, max_rounds: int = DEFAULT_MAX_ROUNDS,
                  one_round: bool = False, render_mode: str | None = None):
@@ -285,11 +286,21 @@ class raw_env(pettingzoo.AECEnv):  # lower case: PettingZoo's naming convention
         return state.view(params)
 
     def render(self):
-        """``"ansi"``: the agent to move and what it may know (public state and its own hand)."""
+        """``"ansi"``: the agent to move and what it may know (public state and its own hand), as
+        text; ``"human"``: the same text printed, and None (PettingZoo's convention)."""
         if self.render_mode is None:
-            warnings.warn("render() was called without a render_mode (use render_mode='ansi')",
-                          stacklevel=2)
+            warnings.warn("render() was called without a render_mode (use render_mode='ansi' or "
+                          "'human')", stacklevel=2)
             return None
+        text = self.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_text(self) -> str:
+        """What :meth:`render` shows: the mover, the raw scores and the mover's observation (or
+        the end of the game)."""
         state = self.state_machine
         scores = ", ".join(f"entity {entity}: {score}" for entity, score in enumerate(state.scores()))
         if state.is_terminal():

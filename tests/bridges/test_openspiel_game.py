@@ -209,3 +209,18 @@ def test_a_search_root_from_a_view_plays_in_the_one_round_game():
     assert bot.step(root) in state.legal_actions()
     with pytest.raises(ValueError):
         openspiel_game.load_game(players=2).state_of(root.match_state)
+
+
+def test_importing_the_module_registers_the_game_once():
+    """A fresh interpreter: the import alone makes ``pyspiel.load_game`` find the game (as
+    OpenSpiel's Python games register on import), and registering again changes nothing."""
+    script = ("import pyspiel\n"
+              "from sim.bridges import openspiel_game\n"
+              "game = pyspiel.load_game('exact61_five_up(players=3)')\n"
+              "openspiel_game.register()\n"
+              "import importlib; importlib.reload(openspiel_game)\n"
+              "print(game.num_players(), pyspiel.registered_names().count('exact61_five_up'))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["3", "1"]

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test
+from pettingzoo.test import api_test, render_test
 
 from sim.bridges import pettingzoo_env
 from sim.bridges.match_state import NUM_ACTIONS, OBSERVATION_SHAPE
@@ -88,7 +88,7 @@ def test_metadata_agents_and_spaces():
     game = pettingzoo_env.env(players=3)
     game.reset(seed=1)
     assert game.metadata["name"] == "exact61_five_up_v0"
-    assert game.metadata["render_modes"] == ["ansi"] and game.metadata["is_parallelizable"] is False
+    assert game.metadata["render_modes"] == ["ansi", "human"] and game.metadata["is_parallelizable"] is False
     assert game.possible_agents == ["player_0", "player_1", "player_2"]
     space = game.observation_space("player_1")
     assert space["observation"].shape == OBSERVATION_SHAPE
@@ -280,7 +280,21 @@ def test_render_ansi_shows_the_mover_and_scores():
     random_episode(end, seed=3)
     assert "game over" in end.render()
     with pytest.raises(ValueError, match="render_mode"):
-        pettingzoo_env.raw_env(render_mode="human")
+        pettingzoo_env.raw_env(render_mode="rgb_array")
+
+
+def test_render_human_prints_the_ansi_text(capsys):
+    shown = pettingzoo_env.env(players=3, render_mode="human")
+    shown.reset(seed=5)
+    assert shown.render() is None
+    text = pettingzoo_env.env(players=3, render_mode="ansi")
+    text.reset(seed=5)
+    assert capsys.readouterr().out == text.render() + "\n"
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pettingzoo_render_test_passes(players, capsys):
+    render_test(lambda render_mode=None: pettingzoo_env.env(players=players, render_mode=render_mode))
 
 
 def test_a_missing_pettingzoo_is_one_line(monkeypatch):
