@@ -26,7 +26,7 @@ from sim.tiles import N_TILES
 from strategies.definition import strategy
 from strategies.linear import N_FEATURES
 from strategies.lookahead import allocating, best_row, new_scratch
-from strategies.matchplay import PRIOR, weighted_prior
+from strategies.matchplay import PLAYOUT_DOUBLES, PRIOR, PRIOR_WEIGHT, RAW_WEIGHT, weighted_prior
 from strategies.parameters import Parameter
 from strategies.perfect_solver import (NO_DEPTH_LIMIT, SolveSettings, load_world, new_solver_scratch,
                                        solve_world)
@@ -36,9 +36,9 @@ MATCH_VALUE = 1.0
 
 PARAMETERS = (
     Parameter("node_limit", 2000.0, "turns the search may visit (1: one playout per candidate)"),
-    Parameter("prior_weight", 0.015, "win probability per unit of the weighted default score added to each candidate"),
-    Parameter("raw_weight", 0.0, "weight of the round's raw differential per 305 raw, added to the win probability"),
-    Parameter("playout_doubles", 8.0, "raw points the playout policy adds for a double (0: greedy playouts)"),
+    PRIOR_WEIGHT,
+    RAW_WEIGHT,
+    PLAYOUT_DOUBLES,
 )
 
 

@@ -107,15 +107,21 @@ from strategies.parameters import Parameter
 from strategies.weighted import DEFAULT_WEIGHTS, weights
 from strategies.winprob_table import WIN_TABLE
 
+PRIOR_WEIGHT = Parameter("prior_weight", 0.015, "win probability per unit of the weighted default score added to each candidate")
+RAW_WEIGHT = Parameter("raw_weight", 0.0, "weight of the round's raw differential per 305 raw, added to the win probability")
+PLAYOUT_DOUBLES = Parameter("playout_doubles", 8.0, "raw points the playout policy adds for a double (0: greedy playouts)")
+MODEL_BETA = Parameter("model_beta", 0.3, "opponent model: worlds weighted by exp(model_beta x raw points) choice likelihoods; 0: off")
+"""Parameters that ``pimc`` and ``cheater`` share with this strategy (the same meaning, the same default)."""
+
 PARAMETERS = (
     Parameter("samples", 36.0, "playouts per candidate on average (the budget is samples x candidates)"),
-    Parameter("prior_weight", 0.015, "win probability per unit of the weighted default score added to each candidate"),
-    Parameter("raw_weight", 0.0, "weight of the round's raw differential per 305 raw, added to the win probability"),
+    PRIOR_WEIGHT,
+    RAW_WEIGHT,
     Parameter("halving", 1.0, "1: successive halving over the candidates; 0: every candidate gets every world"),
     Parameter("inference", 1.0, "1: per-tile knowledge from the round's history; 0: the view's lacking values only"),
     Parameter("match_value", 1.0, "1: value playouts by the match-win table; 0: by the raw differential"),
-    Parameter("playout_doubles", 8.0, "raw points the playout policy adds for a double (0: greedy playouts)"),
-    Parameter("model_beta", 0.3, "opponent model: worlds weighted by exp(model_beta x raw points) choice likelihoods; 0: off"),
+    PLAYOUT_DOUBLES,
+    MODEL_BETA,
 )
 
 PRIOR = weights(**DEFAULT_WEIGHTS)
@@ -219,6 +225,25 @@ def keep_best(view, means, alive, keep):
 
 
 @kernel
+def model_setup(view, ws, counts, lacks, n_groups, seats, chosen, awards, since, inference, beta):
+    """What the worlds are sampled and weighted by: with ``inference`` (not 0.0) each other
+    seat's groups (:func:`strategies.inference.hand_groups`), with ``beta`` (not 0.0) the
+    other seats' past choices of the round (``awards`` become their factors,
+    :func:`strategies.choice_model.choice_factors`); returns the number of past choices (0
+    with ``beta`` 0)."""
+    if inference != 0.0:
+        for seat in range(view.players):
+            n_groups[seat] = 0
+            if seat != view.seat:
+                n_groups[seat] = hand_groups(view, seat, counts[seat], lacks[seat])
+    n_choices = 0
+    if beta != 0.0:
+        n_choices = past_choices(view, ws, seats, chosen, awards, since)
+        choice_factors(awards, n_choices, beta, awards)  # in place: awards become the factors
+    return n_choices
+
+
+@kernel
 def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, counts, lacks,
            n_groups, seats, chosen, awards, since, samples, prior_weight, raw_weight, halving,
            inference, match_value, double_bonus, beta):
@@ -233,15 +258,8 @@ def search(view, ws, sums, prior_scores, means, alive, features, prior, saved, c
         alive[row] = 1
     if prior_weight != 0.0:
         weighted_prior(view, prior, prior_weight, ws, features, prior_scores)
-    if inference != 0.0:
-        for seat in range(view.players):
-            n_groups[seat] = 0
-            if seat != view.seat:
-                n_groups[seat] = hand_groups(view, seat, counts[seat], lacks[seat])
-    n_choices = 0
-    if beta != 0.0:
-        n_choices = past_choices(view, ws, seats, chosen, awards, since)
-        choice_factors(awards, n_choices, beta, awards)  # in place: awards become the factors
+    n_choices = model_setup(view, ws, counts, lacks, n_groups, seats, chosen, awards, since,
+                            inference, beta)
     stages = 1
     if halving != 0.0:
         while (1 << stages) < n:
@@ -326,5 +344,5 @@ def matchplay(view):
     return choose(view)
 
 
-__all__ = ["matchplay", "outcome_value", "playout_value", "search", "search_with", "weighted_prior", "PARAMETERS", "TABLE_ROW",
+__all__ = ["matchplay", "outcome_value", "playout_value", "model_setup", "search", "search_with", "weighted_prior", "PARAMETERS", "TABLE_ROW",
            "LEAD_OWN", "LEAD_OTHER", "LEAD_LOT"]

@@ -42,12 +42,13 @@ import numpy as np
 
 from sim.core.jit import kernel
 from sim.tiles import N_TILES
-from strategies.choice_model import MAX_CHOICES, choice_factors, past_choices, world_weight
+from strategies.choice_model import MAX_CHOICES, world_weight
 from strategies.definition import strategy
-from strategies.inference import MAX_GROUPS, hand_groups, sample_grouped_world
+from strategies.inference import MAX_GROUPS, sample_grouped_world
 from strategies.linear import N_FEATURES
 from strategies.lookahead import allocating, best_row, new_scratch
-from strategies.matchplay import PRIOR, search_with, weighted_prior
+from strategies.matchplay import (MODEL_BETA, PLAYOUT_DOUBLES, PRIOR, PRIOR_WEIGHT, RAW_WEIGHT,
+                                  model_setup, search_with, weighted_prior)
 from strategies.parameters import Parameter
 from strategies.perfect_solver import (NO_DEPTH_LIMIT, SolveSettings, load_world, new_solver_scratch,
                                        solve_world)
@@ -57,10 +58,10 @@ PARAMETERS = (
     Parameter("node_limit", 4000.0, "turns one world's solve may visit (past it, that world is valued by playouts)"),
     Parameter("exact_below", 12.0, "solve a decision only when at most this many tiles are unplayed (hands and boneyard); else matchplay's search"),
     Parameter("samples", 280.0, "matchplay's budget for the decisions not solved (playouts per candidate on average)"),
-    Parameter("prior_weight", 0.015, "win probability per unit of the weighted default score added to each candidate"),
-    Parameter("raw_weight", 0.0, "weight of the round's raw differential per 305 raw, added to the win probability"),
-    Parameter("playout_doubles", 8.0, "raw points the playouts' policy adds for a double (0: greedy playouts)"),
-    Parameter("model_beta", 0.3, "opponent model: worlds weighted by exp(model_beta x raw points) choice likelihoods; 0: off"),
+    PRIOR_WEIGHT,
+    RAW_WEIGHT,
+    PLAYOUT_DOUBLES,
+    MODEL_BETA,
 )
 
 PARAM_WORLDS = 0
@@ -74,21 +75,6 @@ PARAM_MODEL_BETA = 7
 
 MATCH_VALUE = 1.0
 """Round ends are valued by the win table (the raw differential at 3 players, as ``matchplay``)."""
-
-
-@kernel
-def model_setup(view, ws, counts, lacks, n_groups, seats, chosen, awards, since, beta):
-    """The inference's groups per other seat and the opponent model's past choices (``awards``
-    become their factors); returns the number of past choices (0 with ``beta`` 0)."""
-    for seat in range(view.players):
-        n_groups[seat] = 0
-        if seat != view.seat:
-            n_groups[seat] = hand_groups(view, seat, counts[seat], lacks[seat])
-    n_choices = 0
-    if beta != 0.0:
-        n_choices = past_choices(view, ws, seats, chosen, awards, since)
-        choice_factors(awards, n_choices, beta, awards)  # in place: awards become the factors
-    return n_choices
 
 
 @kernel
@@ -152,7 +138,7 @@ def vote(view, ws, scratch, table, weights, values, means, prior_scores, feature
         prior_scores[row] = 0.0
     if prior_weight != 0.0:
         weighted_prior(view, prior, prior_weight, ws, features, prior_scores)
-    n_choices = model_setup(view, ws, counts, lacks, n_groups, seats, chosen, awards, since,
+    n_choices = model_setup(view, ws, counts, lacks, n_groups, seats, chosen, awards, since, 1.0,
                             params[PARAM_MODEL_BETA])
     solved_worlds(view, ws, scratch, search_settings(params), table, weights, values, counts, lacks,
                   n_groups, seats, chosen, awards, since, n_choices, saved)
@@ -216,7 +202,7 @@ def world_table(view, worlds):
     chosen = np.zeros(MAX_CHOICES, dtype=np.int64)
     awards = np.zeros((MAX_CHOICES, N_TILES))
     since = np.zeros(MAX_CHOICES, dtype=np.int64)
-    n_choices = model_setup(view, ws, counts, lacks, n_groups, seats, chosen, awards, since,
+    n_choices = model_setup(view, ws, counts, lacks, n_groups, seats, chosen, awards, since, 1.0,
                             view.params[PARAM_MODEL_BETA])
     table = np.zeros((worlds, n))
     weights = np.zeros(worlds)
