@@ -41,7 +41,8 @@ from pathlib import Path
 
 from experiments.reporting.figures import new_figure, save_png, stamp
 from experiments.reporting.reports import md_table
-from sim.bridges.match_codes import decode_action, encode_action
+from sim.bridges.match_codes import decode_action
+from sim.bridges.pettingzoo_agents import candidate_action
 from sim.bridges.record_replay import replay_decisions
 from sim.core import state as K
 from sim.core.rng import decision_state
@@ -117,7 +118,7 @@ def analyse_match(record: dict, seat: int, *, worlds: int = DEFAULT_WORLDS,
         number = len(rows)
         view = decision.state.view(np.zeros((players, 1)))
         means, table, share = move_values(view, worlds, node_limit, decision_state(seed, number, seat))
-        codes = [cands_code(view, row) for row in range(int(view.n_candidates))]
+        codes = [candidate_action(view, row) for row in range(int(view.n_candidates))]
         played = codes.index(decision.action)
         best = int(np.argmax(means))
         loss, low, high = paired_loss(table, share, best, played)
@@ -134,13 +135,6 @@ def analyse_match(record: dict, seat: int, *, worlds: int = DEFAULT_WORLDS,
         if progress is not None:
             progress(1)
     return pd.DataFrame(rows, columns=COLUMNS)
-
-
-def cands_code(view, row: int) -> int:
-    """The action code of the view's candidate ``row``."""
-    c = view.cands[row]
-    return encode_action(int(c[K.CAND_TILE]), int(c[K.CAND_PARENT]), int(c[K.CAND_SIDE]),
-                         int(c[K.CAND_JOINED]))
 
 
 def costliest(moves: pd.DataFrame, count: int = 10) -> pd.DataFrame:
