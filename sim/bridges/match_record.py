@@ -1,8 +1,9 @@
 """The exact61-record/1 export of a :class:`sim.bridges.match_state.MatchState`.
 
 The state keeps a :class:`RoundSnapshot` of every finished round; :func:`match_record`
-turns them into the record object ``five-up verify`` accepts (when the state is terminal
-and started from zero scores: a record starts there). A round's ``boneyard`` lists the
+turns them into the record object ``five-up verify`` accepts (when the state is terminal).
+exact61-record/1 has no start scores (a verifier replays from 0-0), so a state started from
+other scores has no record: :func:`match_record` refuses it. A round's ``boneyard`` lists the
 tiles drawn, in draw order, then the never-drawn ones in tile order (any order of those is
 consistent with the play).
 """
@@ -81,9 +82,18 @@ def match_record(state, strategies: list[str], seed: int = 0, match: int = 0) ->
     """The exact61-record/1 object of ``state``'s finished rounds (module docstring).
 
     The match-level key ``max_rounds`` is the round limit (1 with ``one_round``).
+
+    Raises
+    ------
+    ValueError
+        One strategy name per seat is not given, or the match did not start from zero scores.
     """
     if len(strategies) != state.players:
         raise ValueError(f"give one strategy name per seat ({state.players})")
+    if any(state.start_scores):
+        # Written anyway, its rounds' scores would contradict a replay from 0-0.
+        raise ValueError(f"no record of a match started from scores {list(state.start_scores)}: "
+                         "exact61-record/1 starts every match at zero")
     winner = state.winner
     return {
         "format": FORMAT,

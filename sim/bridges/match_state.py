@@ -227,6 +227,8 @@ class MatchState:
     rounds_played = property(attrgetter("_rounds_done"), doc="Rounds finished so far.")
     winner = property(attrgetter("_winner"), doc="The entity that reached 305 raw, or "
                                                  "``NO_ENTITY``.")
+    start_scores = property(attrgetter("_start_scores"), doc="Raw score of each entity when "
+                                                             "the match began (``scores``).")
 
     @property
     def finished_rounds(self) -> tuple[RoundSnapshot, ...]:
@@ -559,9 +561,10 @@ class MatchState:
     def record(self, strategies: list[str], seed: int = 0, match: int = 0) -> dict:
         """The exact61-record/1 object of the rounds finished so far.
 
-        ``five-up verify`` accepts it when the state is terminal (and started from zero
-        scores: a record starts there). The match-level key ``max_rounds`` is the round limit
-        (1 with ``one_round``).
+        ``five-up verify`` accepts it when the state is terminal. A record starts from zero
+        scores (exact61-record/1 has no start scores), so a state started from other scores
+        raises ValueError. The match-level key ``max_rounds`` is the round limit (1 with
+        ``one_round``).
         """
         return match_record(self, strategies, seed, match)
 
