@@ -45,6 +45,7 @@ from sim.display.layout_geometry import (
 )
 from sim.display.layout_geometry import SLOT as SLOT_UNITS
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW
+from sim.wording import counted
 
 Box = tuple[float, float, float, float]
 Point = tuple[float, float]
@@ -598,7 +599,8 @@ def title_shapes(record: dict, round_index: int, geometry: RoundGeometry) -> lis
     spinners = sum(t.is_double for t in geometry.tiles)
     arms = sum(t.side == ARM for t in geometry.tiles)
     first = (f"match {match}, round {round_index + 1} of {len(rounds)} ({players} players): "
-             f"{placements} placements, {spinners} spinners, {arms} tiles on arms")
+             f"{counted(placements, 'placement')}, {counted(spinners, 'spinner')}, "
+             f"{counted(arms, 'tile')} on {'an arm' if arms == 1 else 'arms'}")
     outcome = f"ended {end}" + (f", entity {winner} won the round" if winner is not None else "")
     second = f"leader seat {rnd.get('leader', '?')}, {outcome}"
     return [Text(MARGIN, MARGIN + TITLE_SIZE / 2, first, TITLE_SIZE, anchor="start", bold=True),
