@@ -8,7 +8,10 @@ piping moves, one a line (no prompt; everything else the same).
 
 from __future__ import annotations
 
+import re
+import shutil
 import sys
+import textwrap
 
 from cli import options
 from cli.arguments import (
@@ -26,6 +29,7 @@ from sim.checks import check_int, check_players, check_seed
 from sim.engine.python_seats import StrategyFailure
 from sim.records import write_records
 from sim.tiles import DEFAULT_MAX_ROUNDS
+from sim.wording import counted
 from strategies.catalogue import split_specs
 
 QUIT_WORDS = ("q", "quit", "exit")
@@ -36,6 +40,69 @@ HELP_WORDS = ("?", "h", "help")
 
 DEFAULT_OPPONENT = "greedy"
 """``--vs`` when none is given."""
+
+FALLBACK_COLUMNS = 80
+"""The width the text is wrapped to when the output is not a terminal (a pipe, a file) and
+``COLUMNS`` does not say (:func:`shutil.get_terminal_size`)."""
+
+CONTINUATION = "  "
+"""Added before the continuation lines of a wrapped line, beyond the line's own indent."""
+
+NUMBERED = re.compile(r"\s*\d+\) ")
+"""A listed placement's number (``"  2) "``): its continuation lines align after it."""
+
+KEPT_TOGETHER = re.compile("|".join((
+    r"-?\d+ \(-?\d+ raw\)",  # a score with its raw points: "3 (15 raw)"
+    r"\[[^\]\s]+, [^\]\s]+\]",  # an interval: "[40, 60]"
+    # a short aside with the word before it: "0 (left end)", "seat 1 (greedy)"
+    r"(?:[^()\s]+ )?\([^()\s]+(?: [^()\s]+){0,2}\)",
+    r"-?\d+ [a-z]+",  # a number and the word it counts: "14 pips", "2 arms"
+    r"^== \S+|\S+ ==$",  # a banner's marks stay with its first and last words
+)))
+"""Spans a line is never broken inside (words and tile names such as ``"5-6"`` never are)."""
+
+GLUE = "\u00a0"
+"""Stands for a space inside a kept span while wrapping: :mod:`textwrap` breaks only at ASCII
+whitespace, and the game's text holds no such character of its own."""
+
+
+def typed_numbers(count: int) -> str:
+    """What the human may type in the messages after a bad line: ``"1..5"`` (``"1"`` for one)."""
+    return "1" if count == 1 else f"1..{count}"
+
+
+def prompt_text(count: int) -> str:
+    """The move prompt: ``"Your move 1-5 (q quits): "`` (``"Your move 1 (q quits): "`` for a
+    single placement, where ``1-1`` would read as the tile 1-1)."""
+    numbers = "1" if count == 1 else f"1-{count}"
+    return f"Your move {numbers} (q quits): "
+
+
+def wrap_line(line: str, width: int) -> list[str]:
+    """``line`` as lines of at most ``width`` characters, broken only between words.
+
+    A line that fits is kept as it is (tables and the layout keep their spacing). Continuation
+    lines keep the line's indent plus :data:`CONTINUATION`, or align after a listed
+    placement's number. A word longer than the width stays whole on a line of its own (it is
+    never cut), as do tile names (``5-6``) and the spans of :data:`KEPT_TOGETHER`.
+    """
+    if len(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip())]
+    numbered = NUMBERED.match(line)
+    follow = " " * numbered.end() if numbered else indent + CONTINUATION
+    glued = KEPT_TOGETHER.sub(lambda span: span.group().replace(" ", GLUE), line.lstrip())
+    pieces = textwrap.wrap(glued, width=max(width, 1), initial_indent=indent,
+                           subsequent_indent=follow, break_long_words=False,
+                           break_on_hyphens=False)
+    return [piece.replace(GLUE, " ") for piece in pieces] or [line]
+
+
+def terminal_columns() -> int:
+    """The terminal's width now (it may change between screens), :data:`FALLBACK_COLUMNS`
+    when the output is no terminal."""
+    return shutil.get_terminal_size((FALLBACK_COLUMNS, 24)).columns
+
 
 COMPILE_NOTICE = ("Preparing {names} (compiled for this process: a few seconds; the first time "
                   "on a machine, rollout takes about half a minute)...")
@@ -88,15 +155,33 @@ def build_game(args) -> HumanGame:
 
 
 class Console:
-    """Standard input and output of the game: prompts only on a terminal."""
+    """Standard input and output of the game: prompts only on a terminal, every line wrapped
+    to the terminal's width (:func:`wrap_line`).
 
-    def __init__(self, stdin, stdout):
+    Parameters
+    ----------
+    stdin, stdout : file
+    columns : int, optional
+        The width to wrap to; default: the terminal's, read before each output
+        (:func:`terminal_columns`).
+    """
+
+    def __init__(self, stdin, stdout, columns: int | None = None):
         self.stdin = stdin
         self.stdout = stdout
         self.interactive = stdin.isatty()
+        self.columns = columns
+
+    def width(self) -> int:
+        return self.columns if self.columns is not None else terminal_columns()
+
+    def wrapped(self, lines) -> list[str]:
+        """``lines`` wrapped to :meth:`width`."""
+        width = self.width()
+        return [piece for line in lines for piece in wrap_line(line, width)]
 
     def show(self, lines) -> None:
-        for line in lines:
+        for line in self.wrapped(lines):
             print(line, file=self.stdout)
         self.stdout.flush()
 
@@ -104,7 +189,7 @@ class Console:
         """One line of input, stripped; None at the end of input."""
         if self.interactive:
             try:
-                return input(f"Your move (1-{count}, q to quit): ").strip()
+                return input(prompt_text(count)).strip()
             except EOFError:
                 print(file=self.stdout)
                 return None
@@ -125,15 +210,18 @@ def ask(console: Console, count: int) -> int | str | None:
         if word in HELP_WORDS:
             return "help"
         if not word:
-            console.show([f"Empty line: type a placement number 1..{count}, or q to quit."])
+            console.show([f"Empty line: type a placement number {typed_numbers(count)}, or q "
+                          "to quit."])
             continue
         try:
             number = int(word)
         except ValueError:
-            console.show([f"{text!r} is not a placement number: type 1..{count}, or q to quit."])
+            console.show([f"{text!r} is not a placement number: type {typed_numbers(count)}, "
+                          "or q to quit."])
             continue
         if not 1 <= number <= count:
-            console.show([f"There is no placement {number}: type 1..{count}, or q to quit."])
+            console.show([f"There is no placement {number}: type {typed_numbers(count)}, or q "
+                          "to quit."])
             continue
         return number
 
@@ -148,13 +236,14 @@ def save(game: HumanGame, path: str | None) -> str:
     write_records(path, [record])
     finished = len(record["rounds"])
     if game.interrupted:
-        return (f"partial record ({finished} finished round{'s' if finished != 1 else ''}, "
-                f"winner null) written to {path}")
+        return (f"partial record ({counted(finished, 'finished round')}, winner null) written "
+                f"to {path}")
     return f"record written to {path}"
 
 
-def stopped(game: HumanGame, path: str | None, why: str, status: int) -> int:
-    """Stop early: save the finished rounds, print one line, return ``status``."""
+def stopped(game: HumanGame, console: Console, path: str | None, why: str, status: int) -> int:
+    """Stop early: save the finished rounds, say so on standard error (one sentence, wrapped
+    as the console wraps), return ``status``."""
     game.stop()
     rounds = game.state.rounds_played
     try:
@@ -162,8 +251,9 @@ def stopped(game: HumanGame, path: str | None, why: str, status: int) -> int:
     except OSError as exc:
         what = f"cannot write {path}: {exc.strerror or exc}"
         status = EXIT_FAILED
-    print(f"{PROG}: {why} after {rounds} finished round{'s' if rounds != 1 else ''}; {what}",
-          file=sys.stderr)
+    for line in console.wrapped([f"{PROG}: {why} after {counted(rounds, 'finished round')}; "
+                                 f"{what}"]):
+        print(line, file=sys.stderr)
     return status
 
 
@@ -189,15 +279,15 @@ def play(game: HumanGame, console: Console, path: str | None, hint: bool = False
                 console.show([f"  {choice.text()}" for choice in choices])
                 answer = ask(console, len(choices))
             if answer is None:
-                return stopped(game, path, "end of input", EXIT_INTERRUPTED)
+                return stopped(game, console, path, "end of input", EXIT_INTERRUPTED)
             if answer == "quit":
-                return stopped(game, path, "quit", EXIT_OK)
+                return stopped(game, console, path, "quit", EXIT_OK)
             console.show(game.choose(answer))
             console.show(game.advance_until_human())
     except KeyboardInterrupt:
-        return stopped(game, path, "interrupted", EXIT_INTERRUPTED)
+        return stopped(game, console, path, "interrupted", EXIT_INTERRUPTED)
     except StrategyFailure as exc:
-        stopped(game, path, f"error: {exc}", EXIT_FAILED)
+        stopped(game, console, path, f"error: {exc}", EXIT_FAILED)
         return EXIT_FAILED
     try:
         what = save(game, path)

@@ -25,6 +25,7 @@ from sim.display.layout_svg import round_svg, write_svg
 from sim.display.replay_page import write_replay_page
 from sim.records import iter_record_lines
 from sim.verify import Invalid, check_record
+from sim.wording import counted
 
 PICTURE_SUFFIXES = (".svg", ".png")
 
@@ -36,7 +37,8 @@ def add_arguments(parser) -> None:
              "which record of the file: the I-th non-blank line, counting from 0 (default 0); "
              "not the record's own \"match\" number", default="0"),
         Text("--round", "R",
-             "which round of that match, counting from 0 (default: its last round)"),
+             "which round of that match, counting from 1 as the picture's title does "
+             "(default: its last round)"),
         Text("--out", "OUT",
              "the picture: OUT.svg (SVG) or OUT.png (PNG) by its suffix; a name without a suffix "
              "writes both OUT.svg and OUT.png"),
@@ -119,8 +121,9 @@ def read_match(path: str, index: int) -> dict:
             count += 1
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
-    raise ValueError(f"no match {index} in {path}: it holds {count} record"
-                     f"{'' if count == 1 else 's'} (--match 0..{count - 1})" if count else
+    span = "--match 0" if count == 1 else f"--match 0..{count - 1}"
+    raise ValueError(f"no match {index} in {path}: it holds {counted(count, 'record')} ({span})"
+                     if count else
                      f"no match {index} in {path}: it holds no record")
 
 
@@ -139,11 +142,16 @@ def run_show(args) -> int:
         index = check_int(args.match, "--match", 0)
         record = read_match(args.file, index)
         rounds = len(record["rounds"])
-        round_index = (rounds - 1 if args.round is None
-                       else check_int(args.round, "--round", 0))
-        if round_index >= rounds:
-            raise ValueError(f"no round {round_index} in match {index}: it has {rounds} round"
-                             f"{'' if rounds == 1 else 's'} (--round 0..{rounds - 1})")
+        # --round counts from 1, as every title and the terminal game do; the record's list
+        # of rounds (and the drawing functions) from 0.
+        round_number = rounds if args.round is None else check_int(args.round, "--round", 1)
+        if not rounds and paths:
+            raise ValueError(f"match {index} of {args.file} has no finished round to draw")
+        if round_number > rounds:
+            span = "--round 1" if rounds == 1 else f"--round 1..{rounds}"
+            raise ValueError(f"no round {round_number} in match {index}: it has "
+                             f"{counted(rounds, 'round')} ({span})")
+        round_index = round_number - 1
         seat = (None if args.seat is None
                 else check_int(args.seat, "--seat", 0, record["players"] - 1))
         analysis = None if args.analysis is None else read_analysis(args.analysis, index, seat)

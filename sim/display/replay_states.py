@@ -43,6 +43,7 @@ from sim.reference import (
 )
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 from sim.verify import verify_record
+from sim.wording import counted
 
 SIDE_WORDS = {"line": "line side", "arm": "spinner arm"}
 """How a placement's ``side`` reads in a move's description."""
@@ -135,7 +136,7 @@ def replay_states(record: dict, seat: int | None = None) -> dict:
 def _match_result(record: dict, names: list[str]) -> str:
     winner = record["winner"]
     if winner is None:
-        return (f"Match stopped unfinished after {len(record['rounds'])} rounds: "
+        return (f"Match stopped unfinished after {counted(len(record['rounds']), 'round')}: "
                 f"no entity reached {TARGET_RAW} raw.")
     return (f"Match winner: {names[winner]}, exactly {TARGET_RAW} raw "
             f"({displayed(TARGET_RAW)} displayed).")
@@ -166,8 +167,8 @@ def _replay_round(index: int, rnd: dict, seat: int | None, entities: list[int], 
                       "text": text, "events": list(events), "result": result, "turn": turn})
 
     leader = rnd["leader"]
-    step("deal", f"Round {index + 1}: {len(hands[0])} tiles dealt to each seat, {boneyard} in "
-                 f"the boneyard; seat {leader} leads.", turn=leader)
+    step("deal", f"Round {index + 1}: {counted(len(hands[0]), 'tile')} dealt to each seat, "
+                 f"{boneyard} in the boneyard; seat {leader} leads.", turn=leader)
     for i, action in enumerate(rnd["actions"]):
         actor = action["seat"]
         events = []
@@ -235,21 +236,17 @@ def _settlement_head(event: dict, hands: list[list[tuple[int, int]]], entities: 
     if event["kind"] == "domino":
         opposing = sum(pips(hands[s]) for s in opponents)
         text = (f"Domino by seat {seat}: placement {event['placement']} + credit "
-                f"{event['credit']} (opponents hold {_pips_text(opposing)})")
+                f"{event['credit']} (opponents hold {counted(opposing, 'pip')})")
         partners = [s for s in range(len(hands)) if s != seat and entities[s] == own]
         if partners:
             held = sum(pips(hands[s]) for s in partners)
-            text += f" - debit {event['debit']} (partner holds {_pips_text(held)})"
+            text += f" - debit {event['debit']} (partner holds {counted(held, 'pip')})"
         return text + f" = {event['raw']} raw"
     light = pips(hands[seat])
     gaps = [pips(hands[s]) - light for s in opponents if pips(hands[s]) > light]
     more = " + ".join(map(str, gaps)) + (f" = {sum(gaps)}" if len(gaps) > 1 else "")
-    return (f"Blocked: seat {seat}'s hand holds {_pips_text(light)}; heavier opposing hands "
+    return (f"Blocked: seat {seat}'s hand holds {counted(light, 'pip')}; heavier opposing hands "
             f"hold {more} more, rounded {round5(sum(gaps))} raw")
-
-
-def _pips_text(count: int) -> str:
-    return f"{count} pip" if count == 1 else f"{count} pips"
 
 
 def _event(event: dict, scores: list[int], names: list[str], head: str) -> dict:

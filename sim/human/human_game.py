@@ -56,6 +56,7 @@ from sim.tiles import (
     tile_index,
     tile_name,
 )
+from sim.wording import counted
 from strategies.catalogue import resolve
 from strategies.definition import Strategy
 from strategies.move_values import move_values, weighted_interval
@@ -280,8 +281,7 @@ def open_ends_text(ws, layout: Layout) -> str:
                     where = "both line sides" if line_open.bit_count() == 2 else "left end"
                 ends.append(f"{value} on {name} ({where}; a double end counts {2 * value})")
             if arms:
-                plural = "s" if arms > 1 else ""
-                ends.append(f"{value} on {arms} arm{plural} of {name} (counts 0 until played)")
+                ends.append(f"{value} on {counted(arms, 'arm')} of {name} (counts 0 until played)")
             continue
         if line_open & K.LINE_A:
             ends.append(f"{int(row[K.NODE_VALUE_A])} ({'left end' if node == 0 else where})")
@@ -591,7 +591,7 @@ class HumanGame:
         else:
             worth = f"win probability {100 * value:.0f}% [{100 * low:.0f}, {100 * high:.0f}]"
         return (f"Hint: {listed[best].number}) {listed[best].tile} {listed[best].where}: "
-                f"{worth} by the search ({worlds} sampled worlds)")
+                f"{worth} by the search ({counted(worlds, 'sampled world')})")
 
     def choose(self, number: int) -> list[str]:
         """Play the human's placement ``number`` (1..k of :meth:`choices`) and return what it
@@ -655,7 +655,7 @@ class HumanGame:
         lines.append(f"Tiles in hand: {sizes}; boneyard {self.boneyard_size()}")
         layout = self.layout()
         if layout.plays:
-            lines.append(f"Layout ({len(layout.plays)} tiles; * = double, a spinner; "
+            lines.append(f"Layout ({counted(len(layout.plays), 'tile')}; * = double, a spinner; "
                          "[ ] = the opening):")
             lines += [f"  {line}" for line in layout.lines()]
             lines.append(f"Open ends: {open_ends_text(ws, layout)}")
@@ -788,7 +788,8 @@ class HumanGame:
             lines = [f"== Round {number} over: a placement reached 61 exactly. =="]
         lines.append("Hands: " + "; ".join(
             f"{'you' if s == self.seat else f'seat {s}'} "
-            f"{' '.join(tile_name(t) for t in sorted(held[s])) or '-'} ({_pips(held[s])} pips)"
+            f"{' '.join(tile_name(t) for t in sorted(held[s])) or '-'} "
+            f"({counted(_pips(held[s]), 'pip')})"
             for s in range(players)))
         for event in rnd["events"]:
             if event["kind"] == "placement":
@@ -803,10 +804,11 @@ class HumanGame:
                 debit = ""
                 if players == 4:
                     partner = (seat + 2) % players
-                    debit = (f" - partner's hand {_pips(held[partner])} pips rounded to "
+                    debit = (f" - partner's hand {counted(_pips(held[partner]), 'pip')} rounded to "
                              f"{event['debit']}")
                 lines.append(f"Domino settlement for {name}: last placement {event['placement']} "
-                             f"+ opponents' hands {opponents} pips rounded to {event['credit']}"
+                             f"+ opponents' hands {counted(opponents, 'pip')} rounded to "
+                             f"{event['credit']}"
                              f"{debit} = {points_text(event['raw'])}, {verdict}.")
             else:
                 lines.append(f"Blocked settlement for {name} (the hand of seat "
@@ -821,7 +823,7 @@ class HumanGame:
     def _match_end(self) -> list[str]:
         winner = self.state.winner
         if winner == K.NO_ENTITY:
-            return [(f"== Match stopped unfinished after {self.state.rounds_played} rounds "
+            return [(f"== Match stopped unfinished after {counted(self.state.rounds_played, 'round')} "
                     "(the round limit). ==")]
         mine = winner == self.entity_of_seat[self.seat]
         return [(f"== Match over: {self.entity_name(winner)} reached 61 exactly"

@@ -1,7 +1,9 @@
 """``five-up play``: scripted moves on standard input play whole matches whose records verify,
 bad lines get one line each, end of input saves the finished rounds, bad options one line, and
 in a real terminal (tmux) the screen shows the hand, the numbered placements and the scores, and
-Ctrl-C stops with one line; ``--hint`` shows the search's best placement before each choice."""
+Ctrl-C stops with one line; ``--hint`` shows the search's best placement before each choice.
+Every line is wrapped to the terminal's width between words; the prompt reads "move 1-N";
+counts read singular for one."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import pytest
 
 from cli.arguments import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from cli.main import main
+from cli.play_command import KEPT_TOGETHER, prompt_text, typed_numbers, wrap_line
 from sim.core.rng import decision_state
 from sim.human.human_game import HumanGame
 from sim.verify import verify_file, verify_record
@@ -29,9 +32,15 @@ ENOUGH_MOVES = 400
 """More input lines than any match needs (a human places at most 28 tiles a round)."""
 
 
-def run_play(monkeypatch, capsys, moves: str, *args):
-    """``five-up play ARGS`` in this process with ``moves`` on standard input (not a terminal)."""
+WIDE = 1000
+"""Columns wider than any line the game builds: each message is printed as one line."""
+
+
+def run_play(monkeypatch, capsys, moves: str, *args, columns: int = WIDE):
+    """``five-up play ARGS`` in this process with ``moves`` on standard input (not a terminal)
+    and ``columns`` as the terminal's width (``COLUMNS``: the width the game wraps to)."""
     monkeypatch.setattr(sys, "stdin", io.StringIO(moves))
+    monkeypatch.setenv("COLUMNS", str(columns))
     try:
         status = main(["play", *args])
     except SystemExit as exit:
@@ -96,9 +105,8 @@ def test_end_of_input_saves_the_finished_rounds_and_exits_with_one_line(monkeypa
     assert record["winner"] is None and record["interrupted"] is True and record["rounds"]
     rounds = len(record["rounds"])
     assert f"partial record ({rounds} finished round" in result.stderr
-    # every finished round replays; verify then reports the stop below the round limit
-    assert verify_record(record) == [(f"the match stops after {rounds} rounds with no entity at "
-                                     "305 and below its round limit of 1000")]
+    # every finished round replays; verify counts the record as interrupted, not invalid
+    assert verify_file(str(out)).interrupted == [(1, rounds)] and verify_record(record) == []
 
 
 def test_quit_saves_what_is_finished_and_exits_0(monkeypatch, capsys, tmp_path):
@@ -167,8 +175,8 @@ def test_in_a_real_terminal_the_screen_shows_hand_placements_and_scores(tmp_path
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "80", "-c", str(REPO),
          f"{command}; sleep 60")
     try:
-        screen = wait_for_screen(session, "Your move (1-")
-        assert f"Your move (1-{len(choices)}, q to quit):" in screen, screen
+        screen = wait_for_screen(session, "Your move 1")
+        assert prompt_text(len(choices)).strip() in screen, screen
         for line in expected:  # the hand, the scores, hand sizes, layout, numbered placements
             assert line.rstrip() in screen, (line, screen)
         assert "Your hand: " in screen and "Scores: you 0 (0 raw)" in screen
@@ -210,3 +218,93 @@ def test_play_with_hint_shows_one_before_each_choice_of_two_or_more(monkeypatch,
     assert result.returncode == EXIT_OK
     hints = [line for line in result.stdout.splitlines() if line.startswith("Hint: ")]
     assert 1 <= len(hints) <= 3 and all("win probability" in line for line in hints)
+
+
+def test_the_prompt_reads_as_move_numbers_not_as_a_tile():
+    assert prompt_text(5) == "Your move 1-5 (q quits): "
+    assert prompt_text(1) == "Your move 1 (q quits): "  # "1-1" would read as the tile 1-1
+    assert (typed_numbers(1), typed_numbers(4)) == ("1", "1..4")
+
+
+def test_a_bad_line_at_a_single_placement_names_that_one_number(monkeypatch, capsys):
+    game = first_decision(2)
+    played = 0
+    while len(game.choices()) != 1:  # the first placement each time, until only one is legal
+        game.choose(1)
+        game.advance_until_human()
+        played += 1
+        assert not game.over
+    result = run_play(monkeypatch, capsys, "1\n" * played + "x\nq\n", "--seed", "2")
+    assert "'x' is not a placement number: type 1, or q to quit." in result.stdout.splitlines()
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_every_line_is_wrapped_to_the_terminal_between_words(monkeypatch, capsys, columns):
+    """The same match at ``columns`` and unwrapped: no line longer than the terminal, the same
+    words in the same order (none broken, none joined), scores like ``3 (15 raw)`` and tiles
+    like ``5-6`` whole on one line, and every line that fits kept as it is."""
+    moves = "1\n" * ENOUGH_MOVES
+    args = ("--players", "3", "--seed", "7", "--hint")
+    wide = run_play(monkeypatch, capsys, moves, *args).stdout.splitlines()
+    narrow = run_play(monkeypatch, capsys, moves, *args, columns=columns).stdout.splitlines()
+    assert max(map(len, wide)) > columns  # the match has lines to wrap at this width
+    assert max(map(len, narrow)) <= columns
+    assert " ".join(narrow).split() == " ".join(wide).split()
+    narrow_lines = set(narrow)
+    for line in wide:
+        if len(line) <= columns:
+            assert line in narrow_lines, line
+        for span in KEPT_TOGETHER.findall(line):
+            assert any(span in piece for piece in narrow), (span, line)
+    assert any(re.search(r"\d+ \(\d+ raw\)", line) for line in wide)  # spans were checked
+
+
+def test_wrapping_keeps_long_words_and_tiles_whole_and_aligns_continuations():
+    assert wrap_line("a-very-long-word-indeed and more", 8) == ["a-very-long-word-indeed", "  and",
+                                                                  "  more"]
+    pieces = wrap_line("  3) 5-6 on the right end (3-5): scores 3 (15 raw); passes 61", 30)
+    # the score stays with its raw points, a short aside with the word before it
+    assert pieces == ["  3) 5-6 on the right", "     end (3-5): scores", "     3 (15 raw); passes 61"]
+    assert wrap_line("  line: 1-3 3-3* [3-5]", 22) == ["  line: 1-3 3-3* [3-5]"]  # it fits
+
+
+def test_the_stop_message_is_wrapped_like_the_game(monkeypatch, capsys, tmp_path):
+    out = tmp_path / ("a-long-directory-name-" * 3) / "partial.jsonl"
+    out.parent.mkdir()
+    result = run_play(monkeypatch, capsys, "1\n" * 12, "--seed", "5", "--record", str(out),
+                      columns=60)
+    lines = result.stderr.splitlines()
+    assert result.returncode == EXIT_INTERRUPTED and len(lines) > 1
+    assert max(map(len, lines[:-1])) <= 60 and lines[0].startswith("five-up: end of input")
+    assert " ".join(lines).split()[-1] == str(out)  # the path is one word: never broken
+
+
+def human_moves_until(seed: int, rounds: int) -> int:
+    """How many human choices (the first placement each time) finish ``rounds`` rounds of the
+    default game of ``seed``."""
+    game = first_decision(seed)
+    moves = 0
+    while game.state.rounds_played < rounds:
+        game.choose(1)
+        game.advance_until_human()
+        moves += 1
+    return moves
+
+
+@pytest.mark.parametrize("rounds,words", [(1, "1 finished round"), (2, "2 finished rounds")])
+def test_quitting_counts_the_finished_rounds(monkeypatch, capsys, tmp_path, rounds, words):
+    out = tmp_path / "quit.jsonl"
+    moves = "1\n" * human_moves_until(5, rounds) + "q\n"
+    result = run_play(monkeypatch, capsys, moves, "--seed", "5", "--record", str(out))
+    assert result.returncode == EXIT_OK
+    assert result.stderr == (f"five-up: quit after {words}; partial record ({words}, winner "
+                             f"null) written to {out}\n")
+
+
+@pytest.mark.parametrize("worlds,words", [(1, "(1 sampled world)"), (2, "(2 sampled worlds)")])
+def test_the_hint_counts_its_worlds(worlds, words):
+    game = first_decision(11)
+    while len(game.choices()) < 2:
+        game.choose(1)
+        game.advance_until_human()
+    assert game.hint(worlds=worlds, node_limit=100).endswith(f"by the search {words}")
