@@ -19,6 +19,7 @@ from sim.progress import progress_bar
 from sim.records import write_records
 from sim.reference import POLICIES, play_match
 from sim.tiles import DEFAULT_MAX_ROUNDS, entity_count
+from sim.wording import counted
 
 
 def add_arguments(parser) -> None:
@@ -109,7 +110,7 @@ def run_reference(args) -> int:
     elapsed = time.perf_counter() - started
     frame = pd.DataFrame([match_row(r) for r in records])
     table = summary_table(frame, seats[:entity_count(players)])
-    print(f"{matches} matches, {players} players, seed {seed}: "
+    print(f"{counted(matches, 'match')}, {players} players, seed {seed}: "
           f"{matches / elapsed:,.0f} matches/s (reference)")
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     means = frame[["rounds", "placements", "draws", "passes", "blocked_rounds",
@@ -117,13 +118,13 @@ def run_reference(args) -> int:
     print("per match: " + ", ".join(f"{k} {v:.2f}" for k, v in means.items()))
     unfinished = int((frame["winner"] < 0).sum())
     if unfinished:
-        print(f"{unfinished} matches stopped unfinished at the round limit")
+        print(f"{counted(unfinished, 'match')} stopped unfinished at the round limit")
     if args.out:
         try:
             count = write_records(args.out, records)
         except OSError as exc:
             return usage_error(f"cannot write {args.out}: {exc.strerror or exc}")
-        print(f"wrote {count} records to {args.out}")
+        print(f"wrote {counted(count, 'record')} to {args.out}")
     return EXIT_OK
 
 

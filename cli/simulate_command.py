@@ -46,6 +46,7 @@ from sim.scale.aggregates import match_aggregate
 from sim.scale.runner import run_shards
 from sim.scale.simulate import simulate_job, simulate_manifest
 from sim.scale.store import MANIFEST_NAME as SHARD_MANIFEST, ShardError, ShardStore
+from sim.wording import counted
 
 
 def add_simulate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -159,12 +160,13 @@ def run_simulate(args) -> int:
         store.remove()
     if summary_only:
         n = spec.matches
-        text = (f"{n} matches, {spec.players} players ({','.join(spec.names)}), seed "
+        text = (f"{counted(n, 'match')}, {spec.players} players ({','.join(spec.names)}), seed "
                 f"{spec.seed}, summary only: {timing(elapsed, compiled, n)} -> {out}\n" + text)
     if run.resumed:
         computed = spec.matches - run.resumed_matches
-        text += (f"\n  ({run.resumed} of {len(tasks)} shards resumed from {store.directory}; "
-                 f"{computed} matches computed now at {computed / max(elapsed, 1e-9):,.0f}/s)")
+        text += (f"\n  ({run.resumed} of {counted(len(tasks), 'shard')} resumed from "
+                 f"{store.directory}; {counted(computed, 'match')} computed now at "
+                 f"{computed / max(elapsed, 1e-9):,.0f}/s)")
     print(text)
     return EXIT_OK
 
@@ -172,7 +174,7 @@ def run_simulate(args) -> int:
 def _summary(frame, spec: RunSpec, out: str, timed: str) -> str:
     n = len(frame)
     sealed = f" (sealed, secret {spec.secret})" if spec.sealed else ""
-    lines = [f"{n} matches, {spec.players} players ({','.join(spec.names)}), seed {spec.seed}{sealed}: "
+    lines = [f"{counted(n, 'match')}, {spec.players} players ({','.join(spec.names)}), seed {spec.seed}{sealed}: "
              f"{timed} -> {out}"]
     winners = frame["winner"].value_counts()
     for entity in range(spec.n_entities):
@@ -242,7 +244,7 @@ def run_record(args) -> int:
     compile_text = f" (compile {compiled:.1f} s before)" if compiled >= 0.05 else ""
     sealed = f", sealed, secret {spec.secret}" if spec.sealed else ""
     print(
-        f"{written} records ({spec.players} players, {','.join(spec.names)}, seed "
+        f"{counted(written, 'record')} ({spec.players} players, {','.join(spec.names)}, seed "
         f"{spec.seed}{sealed}, {unfinished} unfinished) -> {out} in {elapsed:.2f} s{compile_text}"
     )
     return EXIT_OK

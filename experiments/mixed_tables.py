@@ -58,6 +58,7 @@ from experiments.reporting.reports import figure_caption, md_table
 from experiments.seatings import Pairing
 from experiments.stats import contrast_words, paired_contrast, paired_proportion
 from sim.tiles import entity_count
+from sim.wording import counted
 from strategies.catalogue import StrategyError, resolve, strategy_entries
 
 SELF_PLAY = "self-play"
@@ -135,8 +136,7 @@ def check_tables(value, players) -> tuple[list[Table], list]:
     for entries in table_entries(value):
         shown = ",".join(e if isinstance(e, str) else e.name for e in entries)
         if len(entries) not in (2, 3):
-            count = "1 strategy" if len(entries) == 1 else f"{len(entries)} strategies"
-            raise ValueError(f"table {shown!r} names {count}: a table names 2 (2 players; 4 players: two partnerships; 3 players: one against "
+            raise ValueError(f"table {shown!r} names {counted(len(entries), 'strategy')}: a table names 2 (2 players; 4 players: two partnerships; 3 players: one against "
                              "two) or 3 (3 players)")
         strategies = []
         for entry in entries:

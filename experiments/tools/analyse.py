@@ -48,6 +48,7 @@ from sim.core import state as K
 from sim.core.rng import decision_state
 from sim.files import atomic_write
 from sim.tiles import TILES
+from sim.wording import counted
 from strategies.move_values import move_values, weighted_interval
 
 DEFAULT_WORLDS = 48
@@ -148,8 +149,9 @@ def summary_lines(moves: pd.DataFrame, settings: dict) -> list[str]:
     seat = settings["seat"]
     unit = moves["unit"].iloc[0] if len(moves) else WIN_PROBABILITY
     lines = [f"# Analysis of seat {seat}, match {settings['match']} of {settings['file']}", "",
-             f"{len(moves)} decisions of seat {seat} with two or more legal placements, each judged "
-             f"from what seat {seat} knew then: {settings['worlds']} sampled worlds per decision, "
+             f"{counted(len(moves), 'decision')} of seat {seat} with two or more legal placements, "
+             f"each judged from what seat {seat} knew then: "
+             f"{counted(settings['worlds'], 'sampled world')} per decision, "
              f"each solved by alpha-beta search ({settings['node_limit']} turns per world), seed "
              f"{settings['seed']}. Values are the {unit} of seat {seat}'s side after the move; "
              "a loss is the best move's value minus the played one's, with its paired 95% "

@@ -17,6 +17,7 @@ from sim.scale.aggregates import merge_aggregates
 from sim.scale.backends import open_backend
 from sim.scale.shards import Task
 from sim.scale.store import ShardStore
+from sim.wording import counted
 from strategies.catalogue import SESSION_PREFIX, StrategyError
 
 
@@ -117,8 +118,9 @@ def run_shards(job: Callable, tasks: Sequence[Task], *, backend=None, store: Sha
             pending.append(index)
     total = sum(t.shard.count for t in tasks)
     if run.resumed and progress:
-        print(f"five-up: resuming from {store.directory}: {run.resumed} of {len(tasks)} shards "
-              f"({run.resumed_matches} matches) already done", file=sys.stderr)
+        print(f"five-up: resuming from {store.directory}: {run.resumed} of "
+              f"{counted(len(tasks), 'shard')} ({counted(run.resumed_matches, 'match')}) already "
+              "done", file=sys.stderr)
     owned = not hasattr(backend, "run")
     backend = open_backend(backend)
     if backend.name != "local" and pending:
