@@ -3,7 +3,9 @@
 The game itself (rules, strategy seats, what the seat may see) is
 :class:`sim.human.human_game.HumanGame`; this module only reads the moves from standard input
 and prints what happens. Standard input may be a terminal (a prompt is shown) or a script
-piping moves, one a line (no prompt; everything else the same).
+piping moves, one a line (no prompt; everything else the same). Every line printed is wrapped
+to the terminal's width between words (:func:`wrap_line`; ``COLUMNS``, else 80 columns when
+the output is no terminal).
 """
 
 from __future__ import annotations
