@@ -19,6 +19,11 @@ What is drawn:
   (``total 25 raw = 5 displayed``);
 - a strip of every entity's score through the match (raw, with the displayed score = raw/5
   on the right and the target 305 raw = 61), the shown round shaded.
+
+A page stepping through a round (``every_step``) also gets, after every prefix of the round,
+its open-end marks, its :class:`~sim.display.layout_geometry.RoundGeometry` and the box
+around what that prefix draws (:attr:`Scene.views`), so it can zoom to the tiles placed so
+far.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from sim.display.layout_geometry import (
     SOUTH,
     TILE_LENGTH,
     WEST,
+    OpenEnd,
     PlacedTile,
     RoundGeometry,
     boxes_overlap,
@@ -55,7 +61,7 @@ SCALE = 26.0
 MARGIN = 18.0
 """Pixels of blank border around every part of the picture."""
 
-PIP_SIZE = 15.0
+PIP_SIZE = 18.0
 LABEL_SIZE = 11.0
 CAPTION_SIZE = 13.0
 TITLE_SIZE = 15.0
@@ -75,6 +81,9 @@ LABEL_GAP = 0.12
 LABEL_PAD = 0.1
 """Distance of a label from its tile, and blank kept left and right of its text, in layout
 units."""
+VIEW_PAD = 6.0
+"""Pixels of blank kept around what a prefix draws in its view box (:attr:`Scene.views`): room
+for the glow a page puts around the last tile."""
 CONNECTOR_WIDTH = 3.0
 
 SEAT_FILLS = ("#cfe2f3", "#fde0c5", "#d4edd0", "#ead5ef")
@@ -143,7 +152,12 @@ class Circle:
 
 @dataclass(frozen=True)
 class Text:
-    """Text centred vertically on ``y``; ``anchor`` is start, middle or end of the line at ``x``."""
+    """Text centred vertically on ``y``; ``anchor`` is start, middle or end of the line at ``x``.
+
+    ``role`` names what the text is, for a page that reads or styles it (the SVG's ``class``):
+    ``"half"`` a tile's number, ``"end-value"`` an open end's value, ``"caption"`` the total's
+    caption, ``"title"`` a header line; None for the rest.
+    """
 
     x: float
     y: float
@@ -153,6 +167,7 @@ class Text:
     anchor: str = "middle"
     bold: bool = False
     move: int | None = None
+    role: str | None = None
 
 
 Shape = Rect | Line | Circle | Text
@@ -176,6 +191,13 @@ class Scene:
     steps : list of list of Shape
         With ``every_step``: ``steps[k]`` is :attr:`end_shapes` as they would be after
         placements ``0..k-1``, for every k from 0 to the round's placements (else empty).
+    step_geometry : list of RoundGeometry
+        With ``every_step``: the open ends and the total after placements ``0..k-1``, for
+        every k (else empty).
+    views : list of Box
+        With ``every_step``: ``views[k]`` is the box (pixels) around the tiles and labels of
+        placements ``0..k-1`` and the marks after them, :data:`VIEW_PAD` wider on every side
+        (k = 0: around the opening's place); else empty.
     boxes : list of (str, int or None, Box)
         ``(kind, move, box)`` of every tile (``"tile"``), move label (``"label"``) and mark
         (``"end"``) in pixels: what :func:`scene_overlaps` checks.
@@ -187,7 +209,23 @@ class Scene:
     end_shapes: list = field(default_factory=list)
     shown: int = 0
     steps: list = field(default_factory=list)
+    step_geometry: list = field(default_factory=list)
+    views: list = field(default_factory=list)
     boxes: list = field(default_factory=list)
+
+
+def is_disc(end: OpenEnd) -> bool:
+    """True when an open end's mark is a disc with its value (a line end that scores, even one
+    worth 0: a 0 half or a 0-0); False for a hollow ring (a spinner's free arm, the lone
+    opening double's second side), which adds nothing."""
+    return end.side == LINE and (end.scores > 0 or end.value == 0)
+
+
+def enclosing_box(boxes) -> Box:
+    """The smallest box holding every one of ``boxes`` (at least one)."""
+    boxes = list(boxes)
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+            max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def text_width(text: str, size: float) -> float:
@@ -384,10 +422,12 @@ def round_scene(record: dict, round_index: int, upto: int | None = None, *,
     # tiles and labels exactly where the whole round does, in a picture of the same size.
     extent: list[Box] = [px_box(box) for box in obstacles]
     tile_shapes: list[list] = []
+    drawn: list[list[Box]] = []  # per placement: its tile's and its label's boxes in pixels
     for tile in plays:
         label_box, label_shapes = place_label(tile, obstacles, segments, px)
         obstacles.append(label_box)
         extent.append(px_box(label_box))
+        drawn.append([px_box(tile_box(tile)), px_box(label_box)])
         if tile.move >= geometry.shown:
             continue
         shapes = []
@@ -407,21 +447,22 @@ def round_scene(record: dict, round_index: int, upto: int | None = None, *,
             tile = plays[end.move]
             center = px(mark_center(tile, end.direction, end.half, occupied))
             radius = MARK_RADIUS * SCALE
-            # A disc for a scoring end (even one worth 0, a 0 half or a 0-0); a ring for a
-            # spinner's free arm and the lone opening double's second side, which add nothing.
-            if end.side == LINE and (end.scores or end.value == 0):
+            if is_disc(end):
                 shapes.append(Circle(*center, radius, MARK_FILL, MARK_STROKE, 1.2))
-                shapes.append(Text(*center, str(end.scores), LABEL_SIZE, bold=True))
+                shapes.append(Text(*center, str(end.scores), LABEL_SIZE, bold=True,
+                                   role="end-value"))
             else:
                 shapes.append(Circle(*center, radius * 0.7, "#ffffff", RING_STROKE, 1.5))
         return shapes
 
-    scene.end_shapes = end_marks(geometry.open_ends)
-    for end in geometry.open_ends:
+    def end_box(end: OpenEnd) -> Box:
         center = px(mark_center(plays[end.move], end.direction, end.half, occupied))
         radius = MARK_RADIUS * SCALE
-        scene.boxes.append(("end", end.move, (center[0] - radius, center[1] - radius,
-                                              center[0] + radius, center[1] + radius)))
+        return center[0] - radius, center[1] - radius, center[0] + radius, center[1] + radius
+
+    scene.end_shapes = end_marks(geometry.open_ends)
+    for end in geometry.open_ends:
+        scene.boxes.append(("end", end.move, end_box(end)))
 
     # Tiles and marks lie inside the layout's slots, labels possibly beyond them: measure the
     # extent of everything the whole round may draw, then put the caption and the strip under
@@ -432,7 +473,7 @@ def round_scene(record: dict, round_index: int, upto: int | None = None, *,
     y = bottom + LINE_GAP * 2
     def caption(step_geometry: RoundGeometry) -> Text:
         return Text(MARGIN, y + CAPTION_SIZE / 2, total_caption(step_geometry), CAPTION_SIZE,
-                    anchor="start", bold=True)
+                    anchor="start", bold=True, role="caption")
 
     scene.end_shapes.append(caption(geometry))
     if every_step:
@@ -441,6 +482,11 @@ def round_scene(record: dict, round_index: int, upto: int | None = None, *,
             ends = open_ends(tiles, k)
             step_geometry = RoundGeometry(plays, k, tuple(ends), sum(e.scores for e in ends))
             scene.steps.append(end_marks(ends) + [caption(step_geometry)])
+            scene.step_geometry.append(step_geometry)
+            # Before the opening nothing is drawn: the view is the opening's place.
+            parts = [box for boxes in drawn[:k] for box in boxes] + [end_box(e) for e in ends]
+            x0, y0, x1, y1 = enclosing_box(parts or drawn[0][:1])
+            scene.views.append((x0 - VIEW_PAD, y0 - VIEW_PAD, x1 + VIEW_PAD, y1 + VIEW_PAD))
     y += CAPTION_SIZE + LINE_GAP * 2
     title = title_shapes(record, round_index, geometry)
     width = max(right + MARGIN, STRIP_MIN_WIDTH + 2 * MARGIN,
@@ -468,6 +514,7 @@ def move_scene(scene: Scene, dx: float) -> None:
     scene.shapes = [moved(s) for s in scene.shapes]
     scene.end_shapes = [moved(s) for s in scene.end_shapes]
     scene.steps = [[moved(s) for s in shapes] for shapes in scene.steps]
+    scene.views = [(b[0] + dx, b[1], b[2] + dx, b[3]) for b in scene.views]
     scene.boxes = [(k, m, (b[0] + dx, b[1], b[2] + dx, b[3])) for k, m, b in scene.boxes]
 
 
@@ -495,7 +542,7 @@ def tile_drawing(tile: PlacedTile, box: Box) -> list:
         shapes.append(Line(((cx, y0 + inset), (cx, y1 - inset)), TILE_STROKE, 1.0, move=tile.move))
         centers = (((x0 + cx) / 2, cy), ((cx + x1) / 2, cy))
     for (x, y), value in zip(centers, (first, second)):
-        shapes.append(Text(x, y, str(value), PIP_SIZE, bold=True, move=tile.move))
+        shapes.append(Text(x, y, str(value), PIP_SIZE, bold=True, move=tile.move, role="half"))
     return shapes
 
 
@@ -547,6 +594,22 @@ def total_caption(geometry: RoundGeometry) -> str:
     return f"after #{last.move} (seat {last.seat}): {value}"
 
 
+def legend_items(record: dict) -> list[tuple[str, int | None, str]]:
+    """What a legend of the layout explains: ``(kind, seat, text)`` with kind ``"seat"`` (a
+    seat's tint: its strategy and team), ``"end"`` (the disc of an open end) or ``"ring"`` (a
+    ring that adds nothing); seat is None for the marks."""
+    strategies = record.get("strategies") if isinstance(record.get("strategies"), list) else []
+    items: list[tuple[str, int | None, str]] = []
+    for _, seats in sorted(entity_seats(record).items()):
+        for seat in seats:
+            name = strategies[seat] if seat < len(strategies) and isinstance(strategies[seat], str) else ""
+            team = f", team {'+'.join(map(str, seats))}" if len(seats) > 1 else ""
+            items.append(("seat", seat, f"seat {seat} {name}{team}".replace("  ", " ")))
+    items.append(("end", None, "open end: what it adds to the total"))
+    items.append(("ring", None, "free spinner arm or spare side: adds 0"))
+    return items
+
+
 def seat_legend(record: dict, y: float, width: float) -> tuple[list, float, float]:
     """One swatch per seat (its tint, strategy and team), then the marks' meaning, in rows
     no wider than ``width`` pixels (at least one item a row).
@@ -556,20 +619,11 @@ def seat_legend(record: dict, y: float, width: float) -> tuple[list, float, floa
     (shapes, bottom, right)
         The legend's shapes, the y just below it and its rightmost x (pixels).
     """
-    strategies = record.get("strategies") if isinstance(record.get("strategies"), list) else []
     swatch = LABEL_SIZE + 2
     radius = MARK_RADIUS * SCALE
-    items = []  # (kind, colour or seat, text)
-    for _, seats in sorted(entity_seats(record).items()):
-        for seat in seats:
-            name = strategies[seat] if seat < len(strategies) and isinstance(strategies[seat], str) else ""
-            team = f", team {'+'.join(map(str, seats))}" if len(seats) > 1 else ""
-            items.append(("seat", seat, f"seat {seat} {name}{team}".replace("  ", " ")))
-    items.append(("end", None, "open end: what it adds to the total"))
-    items.append(("ring", None, "free spinner arm or spare side: adds 0"))
     shapes: list = []
     x, right = MARGIN, MARGIN
-    for kind, seat, text in items:
+    for kind, seat, text in legend_items(record):
         key = swatch * 1.6 if kind == "seat" else 2 * radius
         item_width = key + 4 + text_width(text, LABEL_SIZE)
         if x > MARGIN and x + item_width > width - MARGIN:
@@ -603,9 +657,10 @@ def title_shapes(record: dict, round_index: int, geometry: RoundGeometry) -> lis
              f"{counted(arms, 'tile')} on {'an arm' if arms == 1 else 'arms'}")
     outcome = f"ended {end}" + (f", entity {winner} won the round" if winner is not None else "")
     second = f"leader seat {rnd.get('leader', '?')}, {outcome}"
-    return [Text(MARGIN, MARGIN + TITLE_SIZE / 2, first, TITLE_SIZE, anchor="start", bold=True),
+    return [Text(MARGIN, MARGIN + TITLE_SIZE / 2, first, TITLE_SIZE, anchor="start", bold=True,
+                 role="title"),
             Text(MARGIN, MARGIN + TITLE_SIZE + LINE_GAP + CAPTION_SIZE / 2, second, CAPTION_SIZE,
-                 fill=MUTED_COLOR, anchor="start")]
+                 fill=MUTED_COLOR, anchor="start", role="title")]
 
 
 def score_strip(record: dict, round_index: int, top: float, width: float) -> tuple[list, float]:

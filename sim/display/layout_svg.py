@@ -6,7 +6,9 @@ data-move="K">`` group, in play order, so a page can show the tiles up to any mo
 toggling those groups; nothing else carries ``data-move``. The open-end marks and the
 total's caption after the last drawn placement are one ``<g class="open-ends"
 data-after="N">`` group (N = placements drawn); with ``every_step`` there is one such group
-per prefix, the others hidden. All record text is escaped.
+per prefix, the others hidden. A text with a role (:class:`~sim.display.layout_scene.Text`)
+carries it as its ``class``: ``class="half"`` marks a tile's numbers, ``class="end-value"`` an
+open end's value. All record text is escaped.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def shape_svg(shape) -> str:
     if isinstance(shape, Text):
         anchor = shape.anchor if shape.anchor in ANCHORS else "middle"
         weight = ' font-weight="bold"' if shape.bold else ""
-        return (f'<text x="{number(shape.x)}" y="{number(shape.y)}" font-size="{number(shape.size)}" '
+        role = f' class="{escape(shape.role)}"' if shape.role else ""
+        return (f'<text{role} x="{number(shape.x)}" y="{number(shape.y)}" font-size="{number(shape.size)}" '
                 f'text-anchor="{anchor}" dominant-baseline="central" fill="{shape.fill}"{weight}>'
                 f"{escape(shape.text)}</text>")
     raise TypeError(f"not a scene shape: {shape!r}")

@@ -8,11 +8,19 @@ Content-Security-Policy forbids loading anything else. The script only
 displays the states: every figure on the page was computed in Python from the
 record.
 
-The layout panel holds each round's whole layout once; the script shows the
-tiles placed so far (``data-move`` below the step's placement count), rings
-the last one, and shows the open-ends group (``class="open-ends"``) whose
-``data-after`` equals that count, when the SVG has one for it. The SVG's own
-title lines, which tell how the round ends, are hidden.
+The layout panel holds each round's whole layout once (its tiles only: the
+SVG's title lines, which tell how the round ends, its legend and its caption
+are left out; the page has its own). At every step the script shows the tiles
+placed so far (``data-move`` below the step's placement count), rings the last
+one, shows the open-ends group (``class="open-ends"``) whose ``data-after``
+equals that count, and writes the open ends and their total above the layout
+(``#tally``). It then zooms: the SVG's view box becomes the box around what the
+step draws (:attr:`sim.display.layout_scene.Scene.views`) and the SVG is sized
+to fill the panel's width, at most :data:`MAX_SCALE` times the picture's own
+size. In a window of :data:`STACKED_BELOW` px or more a tile's numbers are
+never drawn smaller than :data:`LEAST_DIGIT_PX`: a layout too wide for that
+pans inside its panel (scrolled to the last tile) instead. In a narrower
+window the two columns stack and the layout always fits the width.
 
 Controls: previous / next buttons and the Left / Right arrow keys (one step),
 Home / End (first / last step), Page Up / Page Down and a round selector (jump
@@ -31,9 +39,33 @@ import html
 import json
 from pathlib import Path
 
-from sim.display.layout_svg import round_svg
+from sim.display.layout_scene import (
+    MARK_FILL,
+    MARK_STROKE,
+    PIP_SIZE,
+    RING_STROKE,
+    Text,
+    is_disc,
+    legend_items,
+    round_scene,
+    seat_fill,
+    total_caption,
+)
+from sim.display.layout_svg import scene_svg
 from sim.display.replay_states import displayed, replay_states
 from sim.files import atomic_write
+
+LEAST_DIGIT_PX = 12
+"""Smallest font size (CSS px) of a tile's numbers in a window of :data:`STACKED_BELOW` px or
+more."""
+MAX_SCALE = 1.3
+"""Largest zoom of the layout (an early step's few tiles are not blown up to the panel's width)."""
+STACKED_BELOW = 900
+"""Window width (CSS px) below which the page's two columns stack into one."""
+LEAST_LAYOUT_HEIGHT = 320
+RESERVED_HEIGHT = 200
+"""A tall layout is shrunk to the window's height less :data:`RESERVED_HEIGHT` (the header and
+the tally), counted as at least :data:`LEAST_LAYOUT_HEIGHT` px (CSS px)."""
 
 DATA_ELEMENT_ID = "replay-data"
 """The id of the ``<script type="application/json">`` element holding the states."""
@@ -48,7 +80,7 @@ CONTENT_SECURITY_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; "
 
 STYLE = """
 :root { --ink: #1d2327; --muted: #5f6b73; --line: #c9d1d6; --accent: #1f6feb;
-        --good: #1a7f37; --bad: #b42318; --felt: #f3f6f4; }
+        --good: #1a7f37; --bad: #b42318; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.45 "DejaVu Sans", "Segoe UI", Arial, sans-serif; color: var(--ink); }
 header { padding: 10px 16px; border-bottom: 1px solid var(--line); background: #fafbfc; }
@@ -60,15 +92,29 @@ nav { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 button, select { font: inherit; padding: 3px 10px; }
 input[type=range] { flex: 1 1 200px; }
 #position { color: var(--muted); min-width: 16em; }
-main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(320px, 2fr); gap: 16px;
+main { display: grid; grid-template-columns: minmax(0, 1fr) minmax(300px, 360px); gap: 16px;
        padding: 12px 16px; }
+section { min-width: 0; }
 section > div { margin-bottom: 14px; }
-#layouts { background: var(--felt); border: 1px solid var(--line); border-radius: 6px;
-           padding: 8px; min-height: 240px; }
-#layouts svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
-/* The layout's own two title lines tell how the round ends: the page has its own title. */
-#layouts svg > text:nth-of-type(-n+2), #layouts svg > .title { display: none; }
+h1, p, li, td, th, .hand { overflow-wrap: anywhere; }
+#layouts { background: #fff; border: 1px solid var(--line); border-radius: 6px;
+           padding: 8px; min-height: 240px; overflow-x: auto; }
+/* The script sizes the SVG per step (see the module doc); it may be wider than the panel.
+   Auto margins centre it and, unlike centring by alignment, leave an overflow scrollable. */
+#layouts .round-layout:not([hidden]) { display: flex; min-height: 222px; }
+#layouts svg { display: block; flex: none; max-width: none; margin: auto; }
 #layouts .last-move { filter: drop-shadow(0 0 3px var(--accent)) drop-shadow(0 0 2px var(--accent)); }
+#tally { margin: 0 0 8px; min-height: 1.6em; }
+.disc, .ring { display: inline-block; vertical-align: middle; border-radius: 50%; text-align: center; }
+.disc { min-width: 1.7em; height: 1.7em; line-height: calc(1.7em - 2px); padding: 0 3px;
+        margin: 0 2px; background: var(--mark); border: 1px solid var(--mark-edge); font-weight: bold; }
+.ring { width: 1.1em; height: 1.1em; margin: 0 3px; background: #fff; border: 2px solid var(--ring); }
+#tally-text { margin-left: 4px; }
+.legend { margin: 6px 0 0; color: var(--muted); font-size: 13px; }
+.legend .key { display: inline-block; margin-right: 14px; white-space: nowrap; }
+.legend .swatch { display: inline-block; width: 20px; height: 12px; margin-right: 4px;
+                  border: 1px solid var(--ink); border-radius: 2px; vertical-align: middle; }
+.legend .disc, .legend .ring { font-size: 9px; margin-left: 0; }
 #move { font-weight: bold; margin: 0 0 6px; }
 #events { margin: 0 0 6px; padding-left: 18px; }
 #events li.accepted { color: var(--good); }
@@ -87,7 +133,7 @@ th:first-child { text-align: left; }
 .back { display: inline-block; width: 14px; height: 20px; margin: 1px 2px; vertical-align: middle;
         border-radius: 3px; background: repeating-linear-gradient(45deg, #6b7b88, #6b7b88 3px,
         #8797a3 3px, #8797a3 6px); }
-.count, .pips { color: var(--muted); margin-left: 6px; }
+.count, .pips { color: var(--muted); margin-left: 6px; white-space: nowrap; }
 .wp { position: relative; height: 16px; margin: 4px 0 6px; background: #eceff1;
       border: 1px solid var(--line); border-radius: 3px; }
 #wp-fill { position: absolute; left: 0; top: 0; bottom: 0; background: var(--accent); opacity: .75; }
@@ -115,6 +161,8 @@ SCRIPT = """
     return node;
   }
   var layouts = Array.prototype.slice.call(document.querySelectorAll("#layouts .round-layout"));
+  var panel = el("layouts");
+  var wide = window.matchMedia("(min-width: " + data.zoom.stackedBelow + "px)");
 
   function showLayout(step) {
     layouts.forEach(function (div) {
@@ -126,13 +174,53 @@ SCRIPT = """
         tile.style.display = move < step.placed ? "" : "none";
         tile.classList.toggle("last-move", move === step.last);
       });
-      // The open ends and their total are drawn for one placement count only.
+      // The marks are drawn for one placement count only. "inline", not "": the SVG hides
+      // the groups with a display attribute, which an empty style would leave in force.
       div.querySelectorAll(".open-ends").forEach(function (marks) {
-        marks.style.display = Number(marks.getAttribute("data-after")) === step.placed ? "" : "none";
+        marks.style.display = Number(marks.getAttribute("data-after")) === step.placed ?
+          "inline" : "none";
       });
     });
     el("layout-title").textContent = "Round " + data.rounds[step.round].number + " layout: " +
       step.placed + (step.placed === 1 ? " tile" : " tiles");
+    showTally(data.rounds[step.round].tally[step.placed]);
+    fitLayout(step);
+  }
+
+  function showTally(tally) {
+    var line = el("tally");
+    clear(line);
+    if (tally.ends.length + tally.rings === 0) {
+      add(line, "span", "", "No tile on the table yet: no open ends.");
+      return;
+    }
+    add(line, "span", "", "Open ends: ");
+    tally.ends.forEach(function (value) { add(line, "span", "disc", String(value)); });
+    for (var k = 0; k < tally.rings; k++) { add(line, "span", "ring").title = "adds 0"; }
+    add(line, "span", "", " ");
+    add(line, "span", "", tally.text).id = "tally-text";
+  }
+
+  // Zoom the step's layout to the box around what it draws (see the module doc).
+  function fitLayout(step) {
+    var svg = layouts[step.round].querySelector("svg");
+    var view = data.rounds[step.round].views[step.placed];
+    svg.setAttribute("viewBox", view.join(" "));
+    var style = window.getComputedStyle(panel);
+    var room = panel.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    var height = Math.max(data.zoom.leastHeight, window.innerHeight - data.zoom.reservedHeight);
+    var least = data.zoom.leastDigit / data.zoom.digit;
+    // Fill the width; a tall layout may shrink to the window's height, but not below least.
+    var scale = Math.min(data.zoom.most, room / view[2], Math.max(least, height / view[3]));
+    if (wide.matches) { scale = Math.max(scale, least); }
+    svg.style.width = (view[2] * scale).toFixed(2) + "px";
+    svg.style.height = (view[3] * scale).toFixed(2) + "px";
+    panel.scrollLeft = 0;
+    var last = layouts[step.round].querySelector(".last-move");
+    if (view[2] * scale > room + 1 && last) {
+      var tile = last.getBoundingClientRect(), box = panel.getBoundingClientRect();
+      panel.scrollLeft = (tile.left + tile.right) / 2 - (box.left + box.right) / 2;
+    }
   }
 
   function showHands(step) {
@@ -252,6 +340,7 @@ SCRIPT = """
     show(data.rounds[Number(el("round").value)].first);
   });
   el("step").addEventListener("input", function () { show(Number(el("step").value)); });
+  window.addEventListener("resize", function () { fitLayout(steps[index]); });
   document.addEventListener("keydown", function (event) {
     if (event.target === el("step") || event.altKey || event.ctrlKey || event.metaKey) { return; }
     var moves = {
@@ -341,13 +430,21 @@ def replay_page(record: dict, seat: int | None = None, analysis=None) -> str:
     data = replay_states(record, seat)
     if analysis is not None:
         attach_analysis(data, list(analysis))
+    svgs = []
+    for r, info in enumerate(data["rounds"]):
+        svg, views, tallies = _round_layout(record, r)
+        svgs.append(svg)
+        info["views"], info["tally"] = views, tallies
+    data["zoom"] = {"digit": PIP_SIZE, "leastDigit": LEAST_DIGIT_PX, "most": MAX_SCALE,
+                    "stackedBelow": STACKED_BELOW, "leastHeight": LEAST_LAYOUT_HEIGHT,
+                    "reservedHeight": RESERVED_HEIGHT}
     title = _title(record, data)
     seats = ", ".join(data["seats"])
     # The options do not name how each round ends: stepping through, that is still to come.
     options = "".join(f'<option value="{r}">Round {info["number"]}</option>'
                       for r, info in enumerate(data["rounds"]))
-    layouts = "".join(f'<div class="round-layout" data-round="{r}" hidden>'
-                      f'{_round_layout(record, r)}</div>' for r in range(len(data["rounds"])))
+    layouts = "".join(f'<div class="round-layout" data-round="{r}" hidden>{svg}</div>'
+                      for r, svg in enumerate(svgs))
     score_rows = "".join(f'<tr data-entity="{e}"><th>{html.escape(name)}</th>'
                          f'<td class="raw"></td><td class="shown"></td></tr>'
                          for e, name in enumerate(data["entities"]))
@@ -359,7 +456,14 @@ def replay_page(record: dict, seat: int | None = None, analysis=None) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="{CONTENT_SECURITY_POLICY}">
 <title>{html.escape(title)}</title>
-<style>{STYLE}</style>
+<style>:root {{ --mark: {MARK_FILL}; --mark-edge: {MARK_STROKE}; --ring: {RING_STROKE}; }}
+{STYLE}
+/* A narrow window: one column, the layout first (its width is the whole window's). */
+@media (max-width: {STACKED_BELOW - 0.02}px) {{
+  main {{ grid-template-columns: minmax(0, 1fr); padding: 12px 8px; }}
+  #layouts {{ padding: 4px; }}
+}}
+</style>
 </head>
 <body>
 <header>
@@ -379,7 +483,9 @@ def replay_page(record: dict, seat: int | None = None, analysis=None) -> str:
 <main>
 <section>
 <h2 id="layout-title">Layout</h2>
+<p id="tally"></p>
 <div id="layouts">{layouts}</div>
+<p class="legend">{_legend(record)}</p>
 </section>
 <section>
 {_analysis_panel(data)}<div><h2>Move</h2><p id="move"></p><ul id="events"></ul><p id="turn"></p><p id="result"></p></div>
@@ -420,9 +526,42 @@ def _analysis_panel(data: dict) -> str:
             'the best move.</p></div>')
 
 
-def _round_layout(record: dict, round_index: int) -> str:
-    """The round's layout SVG, its element ids made unique across the page's rounds."""
-    return round_svg(record, round_index, every_step=True).replace(' id="', f' id="round-{round_index}-')
+def _round_layout(record: dict, round_index: int) -> tuple[str, list, list]:
+    """The round's layout for the page: its SVG, each step's view box and open ends.
+
+    Returns
+    -------
+    (str, list, list)
+        The SVG (tiles and open-end marks only, element ids made unique across the page's
+        rounds); per placement count k: the view box ``[x, y, width, height]`` around what
+        the first k placements draw, and the open ends after them as
+        ``{"ends": disc values, "rings": count, "total": int, "text": the caption}``.
+    """
+    scene = round_scene(record, round_index, scores_strip=False, every_step=True)
+    # The page has its own title, legend and tally: keep the placements and their marks.
+    scene.shapes = [shape for shape in scene.shapes if shape.move is not None]
+    scene.steps = [[shape for shape in marks if not (isinstance(shape, Text) and shape.role == "caption")]
+                   for marks in scene.steps]
+    svg = scene_svg(scene, f"round {round_index + 1} layout").replace(' id="', f' id="round-{round_index}-')
+    views = [[round(x0, 2), round(y0, 2), round(x1 - x0, 2), round(y1 - y0, 2)]
+             for x0, y0, x1, y1 in scene.views]
+    tallies = [{"ends": [end.scores for end in geometry.open_ends if is_disc(end)],
+                "rings": sum(not is_disc(end) for end in geometry.open_ends),
+                "total": geometry.total, "text": total_caption(geometry)}
+               for geometry in scene.step_geometry]
+    return svg, views, tallies
+
+
+def _legend(record: dict) -> str:
+    """The layout's legend as HTML: each seat's tint, then the two kinds of open-end mark."""
+    keys = []
+    for kind, seat, text in legend_items(record):
+        if kind == "seat":
+            key = f'<span class="swatch" style="background: {seat_fill(seat)}"></span>'
+        else:
+            key = '<span class="disc">5</span>' if kind == "end" else '<span class="ring"></span>'
+        keys.append(f'<span class="key">{key}{html.escape(text)}</span>')
+    return "".join(keys)
 
 
 def _title(record: dict, data: dict) -> str:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from sim.records import read_records
-from sim.reference import play_match
+from sim.reference import Layout, Placement, play_match
 from tests.support.golden import GOLDEN
 
 TILE_PATTERN = re.compile(r"(?<!\d)(\d)-(\d)(?!\d)")
@@ -148,3 +148,20 @@ def analysis_rows(record, seat):
                              "loss": "0.1", "loss_low": "-0.01" if k % 2 else "0.02",
                              "loss_high": "0.2", "unit": "win probability"})
     return rows
+
+
+def expected_open_ends(record: dict, round_index: int, placed: int) -> tuple[list[int], int]:
+    """The open ends after the round's first ``placed`` placements, played on
+    :class:`sim.reference.Layout`: the values that add to the total, sorted (zeros left
+    out: a 0 half, a free spinner arm), and the scoring total (ruling 3)."""
+    layout = Layout()
+    plays = [a for a in record["rounds"][round_index]["actions"] if a["type"] == "play"]
+    for action in plays[:placed]:
+        layout.place(Placement(tuple(action["tile"]), action["parent"], action["side"]))
+    values = []
+    for node in layout.nodes:
+        if not node.is_double:
+            values += node.open_line_sides
+        elif node.open_line_sides:
+            values.append(2 * node.open)  # a double that ends a line counts both halves, once
+    return sorted(v for v in values if v), layout.total()

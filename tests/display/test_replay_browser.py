@@ -55,8 +55,8 @@ SHOWN = """() => {
 class Viewer:
     """One replay page open in the browser, with what it shows read back."""
 
-    def __init__(self, browser, path):
-        self.page = browser.new_page(viewport=VIEWPORT)
+    def __init__(self, browser, path, width=VIEWPORT["width"]):
+        self.page = browser.new_page(viewport={**VIEWPORT, "width": width})
         self.errors: list[str] = []
         self.dialogs: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
@@ -125,13 +125,14 @@ class Viewer:
 
 @pytest.fixture
 def viewer(browser, tmp_path):
-    """``open(record, seat=None) -> Viewer`` on a page written to ``tmp_path``."""
+    """``open(record, seat=None, analysis=None, width=1280) -> Viewer`` on a page written to
+    ``tmp_path``, in a window ``width`` px wide."""
     opened = []
 
-    def open_page(record, seat=None, analysis=None):
+    def open_page(record, seat=None, analysis=None, width=VIEWPORT["width"]):
         path = tmp_path / f"replay-{len(opened)}.html"
         write_replay_page(record, path, seat, analysis)
-        opened.append(Viewer(browser, path))
+        opened.append(Viewer(browser, path, width))
         return opened[-1]
 
     yield open_page
@@ -196,10 +197,11 @@ def test_a_seat_view_hides_the_other_hands_until_settlement(viewer):
     assert not any(steps[end].hidden)  # a domino's settlement reveals every hand
 
 
-def test_an_analysed_seat_has_its_win_probability_bar_at_every_step(viewer):
+@pytest.mark.parametrize("width", [1280, 700])
+def test_an_analysed_seat_has_its_win_probability_bar_at_every_step(viewer, width):
     record = golden(2)[0]
     rows = analysis_rows(record, 1)
-    view = viewer(record, seat=1, analysis=rows)
+    view = viewer(record, seat=1, analysis=rows, width=width)
     steps = expected_steps(record, seat=1)
     first = next(k for k, s in enumerate(steps) if s.kind == "play"
                  and record["rounds"][s.round]["actions"][s.action]["seat"] == 1)
@@ -215,7 +217,7 @@ def test_an_analysed_seat_has_its_win_probability_bar_at_every_step(viewer):
     fill = view.page.locator("#wp-interval").bounding_box()
     assert box["width"] > 200 and abs(fill["x"] - box["x"]) < 2  # interval from 0%
     assert abs(fill["width"] - 0.9 * box["width"]) < 4  # to 90% of the bar
-    view.screenshot("replay-2p-seat-1-analysis.png")
+    view.screenshot(f"replay-2p-seat-1-analysis-{width}px.png")
     assert view.errors == []
 
 

@@ -9,12 +9,14 @@ import re
 
 import pytest
 
+from sim.display.layout_scene import VIEW_PAD, round_scene
 from sim.display.replay_page import replay_page, write_replay_page
 from sim.display.replay_states import replay_states
 from sim.reference import play_match
 from tests.display.replay_expected import (
     analysis_rows,
     edge_records,
+    expected_open_ends,
     expected_steps,
     golden,
     page_data,
@@ -94,7 +96,58 @@ def test_states_match_the_record_at_every_step(records, states):
 
 def test_the_page_embeds_the_states(pages, states):
     for key, page in pages.items():
-        assert page_data(page) == json.loads(json.dumps(states[key])), key
+        data = page_data(page)
+        # The page adds its layouts' zoom and open ends (checked below) to the states.
+        assert set(data.pop("zoom")) == {"digit", "leastDigit", "most", "stackedBelow",
+                                         "leastHeight", "reservedHeight"}
+        for info in data["rounds"]:
+            del info["views"], info["tally"]
+        assert data == json.loads(json.dumps(states[key])), key
+
+
+def test_the_open_ends_and_total_after_every_placement_of_every_round(records, pages):
+    for (name, seat), page in pages.items():
+        record = records[name]
+        for r, info in enumerate(page_data(page)["rounds"]):
+            plays = sum(a["type"] == "play" for a in record["rounds"][r]["actions"])
+            assert len(info["tally"]) == len(info["views"]) == plays + 1, (name, r)
+            for placed, tally in enumerate(info["tally"]):
+                ends, total = expected_open_ends(record, r, placed)
+                where = (name, seat, r, placed)
+                assert sorted(v for v in tally["ends"] if v) == ends, where
+                assert tally["total"] == total, where
+                assert f"total {total}" in tally["text"] or placed == 0, where
+
+
+def test_each_view_holds_what_its_step_draws(records):
+    # What step k draws: the first k tiles and their labels (a prefix scene's boxes), its marks.
+    record = records["golden 4p match 0"]
+    for r in range(len(record["rounds"])):
+        scene = round_scene(record, r, every_step=True)
+        assert len(scene.views) == len(scene.steps) == len(scene.step_geometry)
+        for k, (x0, y0, x1, y1) in enumerate(scene.views):
+            boxes = [box for _, _, box in round_scene(record, r, k).boxes]
+            assert len(boxes) >= min(k, 1), (r, k)
+            for box in boxes:
+                assert x0 < box[0] and y0 < box[1] and box[2] < x1 and box[3] < y1, (r, k, box)
+            if k > 0:  # snug: the view is the drawn boxes' span and its blank border
+                span = (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                        max(b[2] for b in boxes), max(b[3] for b in boxes))
+                assert (x0, y0, x1, y1) == pytest.approx(
+                    (span[0] - VIEW_PAD, span[1] - VIEW_PAD, span[2] + VIEW_PAD, span[3] + VIEW_PAD))
+
+
+def test_the_page_layout_holds_tiles_and_marks_only(pages):
+    for key, page in pages.items():
+        svgs = re.findall(r'<div class="round-layout" data-round="\d+" hidden>(.*?)</div>', page,
+                          re.DOTALL)
+        for svg in svgs:
+            # The page writes its own title, legend and tally; the tiles' numbers are marked.
+            assert 'class="title"' not in svg and 'class="caption"' not in svg, key
+            assert "open end: what it adds" not in svg, key
+            halves = re.findall(r'<text class="half"', svg)
+            assert len(halves) == 2 * len(re.findall(r'<g class="tile"', svg)) > 0, key
+        assert page.count('<span class="swatch"') == page_data(page)["players"], key
 
 
 def test_event_texts_say_accepted_or_discarded_and_why(records, states):
