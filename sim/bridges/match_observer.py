@@ -23,8 +23,13 @@ Tensors (float32, flat; ``*_PIECES`` give every slice, in order)
     One-hot of the observing seat.
 ``players`` : (3,)
     One-hot of the table size (2, 3, 4).
-``phase`` : (5,)
-    One-hot of :class:`Phase` (lot, deal, play, draw, over).
+``phase`` : (4,)
+    One-hot of the public phase (:data:`PUBLIC_PHASES`: lot, deal, turn, over). A seat's turn
+    is one phase whether it places or draws: which of the two it does next is known only to
+    that seat until its action shows (after a forced draw, whether the tile drawn can be
+    placed).
+``drawing`` : (1,)
+    1 when the observer is the seat to move and must draw (its own phase; 0 for the others).
 ``to_move`` : (4,)
     One-hot of the seat to place or draw (zeros at a lot, a deal and the end).
 ``leader`` : (4,)
@@ -42,7 +47,8 @@ Tensors (float32, flat; ``*_PIECES`` give every slice, in order)
 ``boneyard`` : (1,)
     Tiles left to deal or draw (a count).
 ``lacking`` : (4, 7)
-    Per seat, the values it is publicly known to lack (``Workspace.lacking``).
+    Per seat, the values it is publicly known to lack (``Workspace.lacking``: a seat's lack
+    becomes known with its first draw of a turn, or its pass).
 ``open_count`` : (7,)
     Open connections per value (a count).
 ``total`` : (1,)
@@ -66,17 +72,29 @@ Tensors (float32, flat; ``*_PIECES`` give every slice, in order)
     own drawn tile; zeros for another seat's draw and a pass), one-hot parent node (28), one-hot
     side (line, arm: 2; zeros for the opening), one-hot joined value (7; plays only).
 
-Both tensors depend only on what the observer may know: resampling the hidden tiles
-(:meth:`~sim.bridges.match_state.MatchState.resample_from_infostate`) leaves them, and the
-information state string, unchanged.
+Public observation
+------------------
+``public_observation_string()`` and ``public_observation_tensor()`` (shape
+:data:`PUBLIC_OBSERVATION_SHAPE`, pieces :data:`PUBLIC_OBSERVATION_PIECES`: the observation's
+pieces without ``observer``, ``hand`` and ``drawing``): what every seat sees, the same for all
+(OpenSpiel's public observation type, ``private_info=NONE``). ``public_information_state_*``
+add the round's public history (the information state without ``dealt`` and without any
+drawn tile: ``PUBLIC_INFORMATION_STATE_*``). ``private_observation_string(seat)`` and
+``private_observation_tensor(seat)`` (:data:`PRIVATE_OBSERVATION_PIECES`) are the rest of the
+seat's observation: its seat, its hand, whether it must draw.
+
+Everything here depends only on what the observer may know: resampling the hidden tiles
+(:meth:`~sim.bridges.match_state.MatchState.resample_from_infostate`) leaves a seat's strings
+and tensors unchanged, and so does any change of tiles hidden from it that leaves the public
+play legal (a forced draw that took another tile of the boneyard included).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim.bridges.match_codes import (CHANCE, N_PHASES, SIDES_PER_PARENT, TILE_NAMES, Phase,
-    decode_action, hand_text, tiles_of)
+from sim.bridges.match_codes import (CHANCE, SIDES_PER_PARENT, TILE_NAMES, Phase, decode_action,
+    hand_text, tiles_of)
 from sim.core import state as K
 from sim.engine.export import SIDE_NAMES
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
@@ -96,10 +114,20 @@ NODE_WIDTH = N_TILES + 4
 HISTORY_WIDTH = K.MAX_PLAYERS + N_ACTION_KINDS + N_TILES + K.MAX_NODES + SIDES_PER_PARENT + N_VALUES
 """Per history row: seat, kind (play/draw/pass), tile, parent, side (line/arm), joined value."""
 
+PUBLIC_PHASES = ("lot", "deal", "turn", "over")
+"""The phases everyone can tell apart: a seat's turn (:attr:`Phase.PLAY` or :attr:`Phase.DRAW`)
+is one phase, ``turn``."""
+
+_PUBLIC_PHASE = {Phase.LOT: 0, Phase.DEAL: 1, Phase.PLAY: 2, Phase.DRAW: 2, Phase.OVER: 3}
+
+PRIVATE_PIECES = ("observer", "hand", "drawing", "dealt")
+"""The pieces that only the observing seat may see (left out of the public tensors)."""
+
 OBSERVATION_PIECES = (
     ("observer", (K.MAX_PLAYERS,)),
     ("players", (_TABLE_SIZES,)),
-    ("phase", (N_PHASES,)),
+    ("phase", (len(PUBLIC_PHASES),)),
+    ("drawing", (1,)),
     ("to_move", (K.MAX_PLAYERS,)),
     ("leader", (K.MAX_PLAYERS,)),
     ("round", (1,)),
@@ -122,6 +150,17 @@ INFORMATION_STATE_PIECES = OBSERVATION_PIECES + (
 )
 """(name, shape) of each slice of the information state tensor, in order."""
 
+PUBLIC_OBSERVATION_PIECES = tuple(p for p in OBSERVATION_PIECES if p[0] not in PRIVATE_PIECES)
+"""(name, shape) of each slice of the public observation tensor, in order."""
+
+PRIVATE_OBSERVATION_PIECES = tuple(p for p in OBSERVATION_PIECES if p[0] in PRIVATE_PIECES)
+"""(name, shape) of each slice of the private observation tensor (the observation's pieces
+that the public one lacks), in order."""
+
+PUBLIC_INFORMATION_STATE_PIECES = tuple(p for p in INFORMATION_STATE_PIECES
+                                        if p[0] not in PRIVATE_PIECES)
+"""(name, shape) of each slice of the public information state tensor, in order."""
+
 
 def _piece_offsets(pieces) -> dict[str, tuple[int, tuple[int, ...]]]:
     offsets = {}
@@ -138,11 +177,35 @@ OBSERVATION_OFFSETS = _piece_offsets(OBSERVATION_PIECES)
 INFORMATION_STATE_OFFSETS = _piece_offsets(INFORMATION_STATE_PIECES)
 """name -> (first index in the flat tensor, shape)."""
 
-OBSERVATION_SHAPE = (sum(int(np.prod(shape)) for _, shape in OBSERVATION_PIECES),)
+PUBLIC_OBSERVATION_OFFSETS = _piece_offsets(PUBLIC_OBSERVATION_PIECES)
+"""name -> (first index in the flat tensor, shape)."""
+
+PUBLIC_INFORMATION_STATE_OFFSETS = _piece_offsets(PUBLIC_INFORMATION_STATE_PIECES)
+"""name -> (first index in the flat tensor, shape)."""
+
+
+def _shape(pieces) -> tuple[int]:
+    return (sum(int(np.prod(shape)) for _, shape in pieces),)
+
+
+OBSERVATION_SHAPE = _shape(OBSERVATION_PIECES)
 """Shape of :meth:`~sim.bridges.match_state.MatchState.observation_tensor` (flat)."""
 
-INFORMATION_STATE_SHAPE = (sum(int(np.prod(shape)) for _, shape in INFORMATION_STATE_PIECES),)
+INFORMATION_STATE_SHAPE = _shape(INFORMATION_STATE_PIECES)
 """Shape of :meth:`~sim.bridges.match_state.MatchState.information_state_tensor` (flat)."""
+
+PUBLIC_OBSERVATION_SHAPE = _shape(PUBLIC_OBSERVATION_PIECES)
+"""Shape of :meth:`~sim.bridges.match_state.MatchState.public_observation_tensor` (flat)."""
+
+PRIVATE_OBSERVATION_SHAPE = _shape(PRIVATE_OBSERVATION_PIECES)
+"""Shape of :func:`private_observation_tensor` (flat)."""
+
+PUBLIC_INFORMATION_STATE_SHAPE = _shape(PUBLIC_INFORMATION_STATE_PIECES)
+"""Shape of :meth:`~sim.bridges.match_state.MatchState.public_information_state_tensor`."""
+
+PUBLIC = None
+"""The ``seat`` argument of the functions below for the public view (no seat's private
+information)."""
 
 # Column offsets inside one history row of the information state tensor
 _HISTORY_KIND = K.MAX_PLAYERS
@@ -189,11 +252,27 @@ def own_draws(state, seat: int, rows: list) -> dict[int, int]:
     return own
 
 
-def _header(state, seat: int) -> str:
+def round_number(state) -> int:
+    """The round the state is in, counted from 1; once the game is over, the last round played."""
+    return state.rounds_played + (0 if state.phase == Phase.OVER else 1)
+
+
+def _header(state, seat: int | None) -> str:
     scores = " ".join(str(s) for s in state.scores())
     leader = "?" if state.phase == Phase.LOT else str(state.leader)
-    return (f"seat {seat} of {state.players}; round {state.rounds_played + 1}; "
+    who = "public" if seat is PUBLIC else f"seat {seat}"
+    return (f"{who} of {state.players}; round {round_number(state)}; "
             f"scores {scores}; leader {leader}")
+
+
+def phase_word(state, seat: int | None) -> str:
+    """The phase as ``seat`` (None: the public) knows it: ``play`` or ``draw`` for the seat to
+    move itself, ``turn`` for everyone else (which of the two comes is that seat's secret),
+    else ``lot``, ``deal`` or ``over``."""
+    phase = state.phase
+    if phase in (Phase.PLAY, Phase.DRAW) and (seat is PUBLIC or seat != state.mover):
+        return PUBLIC_PHASES[_PUBLIC_PHASE[phase]]
+    return phase.name.lower()
 
 
 def _shown_text(state) -> str:
@@ -216,18 +295,21 @@ def dealt_mask(state, seat: int) -> int:
     return mask
 
 
-def information_state_string(state, seat: int) -> str:
-    """Everything ``seat`` knows (module docstring), as text."""
+def information_state_string(state, seat: int | None) -> str:
+    """Everything ``seat`` knows (module docstring), as text; ``seat`` None: what everyone
+    knows (no dealt tiles, no hand, no drawn tile)."""
     ws = state.ws
     lines = [_header(state, seat)]
     if state.phase == Phase.LOT:
         lines.append("lot")
     else:
-        lines.append(f"dealt {min(state.tiles_taken, HAND_SIZE * state.players)}: "
-                     f"{hand_text(dealt_mask(state, seat))}; hand "
-                     f"{hand_text(int(ws.hands[seat]))}")
+        dealt = f"dealt {min(state.tiles_taken, HAND_SIZE * state.players)}"
+        if seat is not PUBLIC:
+            dealt += (f": {hand_text(dealt_mask(state, seat))}; hand "
+                      f"{hand_text(int(ws.hands[seat]))}")
+        lines.append(dealt)
         rows = ws.history[: int(ws.board[K.BOARD_HISTORY])].tolist()
-        own = own_draws(state, seat, rows)
+        own = {} if seat is PUBLIC else own_draws(state, seat, rows)
         for index, row in enumerate(rows):
             lines.append(_row_text(row, own.get(index, K.NO_TILE)))
     return "\n".join(lines) + _shown_text(state)
@@ -248,8 +330,9 @@ def _row_text(row, drawn: int) -> str:
             f"{row[K.H_PARENT]} {SIDE_NAMES[row[K.H_SIDE]]} ({row[K.H_POINTS]})")
 
 
-def observation_string(state, seat: int) -> str:
-    """The current public state plus ``seat``'s hand, as text."""
+def observation_string(state, seat: int | None) -> str:
+    """The current public state plus ``seat``'s hand, as text (``seat`` None: the public
+    state alone)."""
     ws = state.ws
     board = ws.board
     phase = state.phase
@@ -259,12 +342,19 @@ def observation_string(state, seat: int) -> str:
     sizes = " ".join(str(int(ws.hand_sizes[s])) for s in range(state.players))
     lacking = " ".join(str(int(ws.lacking[s])) for s in range(state.players))
     mover = state.mover if phase in (Phase.PLAY, Phase.DRAW) else "-"
-    return (f"{_header(state, seat)}; {phase.name.lower()}; to move {mover}\n"
-            f"hand {hand_text(int(ws.hands[seat]))}\n"
+    hand = "" if seat is PUBLIC else f"hand {hand_text(int(ws.hands[seat]))}\n"
+    return (f"{_header(state, seat)}; {phase_word(state, seat)}; to move {mover}\n"
+            f"{hand}"
             f"layout {layout}; total {int(board[K.BOARD_TOTAL])}; open "
             f"{' '.join(str(int(c)) for c in ws.open_count)}\n"
             f"sizes {sizes}; boneyard {N_TILES - state.tiles_taken}; lacking {lacking}"
             + _shown_text(state))
+
+
+def private_observation_string(state, seat: int) -> str:
+    """What ``seat`` alone sees now, as text: its hand, and whether it must draw."""
+    draw = "; must draw" if state.phase == Phase.DRAW and seat == state.mover else ""
+    return f"seat {seat}; hand {hand_text(int(state.ws.hands[seat]))}{draw}"
 
 
 def state_text(state) -> str:
@@ -277,7 +367,7 @@ def state_text(state) -> str:
 # ---------------------------------------------------------------------------
 # Tensors
 # ---------------------------------------------------------------------------
-def _fill_observation(state, out: np.ndarray, seat: int, offsets) -> None:
+def _fill_observation(state, out: np.ndarray, seat: int | None, offsets) -> None:
     ws = state.ws
     board = ws.board
     phase = state.phase
@@ -285,9 +375,15 @@ def _fill_observation(state, out: np.ndarray, seat: int, offsets) -> None:
     def put(name, index, value=1.0):
         out[offsets[name][0] + index] = value
 
-    put("observer", seat)
+    if seat is not PUBLIC:
+        put("observer", seat)
+        start = offsets["hand"][0]
+        for t in tiles_of(int(ws.hands[seat])):
+            out[start + t] = 1.0
+        if phase == Phase.DRAW and seat == state.mover:
+            put("drawing", 0)
     put("players", state.players - 2)
-    put("phase", int(phase))
+    put("phase", _PUBLIC_PHASE[phase])
     if phase in (Phase.PLAY, Phase.DRAW):
         put("to_move", state.mover)
     if phase != Phase.LOT:
@@ -295,10 +391,6 @@ def _fill_observation(state, out: np.ndarray, seat: int, offsets) -> None:
     put("round", 0, state.rounds_played / state.max_rounds)
     start = offsets["scores"][0]
     out[start:start + state.n_entities] = ws.scores[: state.n_entities] / SCORE_SCALE
-    start = offsets["hand"][0]
-    hand = int(ws.hands[seat])
-    for t in tiles_of(hand):
-        out[start + t] = 1.0
     start = offsets["hand_sizes"][0]
     out[start:start + state.players] = ws.hand_sizes[: state.players]
     put("boneyard", 0, N_TILES - state.tiles_taken)
@@ -335,21 +427,39 @@ def _fill_observation(state, out: np.ndarray, seat: int, offsets) -> None:
                 out[start + s * N_TILES + t] = 1.0
 
 
-def observation_tensor(state, seat: int) -> np.ndarray:
-    """float32[OBSERVATION_SHAPE]: the public state and ``seat``'s hand (module docstring)."""
-    out = np.zeros(OBSERVATION_SHAPE, dtype=np.float32)
-    _fill_observation(state, out, seat, OBSERVATION_OFFSETS)
+def observation_tensor(state, seat: int | None) -> np.ndarray:
+    """float32[OBSERVATION_SHAPE]: the public state and ``seat``'s hand (module docstring);
+    ``seat`` None: float32[PUBLIC_OBSERVATION_SHAPE], the public state alone."""
+    public = seat is PUBLIC
+    out = np.zeros(PUBLIC_OBSERVATION_SHAPE if public else OBSERVATION_SHAPE, dtype=np.float32)
+    _fill_observation(state, out, seat, PUBLIC_OBSERVATION_OFFSETS if public
+                      else OBSERVATION_OFFSETS)
     return out
 
 
-def information_state_tensor(state, seat: int) -> np.ndarray:
-    """float32[INFORMATION_STATE_SHAPE]: everything ``seat`` knows (module docstring)."""
-    out = np.zeros(INFORMATION_STATE_SHAPE, dtype=np.float32)
-    offsets = INFORMATION_STATE_OFFSETS
+def private_observation_tensor(state, seat: int) -> np.ndarray:
+    """float32[PRIVATE_OBSERVATION_SHAPE]: the pieces of ``seat``'s observation that the
+    public observation lacks (:data:`PRIVATE_OBSERVATION_PIECES`)."""
+    whole = observation_tensor(state, seat)
+    parts = []
+    for name, shape in PRIVATE_OBSERVATION_PIECES:
+        start = OBSERVATION_OFFSETS[name][0]
+        parts.append(whole[start:start + int(np.prod(shape))])
+    return np.concatenate(parts)
+
+
+def information_state_tensor(state, seat: int | None) -> np.ndarray:
+    """float32[INFORMATION_STATE_SHAPE]: everything ``seat`` knows (module docstring);
+    ``seat`` None: float32[PUBLIC_INFORMATION_STATE_SHAPE], everything every seat knows."""
+    public = seat is PUBLIC
+    out = np.zeros(PUBLIC_INFORMATION_STATE_SHAPE if public else INFORMATION_STATE_SHAPE,
+                   dtype=np.float32)
+    offsets = PUBLIC_INFORMATION_STATE_OFFSETS if public else INFORMATION_STATE_OFFSETS
     _fill_observation(state, out, seat, offsets)
-    start = offsets["dealt"][0]
-    for t in tiles_of(dealt_mask(state, seat)):
-        out[start + t] = 1.0
+    if not public:
+        start = offsets["dealt"][0]
+        for t in tiles_of(dealt_mask(state, seat)):
+            out[start + t] = 1.0
     if state.phase == Phase.LOT:
         return out
     ws = state.ws
@@ -370,8 +480,9 @@ def information_state_tensor(state, seat: int) -> np.ndarray:
     block[placed, _HISTORY_PARENT + history[placed, K.H_PARENT]] = 1.0
     block[placed, _HISTORY_SIDE + history[placed, K.H_SIDE] - K.SIDE_LINE] = 1.0
     block[plays, _HISTORY_JOINED + history[plays, K.H_JOINED]] = 1.0
-    for index, tile in own_draws(state, seat, history.tolist()).items():
-        block[index, _HISTORY_TILE + tile] = 1.0
+    if not public:
+        for index, tile in own_draws(state, seat, history.tolist()).items():
+            block[index, _HISTORY_TILE + tile] = 1.0
     return out
 
 
@@ -385,6 +496,17 @@ __all__ = [
     "OBSERVATION_OFFSETS",
     "OBSERVATION_PIECES",
     "OBSERVATION_SHAPE",
+    "PRIVATE_OBSERVATION_PIECES",
+    "PRIVATE_OBSERVATION_SHAPE",
+    "PRIVATE_PIECES",
+    "PUBLIC",
+    "PUBLIC_INFORMATION_STATE_OFFSETS",
+    "PUBLIC_INFORMATION_STATE_PIECES",
+    "PUBLIC_INFORMATION_STATE_SHAPE",
+    "PUBLIC_OBSERVATION_OFFSETS",
+    "PUBLIC_OBSERVATION_PIECES",
+    "PUBLIC_OBSERVATION_SHAPE",
+    "PUBLIC_PHASES",
     "action_to_string",
     "dealt_mask",
     "information_state_string",
@@ -392,5 +514,9 @@ __all__ = [
     "observation_string",
     "observation_tensor",
     "own_draws",
+    "phase_word",
+    "private_observation_string",
+    "private_observation_tensor",
+    "round_number",
     "state_text",
 ]

@@ -12,6 +12,10 @@ lacking values, scores, the round's and the match's figures, the layout, the rou
 ``history`` rows (kept: ``BOARD_KEEP_HISTORY`` is 1) and, at a decision, ``cands`` and
 ``BOARD_DECISION_*`` (so :func:`sim.engine.python_seats.seat_view` gives the deciding seat's
 sealed view). The round's score events are written to a trace with room for a round.
+One step is placed later than the engine places it: a seat's lack (``note_lacking``) is noted
+with its first draw of a turn instead of just before it, so that at the draw node before it
+the public lacking values do not tell the other seats that it must draw (the workspace at
+every decision is the engine's all the same).
 
 The rest is apart, as OpenSpiel keeps a game's observer apart from its state: the vocabulary
 (phases, node kinds, action codes) in :mod:`sim.bridges.match_codes`; the strings and
@@ -74,7 +78,8 @@ from sim.bridges import match_observer
 from sim.bridges.match_codes import (ALL_TILES, CHANCE, MAX_CHANCE_OUTCOMES, MAX_MOVES_PER_ROUND,
     NUM_ACTIONS, TERMINAL, Phase, decode_action, encode_action, tiles_of)
 from sim.bridges.match_observer import (INFORMATION_STATE_OFFSETS, INFORMATION_STATE_PIECES,
-    INFORMATION_STATE_SHAPE, OBSERVATION_OFFSETS, OBSERVATION_PIECES, OBSERVATION_SHAPE)
+    INFORMATION_STATE_SHAPE, OBSERVATION_OFFSETS, OBSERVATION_PIECES, OBSERVATION_SHAPE,
+    PUBLIC_INFORMATION_STATE_SHAPE, PUBLIC_OBSERVATION_SHAPE)
 from sim.bridges.match_record import RoundSnapshot, match_record
 from sim.bridges.match_worlds import consistent_deal, deal_hidden, infostate_view
 from sim.core import state as K
@@ -383,11 +388,14 @@ class MatchState:
                 self._decide(seat, list_placements(ws, playable))
                 return
             boneyard = N_TILES - self._cursor
-            note_lacking(ws, seat, boneyard)
             if boneyard > 0:
+                # The lack is noted with the first draw (_drawn), not here: until the seat
+                # draws, no other seat can tell a seat about to draw from one about to place,
+                # so the public lacking values must not tell either.
                 self._seat = seat
                 self._phase = Phase.DRAW
                 return
+            note_lacking(ws, seat, boneyard)
             pass_turn(ws, self._trace, seat)
             if no_hand_can_play(ws, self.players):
                 self._settle_blocked()
@@ -397,6 +405,10 @@ class MatchState:
     def _drawn(self, tile: int) -> None:
         ws = self.ws
         seat = self._seat
+        # The engine notes the lack before the first draw; every draw of the turn notes the
+        # same open values (draws do not change the layout), so the workspace at the next
+        # decision is the engine's. The boneyard as it was before this draw: never empty.
+        note_lacking(ws, seat, N_TILES - self._cursor + 1)
         draw_tile(ws, self._trace, seat, tile)
         if (1 << tile) & int(playable_tiles(ws)):
             self._decide(seat, list_placements(ws, 1 << tile))
@@ -463,6 +475,30 @@ class MatchState:
         """float32[INFORMATION_STATE_SHAPE]: everything ``seat`` knows."""
         return match_observer.information_state_tensor(self, seat)
 
+    def private_observation_string(self, seat: int) -> str:
+        """What ``seat`` alone sees now, as text (its hand, whether it must draw)."""
+        return match_observer.private_observation_string(self, seat)
+
+    def private_observation_tensor(self, seat: int) -> np.ndarray:
+        """float32[PRIVATE_OBSERVATION_SHAPE]: ``seat``'s observation pieces the public lacks."""
+        return match_observer.private_observation_tensor(self, seat)
+
+    def public_observation_string(self) -> str:
+        """The current public state, as text: the same for every seat."""
+        return match_observer.observation_string(self, match_observer.PUBLIC)
+
+    def public_observation_tensor(self) -> np.ndarray:
+        """float32[PUBLIC_OBSERVATION_SHAPE]: the current public state."""
+        return match_observer.observation_tensor(self, match_observer.PUBLIC)
+
+    def public_information_state_string(self) -> str:
+        """Everything every seat knows (the round's public history), as text."""
+        return match_observer.information_state_string(self, match_observer.PUBLIC)
+
+    def public_information_state_tensor(self) -> np.ndarray:
+        """float32[PUBLIC_INFORMATION_STATE_SHAPE]: everything every seat knows."""
+        return match_observer.information_state_tensor(self, match_observer.PUBLIC)
+
     # -- search and strategies (sim.bridges.match_worlds) -----------------------------------
     def resample_from_infostate(self, seat: int, rng: np.random.Generator) -> MatchState:
         """A state ``seat`` cannot tell from this one, the hidden tiles redrawn (for search).
@@ -475,9 +511,27 @@ class MatchState:
         other = self.clone()
         if self._phase in (Phase.LOT, Phase.OVER):
             return other  # nothing hidden bears on the rest of the game
-        view = infostate_view(other.ws, self.players, seat, N_TILES - self._cursor)
-        other._pool = deal_hidden(other.ws, view, self.players, seat, rng)
+        ws = other.ws
+        mover = self._seat
+        pending = self._phase == Phase.DRAW and seat != mover and not self._drawing()
+        if pending:
+            # Another seat is about to draw, its lack not yet public: the world keeps it
+            # unable to place (a legal world), its noted lack put back after the redraw.
+            noted = int(ws.lacking[mover])
+            note_lacking(ws, mover, N_TILES - self._cursor)
+        view = infostate_view(ws, self.players, seat, N_TILES - self._cursor)
+        other._pool = deal_hidden(ws, view, self.players, seat, rng)
+        if pending:
+            ws.lacking[mover] = noted
         return other
+
+    def _drawing(self) -> bool:
+        """True once the seat to move has drawn this turn (the last public action its draw)."""
+        n_history = int(self.ws.board[K.BOARD_HISTORY])
+        if n_history == 0:
+            return False
+        last = self.ws.history[n_history - 1]
+        return int(last[K.H_KIND]) == K.ACTION_DRAW and int(last[K.H_SEAT]) == self._seat
 
     @classmethod
     def from_view(cls, view, rng: np.random.Generator) -> MatchState:
@@ -584,6 +638,8 @@ __all__ = [
     "OBSERVATION_OFFSETS",
     "OBSERVATION_PIECES",
     "OBSERVATION_SHAPE",
+    "PUBLIC_INFORMATION_STATE_SHAPE",
+    "PUBLIC_OBSERVATION_SHAPE",
     "RETURN_SCALE",
     "TERMINAL",
     "MatchState",

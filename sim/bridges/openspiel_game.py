@@ -11,10 +11,18 @@ module registers the game with pyspiel, as every OpenSpiel Python game does, so
 ``pyspiel.load_game("exact61_five_up(players=3)")`` works after the import; :func:`register`
 may be called again (it does nothing the second time).
 
-Observers (``make_py_observer``): the default one gives ``observation_tensor`` /
-``observation_string`` and the perfect-recall one ``information_state_tensor`` /
-``information_state_string``; the factored public-only and private-only observation types are
-not provided (``None``). ``State.resample_from_infostate(player_id, sampler)`` is what
+Observers (``make_py_observer``, so ``open_spiel.python.observation.make_observation``): the
+default one gives ``observation_tensor`` / ``observation_string`` and the perfect-recall one
+``information_state_tensor`` / ``information_state_string``; the public type
+(``IIGObservationType(perfect_recall=False, public_info=True,
+private_info=PrivateInfoType.NONE)``) gives the public observation, the same for every seat
+(scores, the layout, hand sizes, the boneyard's size, publicly known lacks, whose turn it is;
+named pieces ``PUBLIC_OBSERVATION_PIECES``), and with ``perfect_recall=True`` the round's
+public history too (``PUBLIC_INFORMATION_STATE_PIECES``); the private type
+(``public_info=False``, ``perfect_recall=False``) the rest of a seat's observation (its hand,
+whether it must draw). Other types are not provided (``None``). Another seat's turn shows as ``turn``, never as ``play``
+or ``draw``: which comes next after its forced draw (whether the tile drawn can be placed) is
+that seat's secret until it acts. ``State.resample_from_infostate(player_id, sampler)`` is what
 OpenSpiel's ISMCTS calls to draw a world the player cannot tell apart from the true one;
 ``Exact61Game.state_of(match_state)`` wraps any :class:`MatchState` (e.g. a search root from
 :meth:`MatchState.from_view`) as a state of the game.
@@ -41,6 +49,9 @@ from sim.bridges.match_observer import (
     INFORMATION_STATE_SHAPE,
     OBSERVATION_PIECES,
     OBSERVATION_SHAPE,
+    PRIVATE_OBSERVATION_PIECES,
+    PUBLIC_INFORMATION_STATE_PIECES,
+    PUBLIC_OBSERVATION_PIECES,
 )
 from sim.bridges.match_state import MatchState
 from sim.core.state import MAX_PLAYERS
@@ -140,16 +151,27 @@ class Exact61Game(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         """The observer of ``iig_obs_type`` (None: the default observation), or None for the
-        factored public-only / private-only types, which this game does not provide."""
+        types this game does not provide (private information only, or every player's).
+
+        ``private_info=SINGLE_PLAYER`` with public information: the seat's observation
+        (``perfect_recall`` False) or information state (True); ``private_info=NONE``: the
+        public observation (False) or the public information state (True), the same for
+        every seat; ``public_info=False``: the seat's private observation (its hand, whether
+        it must draw; no perfect-recall variant).
+        """
         if params:
             raise ValueError(f"observation parameters are not supported: {params}")
         if iig_obs_type is None:
             return Exact61Observer(perfect_recall=False)
-        if iig_obs_type.perfect_recall:
-            return Exact61Observer(perfect_recall=True)
-        if (iig_obs_type.public_info
-                and iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER):
-            return Exact61Observer(perfect_recall=False)
+        private = iig_obs_type.private_info
+        if not iig_obs_type.public_info:
+            if private == pyspiel.PrivateInfoType.SINGLE_PLAYER and not iig_obs_type.perfect_recall:
+                return Exact61Observer(perfect_recall=False, private=True)
+            return None
+        if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            return Exact61Observer(perfect_recall=iig_obs_type.perfect_recall)
+        if private == pyspiel.PrivateInfoType.NONE:
+            return Exact61Observer(perfect_recall=iig_obs_type.perfect_recall, public=True)
         return None
 
 
@@ -210,13 +232,22 @@ class Exact61State(pyspiel.State):
 
 class Exact61Observer:
     """OpenSpiel's PyObserver: ``tensor`` (float32) and ``dict`` (named views), for the
-    observation or (``perfect_recall``) the information state of a seat."""
+    observation or (``perfect_recall``) the information state of a seat, or (``public``) their
+    public parts, which are the same whichever seat is passed, or (``private``) the rest of the
+    seat's observation."""
 
-    def __init__(self, perfect_recall: bool):
+    def __init__(self, perfect_recall: bool, public: bool = False, private: bool = False):
         self.perfect_recall = perfect_recall
-        pieces = INFORMATION_STATE_PIECES if perfect_recall else OBSERVATION_PIECES
-        shape = INFORMATION_STATE_SHAPE if perfect_recall else OBSERVATION_SHAPE
-        self.tensor = np.zeros(shape, dtype=np.float32)
+        self.public = public
+        self.private = private
+        if private:
+            pieces = PRIVATE_OBSERVATION_PIECES
+        elif public:
+            pieces = PUBLIC_INFORMATION_STATE_PIECES if perfect_recall else PUBLIC_OBSERVATION_PIECES
+        else:
+            pieces = INFORMATION_STATE_PIECES if perfect_recall else OBSERVATION_PIECES
+        self.tensor = np.zeros((sum(int(np.prod(shape)) for _, shape in pieces),),
+                               dtype=np.float32)
         self.dict = {}
         start = 0
         for name, piece_shape in pieces:
@@ -225,16 +256,26 @@ class Exact61Observer:
             start += size
 
     def set_from(self, state, player: int) -> None:
-        """Fill ``tensor`` with ``state`` as ``player`` sees it."""
+        """Fill ``tensor`` with ``state`` as ``player`` (or, public, everyone) sees it."""
         match = state.match_state
-        if self.perfect_recall:
+        if self.private:
+            self.tensor[:] = match.private_observation_tensor(player)
+        elif self.public:
+            self.tensor[:] = (match.public_information_state_tensor() if self.perfect_recall
+                              else match.public_observation_tensor())
+        elif self.perfect_recall:
             self.tensor[:] = match.information_state_tensor(player)
         else:
             self.tensor[:] = match.observation_tensor(player)
 
     def string_from(self, state, player: int) -> str:
-        """``state`` as ``player`` sees it, as text."""
+        """``state`` as ``player`` (or, public, everyone) sees it, as text."""
         match = state.match_state
+        if self.private:
+            return match.private_observation_string(player)
+        if self.public:
+            return (match.public_information_state_string() if self.perfect_recall
+                    else match.public_observation_string())
         if self.perfect_recall:
             return match.information_state_string(player)
         return match.observation_string(player)

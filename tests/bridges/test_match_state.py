@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from sim.bridges.availability import BridgeUnavailable, require
+from sim.bridges.match_record import round_object
 from sim.bridges.match_state import (
     CHANCE,
     INFORMATION_STATE_OFFSETS,
@@ -73,7 +74,9 @@ def random_game(state: MatchState, rng: random.Random) -> MatchState:
 
 
 def event_rows(state: MatchState) -> list[dict]:
-    return state.record(["scripted"] * state.players)["rounds"][-1]["events"]
+    """The last finished round's events as the record writes them (from the round's own
+    Round object: a state started from other scores than zero has no whole record)."""
+    return round_object(state.players, state.finished_rounds[-1])["events"]
 
 
 # ---------------------------------------------------------------------------
@@ -114,8 +117,13 @@ def test_forced_draws_are_chance_nodes_and_a_drawn_tile_scores():
     assert state.current_player() == CHANCE and state.phase == Phase.DRAW
     outcomes = state.chance_outcomes()
     assert len(outcomes) == 18 and all(p == pytest.approx(1 / 18) for _, p in outcomes)
-    assert int(state.ws.lacking[1]) == 1 << 6
+    # Its lack becomes public with its first draw, not before (the others cannot yet tell it
+    # must draw), and the seat to move alone sees its phase as a draw.
+    assert int(state.ws.lacking[1]) == 0
+    assert "; draw; to move 1" in state.observation_string(1)
+    assert "; turn; to move 1" in state.observation_string(0)
     state.apply_action(T(0, 3))  # unplayable: draw again
+    assert int(state.ws.lacking[1]) == 1 << 6
     assert state.current_player() == CHANCE and len(state.chance_outcomes()) == 17
     state.apply_action(T(3, 6))  # playable: placed at once, a decision even with one placement
     assert state.current_player() == 1
@@ -217,7 +225,7 @@ def test_an_exact_hit_ends_the_match_with_a_win():
     assert state.is_terminal() and state.winner == 0
     assert state.scores() == [TARGET_RAW, 0]
     assert state.returns() == [1.0, -1.0]
-    assert state.record(["a", "b"])["rounds"][0]["end"] == "target"
+    assert round_object(2, state.finished_rounds[0])["end"] == "target"
 
 
 def test_illegal_actions_are_refused():

@@ -17,6 +17,7 @@ from sim.bridges.availability import BridgeUnavailable
 from sim.bridges.match_state import (
     INFORMATION_STATE_SHAPE,
     NUM_ACTIONS,
+    OBSERVATION_OFFSETS,
     OBSERVATION_SHAPE,
 )
 from sim.tiles import DEFAULT_MAX_ROUNDS
@@ -120,9 +121,57 @@ def test_the_observers_give_named_pieces():
     plain = make_observation(game)
     plain.set_from(state, 0)
     assert np.array_equal(plain.tensor, state.match_state.observation_tensor(0))
-    public = make_observation(game, pyspiel.IIGObservationType(
-        public_info=True, perfect_recall=False, private_info=pyspiel.PrivateInfoType.NONE))
-    assert public is None  # factored observations are not provided
+    private = make_observation(game, pyspiel.IIGObservationType(
+        public_info=False, perfect_recall=False,
+        private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+    private.set_from(state, 1)
+    hand = state.match_state.observation_tensor(1)
+    start, shape = OBSERVATION_OFFSETS["hand"]
+    assert np.array_equal(private.dict["hand"], hand[start:start + shape[0]])
+    assert private.string_from(state, 1).startswith("seat 1; hand ")
+    assert make_observation(game, pyspiel.IIGObservationType(
+        public_info=False, perfect_recall=True,
+        private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER)) is None  # not provided
+
+
+def public_type(perfect_recall: bool):
+    return pyspiel.IIGObservationType(public_info=True, perfect_recall=perfect_recall,
+                                      private_info=pyspiel.PrivateInfoType.NONE)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_public_observation_is_the_same_for_every_player_at_every_node(players):
+    from open_spiel.python.observation import make_observation
+    game = openspiel_game.load_game(players=players, max_rounds=2)
+    public = make_observation(game, public_type(False))
+    history = make_observation(game, public_type(True))
+    assert "hand" not in public.dict and "observer" not in public.dict
+    assert "dealt" not in history.dict and history.dict["history"].shape == (143 * 72,)
+    rng = np.random.RandomState(players)
+    nodes = 0
+    for _ in range(2):
+        state = game.new_initial_state()
+        while True:
+            for observer in (public, history):
+                texts = {observer.string_from(state, p) for p in range(players)}
+                tensors = set()
+                for p in range(players):
+                    observer.set_from(state, p)
+                    tensors.add(observer.tensor.tobytes())
+                assert len(texts) == 1 and len(tensors) == 1
+            match = state.match_state
+            assert public.string_from(state, 0) == match.public_observation_string()
+            public.set_from(state, 0)
+            assert np.array_equal(public.tensor, match.public_observation_tensor())
+            nodes += 1
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+    assert nodes > 60
 
 
 def test_resampling_keeps_the_players_information_state():
