@@ -92,7 +92,7 @@ nav { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 button, select { font: inherit; padding: 3px 10px; }
 input[type=range] { flex: 1 1 200px; }
 #position { color: var(--muted); min-width: 16em; }
-main { display: grid; grid-template-columns: minmax(0, 1fr) minmax(300px, 360px); gap: 16px;
+main { display: grid; grid-template-columns: minmax(0, 1fr) minmax(300px, 380px); gap: 16px;
        padding: 12px 16px; }
 section { min-width: 0; }
 section > div { margin-bottom: 14px; }
@@ -110,6 +110,7 @@ h1, p, li, td, th, .hand { overflow-wrap: anywhere; }
         margin: 0 2px; background: var(--mark); border: 1px solid var(--mark-edge); font-weight: bold; }
 .ring { width: 1.1em; height: 1.1em; margin: 0 3px; background: #fff; border: 2px solid var(--ring); }
 #tally-text { margin-left: 4px; }
+#pan-hint { margin: 4px 0 0; color: var(--muted); font-size: 13px; }
 .legend { margin: 6px 0 0; color: var(--muted); font-size: 13px; }
 .legend .key { display: inline-block; margin-right: 14px; white-space: nowrap; }
 .legend .swatch { display: inline-block; width: 20px; height: 12px; margin-right: 4px;
@@ -217,6 +218,7 @@ SCRIPT = """
     svg.style.height = (view[3] * scale).toFixed(2) + "px";
     panel.scrollLeft = 0;
     var last = layouts[step.round].querySelector(".last-move");
+    el("pan-hint").hidden = view[2] * scale <= room + 1;
     if (view[2] * scale > room + 1 && last) {
       var tile = last.getBoundingClientRect(), box = panel.getBoundingClientRect();
       panel.scrollLeft = (tile.left + tile.right) / 2 - (box.left + box.right) / 2;
@@ -485,6 +487,7 @@ def replay_page(record: dict, seat: int | None = None, analysis=None) -> str:
 <h2 id="layout-title">Layout</h2>
 <p id="tally"></p>
 <div id="layouts">{layouts}</div>
+<p id="pan-hint" hidden>The layout is wider than this window at a readable size: scroll it sideways.</p>
 <p class="legend">{_legend(record)}</p>
 </section>
 <section>

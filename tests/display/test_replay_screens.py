@@ -67,6 +67,7 @@ MEASURE = """() => {
     viewBox: layout.querySelector('svg').getAttribute('viewBox').split(' ').map(Number),
     room: room,
     panning: panning,
+    panHint: !document.getElementById('pan-hint').hidden,
     lastInPanel: !last || (rect(last).left >= rect(panel).left && rect(last).right <= rect(panel).right),
     blocks: blocks,
     sections: sections,
@@ -145,6 +146,7 @@ def test_the_page_reads_at_every_size_and_step(browser, pages, players, width):
                 assert shown["svgWidth"] <= shown["room"] + 1, where
                 assert least >= LEAST_DIGIT or shown["svgWidth"] >= shown["room"] - 1, where
             assert shown["lastInPanel"], where
+            assert shown["panHint"] == shown["panning"], where
 
             blocks = shown["blocks"]
             assert {"header", "#layouts", "#tally", "#move", "#scores", "#hands"} <= set(blocks)
@@ -192,10 +194,12 @@ def test_a_layout_too_wide_for_a_two_column_window_pans_to_the_last_tile(browser
         assert shown["panning"] and shown["svgWidth"] > shown["room"]
         assert min(shown["digits"]) >= LEAST_DIGIT
         assert shown["lastInPanel"]  # scrolled to the tile just placed
+        assert shown["panHint"]
         assert shown["outside"] == [] and shown["pageWidth"] <= shown["innerWidth"]
         page.screenshot(path=str(artifact_directory() / "replay-4p-920px-panned.png"))
         # Widening the window to 1280 px gives the layout room: no panning.
         page.set_viewport_size({"width": 1280, "height": HEIGHT})
-        assert not page.evaluate(MEASURE)["panning"]
+        wider = page.evaluate(MEASURE)
+        assert not wider["panning"] and not wider["panHint"]
     finally:
         page.close()
