@@ -8,19 +8,32 @@ events, round ends, winners and scores are then recomputed and compared.
 A record is judged by its first problem: after one mismatch the replay cannot
 continue meaningfully. :func:`verify_record` returns that problem as one line
 (``"round 3, action 12: expected ..., found ..."``) or nothing when valid.
+
+Interrupted records
+    exact61-record/1 allows extra keys at the match level; ``five-up play`` writes
+    ``"interrupted": true`` when the player quits, with the rounds finished so far, winner
+    null and the scores after them. Such a record is checked as any other, action by
+    action, round by round, except that it may stop below the round limit with no entity
+    at 305; it must not be a match that ended (305 reached, or the round limit), and its
+    rounds are whole Round objects (the format has no round without an end), so one that
+    stops before its end is invalid, marked or not. :func:`is_interrupted` tells a valid
+    record of a quit match from a complete one; ``five-up verify`` counts them apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sim.records import FORMAT, iter_record_lines
 from sim.reference import END_DOMINO, Placement, RuleError, Round
 from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, entities_for
+from sim.wording import counted
 
 MATCH_KEYS = {"format", "players", "entities", "strategies", "seed", "match", "rounds",
               "winner", "scores"}
+INTERRUPTED_KEY = "interrupted"
+"""The match-level key ``five-up play`` sets to true when the player quits (module docstring)."""
 ROUND_KEYS = {"leader", "hands", "boneyard", "actions", "events", "end", "winner", "scores"}
 ACTION_KEYS = {
     "draw": {"seat", "type", "tile"},
@@ -244,9 +257,27 @@ def _check_deal(rnd_obj: dict, players: int) -> tuple[list, list]:
     return hands, boneyard
 
 
-def check_record(record) -> None:
-    """Raise :class:`Invalid` at the record's first problem; return if valid."""
+def is_interrupted(record) -> bool:
+    """True if ``record`` is marked ``"interrupted": true`` (a quit match; module docstring)."""
+    return isinstance(record, dict) and record.get(INTERRUPTED_KEY) is True
+
+
+def check_record(record, start_scores=None) -> None:
+    """Raise :class:`Invalid` at the record's first problem; return if valid.
+
+    Parameters
+    ----------
+    record : object
+        A decoded JSON value (any shape).
+    start_scores : sequence of int, optional
+        Raw score of each entity before the first round. exact61-record/1 starts every match
+        at zero (the default); other scores check, in the same process, a match a bridge
+        started elsewhere (:mod:`sim.bridges.pettingzoo_env`'s start options).
+    """
     match = _object(record, "the record", MATCH_KEYS, extra_allowed=True)
+    interrupted = match.get(INTERRUPTED_KEY, False)
+    if not isinstance(interrupted, bool):
+        raise Invalid(f"expected {INTERRUPTED_KEY} true or false, found {_fmt(interrupted)}")
     if match["format"] != FORMAT:
         raise Invalid(f"expected format \"{FORMAT}\", found {_fmt(match['format'])}")
     players = _int(match["players"], "players", 2, 4)
@@ -265,7 +296,9 @@ def check_record(record) -> None:
     if len(rounds) > max_rounds:
         raise Invalid(f"expected at most {max_rounds} rounds (the round limit), found {len(rounds)}")
 
-    scores = [0] * n_entities
+    scores = [0] * n_entities if start_scores is None else [int(s) for s in start_scores]
+    if len(scores) != n_entities:
+        raise ValueError(f"start_scores must hold {n_entities} raw scores, not {len(scores)}")
     previous: Round | None = None
     for r, rnd_obj in enumerate(rounds):
         try:
@@ -286,8 +319,10 @@ def check_record(record) -> None:
                 _replay_action(rnd, action, i, plays)
                 plays += action["type"] == "play"
             if not rnd.over:
+                # A quit match keeps its finished rounds only: say so where it matters.
+                whole = "; an interrupted record holds finished rounds only" if interrupted else ""
                 raise Invalid(f"the actions stop before the round ends "
-                              f"(seat {rnd.turn} to act)")
+                              f"(seat {rnd.turn} to act){whole}")
             _compare_events([e.as_record() for e in rnd.events], rnd_obj["events"], r)
             _expect(rnd_obj["end"], rnd.end, "end")
             _expect(rnd_obj["winner"], rnd.winner, "round winner")
@@ -299,8 +334,14 @@ def check_record(record) -> None:
         previous = rnd
 
     expected_winner = scores.index(TARGET_RAW) if previous.match_over else None
-    if expected_winner is None and len(rounds) < max_rounds:
-        raise Invalid(f"the match stops after {len(rounds)} rounds with no entity at "
+    if interrupted and expected_winner is not None:
+        raise Invalid(f"marked {INTERRUPTED_KEY}, but the match ended: entity "
+                      f"{expected_winner} reached {TARGET_RAW} in round {len(rounds) - 1}")
+    if interrupted and len(rounds) == max_rounds:
+        raise Invalid(f"marked {INTERRUPTED_KEY}, but the match ended at its round limit of "
+                      f"{_show(max_rounds)}")
+    if not interrupted and expected_winner is None and len(rounds) < max_rounds:
+        raise Invalid(f"the match stops after {counted(len(rounds), 'round')} with no entity at "
                       f"{TARGET_RAW} and below its round limit of {_show(max_rounds)}")
     _expect(match["winner"], expected_winner, "match winner")
     _expect(match["scores"], scores, "final scores")
@@ -323,21 +364,27 @@ def verify_record(record) -> list[str]:
 
 @dataclass(frozen=True)
 class FileReport:
-    """Outcome of verifying one file."""
+    """Outcome of verifying one file.
+
+    ``problems``: (line, first problem) of each invalid record; ``interrupted``: (line,
+    finished rounds) of each valid record of a quit match (:func:`is_interrupted`).
+    """
 
     path: str
     total: int
     problems: list[tuple[int, str]]
     error: str | None = None
+    interrupted: list[tuple[int, int]] = field(default_factory=list)
 
     @property
     def valid(self) -> int:
-        return self.total - len(self.problems)
+        """Valid records of complete matches (not counting the interrupted ones)."""
+        return self.total - len(self.problems) - len(self.interrupted)
 
 
 def verify_file(path: str) -> FileReport:
     """Verify every line of a record file; an unreadable file sets ``error``."""
-    total, problems = 0, []
+    total, problems, interrupted = 0, [], []
     try:
         for item in iter_record_lines(path):
             total += 1
@@ -347,18 +394,23 @@ def verify_file(path: str) -> FileReport:
             found = verify_record(item.record)
             if found:
                 problems.append((item.line, found[0]))
+            elif is_interrupted(item.record):
+                interrupted.append((item.line, len(item.record["rounds"])))
     except OSError as exc:
-        return FileReport(path, total, problems, error=exc.strerror or str(exc))
-    return FileReport(path, total, problems)
+        return FileReport(path, total, problems, error=exc.strerror or str(exc),
+                          interrupted=interrupted)
+    return FileReport(path, total, problems, interrupted=interrupted)
 
 
 def verify_paths(paths: Iterable[str], out, err) -> int:
     """``five-up verify``: print problems and a summary; return the exit status.
 
-    0 when every record is valid, 1 when any is invalid, 2 when a file cannot
-    be read.
+    One line per invalid record and per valid interrupted one, then the summary
+    (``"3 records: 1 valid, 1 interrupted, 1 invalid"``; ``interrupted`` only when there is
+    one). 0 when every record is valid (an interrupted one: its finished rounds valid), 1 when
+    any is invalid or a file holds no record, 2 when a file cannot be read.
     """
-    total = invalid = 0
+    total = invalid = stopped = 0
     unreadable = empty = False
     for path in paths:
         report = verify_file(path)
@@ -370,11 +422,20 @@ def verify_paths(paths: Iterable[str], out, err) -> int:
             # An empty file proves nothing: say so and fail rather than pass silently.
             _say(f"{path}: no records in the file", out)
             empty = True
-        for line, problem in report.problems:
-            _say(f"{path}:{line}: {problem}", out)
+        lines = [(line, problem) for line, problem in report.problems]
+        lines += [(line, f"interrupted after {counted(rounds, 'finished round')}: the actions "
+                         "and scores so far are valid")
+                  for line, rounds in report.interrupted]
+        for line, text in sorted(lines):
+            _say(f"{path}:{line}: {text}", out)
         total += report.total
         invalid += len(report.problems)
-    _say(f"{total} records: {total - invalid} valid, {invalid} invalid", out)
+        stopped += len(report.interrupted)
+    counts = [f"{total - invalid - stopped} valid"]
+    if stopped:
+        counts.append(f"{stopped} interrupted")
+    counts.append(f"{invalid} invalid")
+    _say(f"{counted(total, 'record')}: {', '.join(counts)}", out)
     if unreadable:
         return 2
     return 1 if invalid or empty else 0

@@ -81,7 +81,9 @@ def round_object(players: int, snapshot: RoundSnapshot) -> dict:
 def match_record(state, strategies: list[str], seed: int = 0, match: int = 0) -> dict:
     """The exact61-record/1 object of ``state``'s finished rounds (module docstring).
 
-    The match-level key ``max_rounds`` is the round limit (1 with ``one_round``).
+    The match-level key ``max_rounds`` is the round limit (1 with ``one_round``); ``scores``
+    are those after the last finished round (a match stopped inside a round, as a quit game,
+    leaves that round out, and its events with it).
 
     Raises
     ------
@@ -95,6 +97,10 @@ def match_record(state, strategies: list[str], seed: int = 0, match: int = 0) ->
         raise ValueError(f"no record of a match started from scores {list(state.start_scores)}: "
                          "exact61-record/1 starts every match at zero")
     winner = state.winner
+    finished = state.finished_rounds
+    # The scores after the last finished round, not the state's: a match stopped inside a
+    # round (a quit game) has that round's events applied, and the record does not hold it.
+    scores = list(finished[-1].scores) if finished else list(state.start_scores)
     return {
         "format": FORMAT,
         "players": state.players,
@@ -102,9 +108,9 @@ def match_record(state, strategies: list[str], seed: int = 0, match: int = 0) ->
         "strategies": [str(s) for s in strategies],
         "seed": int(seed),
         "match": int(match),
-        "rounds": [round_object(state.players, snapshot) for snapshot in state.finished_rounds],
+        "rounds": [round_object(state.players, snapshot) for snapshot in finished],
         "winner": None if winner == K.NO_ENTITY else winner,
-        "scores": state.scores(),
+        "scores": scores,
         "max_rounds": 1 if state.one_round else state.max_rounds,
     }
 

@@ -39,7 +39,7 @@ from tests.support.paths import REPO
 SEED = 7
 STRATEGIES = {2: ["random", "greedy"], 3: ["greedy", "random", "random"],
               4: ["random", "greedy", "greedy", "random"]}
-SUMMARY = re.compile(r"^(\d+) records: (\d+) valid, (\d+) invalid$")
+SUMMARY = re.compile(r"^(\d+) records?: (\d+) valid, (\d+) invalid$")
 
 
 @functools.cache
@@ -637,7 +637,7 @@ def test_cli_undecodable_file_names(tmp_path):
     assert len(result.stderr.splitlines()) == 1
     out = result.stdout.splitlines()
     assert len(out) == 2 and b":1: round 1, action " in out[0]
-    assert out[1] == b"1 records: 0 valid, 1 invalid"
+    assert out[1] == b"1 record: 0 valid, 1 invalid"
 
 
 def _corpus(n: int, seed: int) -> list[bytes]:
