@@ -18,6 +18,22 @@ Chance
     fresh generator from ``s``: the same seed and the same actions give the same game.
     ``reset()`` without a seed keeps drawing from the current generator (a fresh,
     entropy-seeded one on the first reset), as Gymnasium environments do.
+Start options
+    ``reset(options={"scores": [...], "leader": k})`` starts the game elsewhere than a
+    0-0 match opened by a lot (both keys optional; they hold for that reset only):
+    ``scores`` are the raw scores of the entities (one per seat at 2 and 3 players, one per
+    partnership at 4: entity 0 is seats 0 and 2, entity 1 seats 1 and 3; ruling 7), each a
+    multiple of 5 (every score event is one) from 0 to 300 (305 has won the match already,
+    ruling 15); ``leader`` is the seat that leads the first round (the lot's outcome, ruling
+    14; later rounds' leaders follow the rules). Negative scores, reachable at four players
+    (ruling 10), are not offered: :func:`observation_bounds` counts the lowest score from a
+    0 start. A bad option raises one ``ValueError`` line; an unknown key is ignored with a
+    warning (:func:`start_options`).
+Records
+    exact61-record/1 has no start scores (every record replays from 0-0), so a game started
+    from other scores has no record: ``state_machine.record(...)`` refuses it (ValueError);
+    a game started from 0-0, with or without ``leader``, records and verifies as any other
+    (its first round's ``leader`` is the one given).
 Spaces
     ``action_space(agent) = Discrete(NUM_ACTIONS)``: the encoded placements of
     :func:`sim.bridges.match_state.encode_action`. ``observation_space(agent)`` is
@@ -56,7 +72,8 @@ from sim.bridges.match_codes import NUM_ACTIONS
 from sim.bridges.match_observer import OBSERVATION_OFFSETS, OBSERVATION_SHAPE
 from sim.bridges.match_state import MatchState
 from sim.core.state import ARMS_PER_SPINNER, MAX_NODES, NO_ENTITY
-from sim.tiles import DEFAULT_MAX_ROUNDS, N_TILES, N_VALUES, RAW_PER_DISPLAYED, TARGET_RAW, TILES
+from sim.tiles import (DEFAULT_MAX_ROUNDS, N_TILES, N_VALUES, RAW_PER_DISPLAYED, TARGET_RAW, TILES,
+    entities_for)
 
 pettingzoo = require("pettingzoo", "rl")
 spaces = require("gymnasium.spaces", "rl")
@@ -93,6 +110,9 @@ Loose on purpose: a Box must contain every observation, and these cannot be pass
 MASK_DTYPE = np.int8
 """dtype of ``action_mask`` (0/1), as in PettingZoo's classic games."""
 
+START_OPTIONS = ("scores", "leader")
+"""The keys ``reset``'s ``options`` may hold (module docstring, "Start options")."""
+
 
 def agent_name(seat: int) -> str:
     """``"player_<seat>"``."""
@@ -120,6 +140,65 @@ def observation_bounds(max_rounds: int) -> tuple[np.ndarray, np.ndarray]:
     start, shape = OBSERVATION_OFFSETS["scores"]
     low[start:start + int(np.prod(shape))] = -max_rounds * MAX_DEBIT_RAW / TARGET_RAW
     return low, high
+
+
+def start_options(options, players: int) -> tuple[list[int] | None, int | None]:
+    """The start scores and first leader of ``reset``'s ``options`` (module docstring).
+
+    Parameters
+    ----------
+    options : dict or None
+        ``{"scores": [...], "leader": k}``, either key optional.
+    players : int
+        Seats of the game (2, 3 or 4).
+
+    Returns
+    -------
+    scores : list of int or None
+        Raw score per entity, or None for 0-0.
+    leader : int or None
+        The first round's leader, or None for the lot.
+
+    Raises
+    ------
+    ValueError
+        One line naming the bad option: not a dict, scores of the wrong count, not integers,
+        negative, not multiples of 5 or at 305 and above, a leader not a seat. An unknown key
+        is ignored with a one-line ``UserWarning`` (PettingZoo's ``api_test`` passes one).
+    """
+    if options is None:
+        return None, None
+    if not isinstance(options, dict):
+        raise ValueError(f"reset options must be a dict, not {type(options).__name__}")
+    unknown = sorted(map(str, options.keys() - START_OPTIONS))
+    if unknown:
+        # A warning, not an error: PettingZoo's api_test resets with options={"options": 1}
+        # to check that reset takes options, and expects the reset to go on.
+        warnings.warn(f"unknown reset option {unknown[0]!r} ignored (known: "
+                      f"{', '.join(map(repr, START_OPTIONS))})", UserWarning, stacklevel=3)
+    n_entities = max(entities_for(players)) + 1
+    scores = options.get("scores")
+    if scores is not None:
+        given = list(scores) if isinstance(scores, (list, tuple, np.ndarray)) else None
+        per = "partnership" if players == 4 else "seat"
+        if given is None or len(given) != n_entities:
+            raise ValueError(f"options['scores'] must be {n_entities} raw scores (one per {per}), "
+                             f"not {scores!r}")
+        for score in given:
+            if not isinstance(score, (int, np.integer)) or isinstance(score, (bool, np.bool_)):
+                raise ValueError(f"options['scores'] must be integers (raw points), not {score!r}")
+            if not 0 <= score < TARGET_RAW or score % RAW_PER_DISPLAYED:
+                raise ValueError(f"options['scores'] holds {score}: a start score is a multiple of "
+                                 f"{RAW_PER_DISPLAYED} from 0 to {TARGET_RAW - RAW_PER_DISPLAYED} "
+                                 f"raw ({TARGET_RAW} has won the match)")
+        scores = [int(score) for score in given]
+    leader = options.get("leader")
+    if leader is not None:
+        if (not isinstance(leader, (int, np.integer)) or isinstance(leader, (bool, np.bool_))
+                or not 0 <= leader < players):
+            raise ValueError(f"options['leader'] must be a seat 0..{players - 1}, not {leader!r}")
+        leader = int(leader)
+    return scores, leader
 
 
 def env(**kwargs) -> pettingzoo.AECEnv:
@@ -191,11 +270,24 @@ class raw_env(pettingzoo.AECEnv):  # lower case: PettingZoo's naming convention
     # -- the game ---------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """A new game: chance resolved up to the first decision. ``options`` is unused."""
+        """A new game: chance resolved up to the first decision.
+
+        Parameters
+        ----------
+        seed : int, optional
+            A fresh generator from it (module docstring, "Chance").
+        options : dict, optional
+            ``{"scores": [...], "leader": k}``: the entities' raw start scores and the first
+            round's leader (module docstring, "Start options"); ValueError (one line) if bad,
+            checked before anything changes.
+        """
+        scores, leader = start_options(options, self.players)
         if seed is not None or self.rng is None:
             self.rng = np.random.default_rng(seed)
         self.state_machine = MatchState(players=self.players, max_rounds=self.max_rounds,
-                                        one_round=self.one_round)
+                                        one_round=self.one_round, scores=scores)
+        if leader is not None:
+            self.state_machine.apply_action(leader)  # the lot's outcome, given instead of drawn
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 
-from pettingzoo.test import api_test, render_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 from sim.bridges import pettingzoo_env
 from sim.bridges.match_state import NUM_ACTIONS, OBSERVATION_SHAPE
@@ -21,9 +21,11 @@ from sim.bridges.pettingzoo_agents import (
     play_against,
     random_masked_policy,
 )
+from sim.bridges.match_record import round_object
 from sim.core.state import CAND_POINTS
+from sim.records import FORMAT
 from sim.tiles import TARGET_RAW, entities_for
-from sim.verify import verify_record
+from sim.verify import Invalid, check_record, verify_record
 
 API_CYCLES = 300
 """Agent cycles of each API test: enough for a random match to end (its dead steps checked)."""
@@ -36,19 +38,21 @@ a hundred episodes in all, 2, 3 and 4 players in turn; a few seconds)."""
 PETTINGZOO_NAME_WARNINGS = [
     "ignore:Observation space for each agent probably should be:UserWarning",
     "ignore:Observation is not a NumPy array:UserWarning",
+    "ignore:unknown reset option 'options' ignored:UserWarning",
 ]
 """api_test warns of a Dict observation unless the environment is one of PettingZoo's own
-classic games (it exempts them by name); the Dict with an action mask is their convention."""
+classic games (it exempts them by name); the Dict with an action mask is their convention.
+It also resets with ``options={"options": 1}``, which the environment ignores with a warning."""
 
 
-def random_episode(game, seed: int, check=None) -> list:
+def random_episode(game, seed: int, check=None, options=None) -> list:
     """Play one episode of the raw or wrapped ``game`` with seeded uniform masked actions.
 
     Returns the list of (agent, action) steps; ``check(game, agent, observation)`` is
-    called at every decision.
+    called at every decision; ``options`` go to ``reset``.
     """
     rng = np.random.default_rng(seed)
-    game.reset(seed=seed)
+    game.reset(seed=seed, options=options)
     steps = []
     for agent in game.agent_iter():
         observation, _, terminated, truncated, _ = game.last()
@@ -76,6 +80,13 @@ def test_pettingzoo_api_test_passes(players, capsys):
     api_test(seeded_spaces(pettingzoo_env.env(players=players), players), num_cycles=API_CYCLES,
              verbose_progress=False)
     assert "Passed API test" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_pettingzoo_seed_test_passes(players):
+    # Two environments reset with one seed must give equal observations, masks, rewards and
+    # ends at every step of a whole match (seed_test fails with an AssertionError otherwise).
+    seed_test(lambda: pettingzoo_env.env(players=players))
 
 
 @pytest.mark.filterwarnings(*PETTINGZOO_NAME_WARNINGS)
@@ -318,3 +329,118 @@ def test_observation_bounds_allow_counts_and_negative_scores():
     assert np.all(low <= high)
     # a longer limit allows a lower score
     assert pettingzoo_env.observation_bounds(max_rounds=20)[0][scores] < low[scores]
+
+
+# ---------------------------------------------------------------------------
+# reset(options={"scores": ..., "leader": ...})
+# ---------------------------------------------------------------------------
+
+NEAR_TARGET = {2: [300, 290], 3: [295, 300, 280], 4: [300, 290]}
+"""Start scores one or a few scores from 305 (per entity: two partnerships at four players)."""
+
+
+def scores_seen(observation) -> list[float]:
+    """The raw scores an observation shows (its ``scores`` piece, raw / 305)."""
+    start, _ = pettingzoo_env.OBSERVATION_OFFSETS["scores"]
+    return (observation["observation"][start:] * TARGET_RAW).tolist()
+
+
+def record_from(state, start_scores) -> dict:
+    """The exact61-record/1 shape of a finished match, for a check from ``start_scores``
+    (``state.record`` refuses a match that did not start at zero)."""
+    return {"format": FORMAT, "players": state.players, "entities": list(state.entities),
+            "strategies": ["random"] * state.players, "seed": 0, "match": 0,
+            "rounds": [round_object(state.players, snapshot)
+                       for snapshot in state.finished_rounds],
+            "winner": None if TARGET_RAW not in state.scores() else state.winner,
+            "scores": state.scores(), "max_rounds": state.max_rounds}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_reset_options_start_from_the_scores_and_the_leader(players):
+    game = pettingzoo_env.env(players=players)
+    n_entities = max(entities_for(players)) + 1
+    scores = [100 + 35 * entity for entity in range(n_entities)]
+    for leader in range(players):
+        game.reset(seed=leader, options={"scores": scores, "leader": leader})
+        state = game.unwrapped.state_machine
+        assert state.scores() == scores and state.start_scores == tuple(scores)
+        assert state.leader == leader and state.history()[0] == leader  # the lot's outcome
+        assert game.agent_selection == pettingzoo_env.agent_name(leader)  # the leader opens
+        for agent in game.possible_agents:
+            assert scores_seen(game.observe(agent))[:n_entities] == pytest.approx(scores)
+    game.reset(seed=0)  # the options held for their reset only
+    assert game.unwrapped.state_machine.scores() == [0] * n_entities
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_game_from_near_the_target_ends_at_305_under_the_rules(players):
+    start = NEAR_TARGET[players]
+
+    def inside_the_space(game, agent, observation):
+        assert game.observation_space(agent).contains(observation)
+
+    game = pettingzoo_env.env(players=players)
+    random_episode(game, seed=players, check=inside_the_space, options={"scores": start})
+    state = game.unwrapped.state_machine
+    assert state.is_terminal() and state.scores()[state.winner] == TARGET_RAW
+    assert not game.unwrapped.match_unfinished()  # ended by the target, not the round limit
+    # The reference replays every action, event (an event passing 305 discarded) and score
+    # from the start scores, and the same rounds from 0-0 do not check.
+    check_record(record_from(state, start), start_scores=start)
+    with pytest.raises(Invalid):
+        check_record(record_from(state, start))
+    with pytest.raises(ValueError, match="exact61-record/1 starts every match at zero"):
+        state.record(["random"] * players)
+
+
+def test_a_zero_start_with_a_leader_records_and_verifies():
+    for players in (2, 3, 4):
+        leader = players - 1
+        game = pettingzoo_env.raw_env(players=players, one_round=True)
+        zero = [0] * (max(entities_for(players)) + 1)
+        random_episode(game, seed=50 + players, options={"scores": zero, "leader": leader})
+        record = game.state_machine.record(["random"] * players)
+        assert record["rounds"][0]["leader"] == leader
+        assert verify_record(record) == []
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ([100, 0], "must be a dict"),
+    ({"scores": [100, 0, 0]}, "2 raw scores"),
+    ({"scores": 100}, "2 raw scores"),
+    ({"scores": [-5, 0]}, "holds -5"),
+    ({"scores": [305, 0]}, "holds 305"),
+    ({"scores": [0, 400]}, "holds 400"),
+    ({"scores": [12, 0]}, "holds 12"),
+    ({"scores": [10.0, 0]}, "integers"),
+    ({"scores": [True, 0]}, "integers"),
+    ({"leader": 2}, "seat 0..1"),
+    ({"leader": -1}, "seat 0..1"),
+    ({"leader": "0"}, "seat 0..1"),
+])
+def test_bad_reset_options_raise_one_line(options, message):
+    game = pettingzoo_env.env(players=2)
+    game.reset(seed=1)
+    before = game.unwrapped.state_machine
+    with pytest.raises(ValueError, match=message) as caught:
+        game.reset(seed=1, options=options)
+    assert "\n" not in str(caught.value)
+    assert game.unwrapped.state_machine is before  # refused before anything changed
+
+
+def test_an_unknown_reset_option_is_ignored_with_a_warning():
+    game = pettingzoo_env.env(players=2)
+    with pytest.warns(UserWarning, match="unknown reset option 'score' ignored") as caught:
+        game.reset(seed=1, options={"score": [100, 0], "leader": 1})
+    assert len(caught) == 1 and "\n" not in str(caught[0].message)
+    state = game.unwrapped.state_machine
+    assert state.scores() == [0, 0] and state.leader == 1  # the known key still holds
+
+
+def test_four_players_take_one_score_per_partnership():
+    game = pettingzoo_env.raw_env(players=4)
+    with pytest.raises(ValueError, match="2 raw scores \\(one per partnership\\)"):
+        game.reset(options={"scores": [0, 0, 0, 0]})
+    game.reset(seed=2, options={"scores": np.array([150, 5])})
+    assert game.state_machine.scores() == [150, 5]
