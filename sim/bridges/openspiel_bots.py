@@ -35,6 +35,10 @@ Needs ``pip install ".[openspiel]"``; importing this module without it raises
     partnerships; at 3 players the round's raw utility is kept. ``uct_c``
     keeps its default, measured on the raw utility (the match values spread
     wider: pass ``uct_c`` to explore more).
+``PlayingISMCTSBot(game, evaluator, uct_c, max_simulations, random_state)``
+    OpenSpiel's Python ``ISMCTSBot`` with ``restart_at`` and ``inform_action``, so it plays in
+    ``open_spiel.python.algorithms.evaluate_bots.evaluate_bots`` (the upstream bot fails there
+    with ``RestartAt(state) not implemented``), its worlds drawn with ``random_state``.
 ``StrategyBot(strategy, player, seed, match)``
     Any of our strategies (a spec or a :class:`strategies.Strategy`) as a
     ``pyspiel.Bot`` on the game ``exact61_five_up``: at its decisions it builds
@@ -155,8 +159,69 @@ class MatchValueEvaluator(os_mcts.RandomRolloutEvaluator):
         return total / self.n_rollouts
 
 
-class MatchValueISMCTSBot(os_ismcts.ISMCTSBot):
-    """OpenSpiel's ISMCTS bot whose tree values a terminal node (the end of the round) by
+class PlayingISMCTSBot(os_ismcts.ISMCTSBot):
+    """OpenSpiel's Python ISMCTS bot, made to play in OpenSpiel's match loops.
+
+    ``open_spiel.python.algorithms.ismcts.ISMCTSBot`` defines ``step`` only, so
+    ``open_spiel.python.algorithms.evaluate_bots.evaluate_bots``, which first calls every
+    bot's ``restart_at(state)`` and then ``inform_action`` after each action, fails with
+    ``RestartAt(state) not implemented``. This subclass answers both: the bot keeps nothing
+    between its decisions (every ``step`` searches afresh from the state it is given, its tree
+    cleared), so ``restart``/``restart_at`` clear the tree and ``inform_action`` has nothing
+    to learn. Its worlds are drawn with ``random_state`` (the state's
+    ``resample_from_infostate`` fed ``random_state.uniform``), so a seeded bot plays the same
+    moves again; OpenSpiel's default resampler draws from an unseeded sampler.
+
+    Parameters
+    ----------
+    game : pyspiel.Game
+        ``exact61_five_up`` (any parameters).
+    evaluator : open_spiel.python.algorithms.mcts.Evaluator
+        Values the tree's leaves, e.g. ``mcts.RandomRolloutEvaluator`` or
+        :class:`MatchValueEvaluator`.
+    uct_c : float
+        UCT exploration constant.
+    max_simulations : int
+        Simulations per decision.
+    random_state : numpy.random.RandomState
+        Draws the worlds, the rollouts' moves (when the evaluator shares it) and ties.
+    **options
+        Further keywords of OpenSpiel's ``ISMCTSBot`` (``final_policy_type``, ...).
+
+    Examples
+    --------
+    >>> from open_spiel.python.algorithms import evaluate_bots, mcts
+    >>> game = load_game(players=2, one_round=True)
+    >>> rng = np.random.RandomState(1)
+    >>> bots = [PlayingISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 0.3, 20, rng)
+    ...         for _ in range(2)]
+    >>> returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
+    """
+
+    def __init__(self, game, evaluator, uct_c, max_simulations, random_state, **options):
+        super().__init__(game, evaluator, uct_c, max_simulations, random_state=random_state,
+                         **options)
+        self.set_resampler(lambda root, player: root.resample_from_infostate(
+            player, random_state.uniform))
+
+    def restart(self):
+        """Forget the last search's tree."""
+        self.reset()
+
+    def restart_at(self, state):
+        """Forget the last search's tree (the next ``step`` searches from its own state)."""
+        self.reset()
+
+    def inform_action(self, state, player_id, action):
+        """Nothing to update: each ``step`` searches afresh."""
+
+    def provides_policy(self):
+        """True: ``get_policy`` and ``step_with_policy`` give the search's final policy."""
+        return True
+
+
+class MatchValueISMCTSBot(PlayingISMCTSBot):
+    """The ISMCTS bot whose tree values a terminal node (the end of the round) by
     :func:`round_end_values`: ``run_simulation`` recurses through ``self``, so the override
     reaches every terminal the tree meets."""
 
@@ -201,13 +266,9 @@ def ismcts(view):
     by_match = match_value != 0.0
     evaluator = (MatchValueEvaluator if by_match else os_mcts.RandomRolloutEvaluator)(
         n_rollouts=max(1, int(rollouts)), random_state=random_state)
-    bot = (MatchValueISMCTSBot if by_match else os_ismcts.ISMCTSBot)(
-        state.get_game(), evaluator, uct_c, max(1, int(sims)), random_state=random_state,
+    bot = (MatchValueISMCTSBot if by_match else PlayingISMCTSBot)(
+        state.get_game(), evaluator, uct_c, max(1, int(sims)), random_state,
         final_policy_type=os_ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
-    # The bot's own resampler would draw from a UniformProbabilitySampler seeded by the
-    # machine; drawing from the decision's random state keeps the match reproducible.
-    bot.set_resampler(lambda root, player: root.resample_from_infostate(player,
-                                                                        random_state.uniform))
     action = int(bot.step(state))
     return candidate_actions(view).index(action)
 

@@ -14,7 +14,8 @@ pytest.importorskip("pyspiel")
 import strategies
 from cli.main import main
 from sim.bridges.match_state import CHANCE, MatchState, decode_action
-from sim.bridges.openspiel_bots import StrategyBot, candidate_actions, round_end_values
+from sim.bridges.openspiel_bots import (MatchValueEvaluator, MatchValueISMCTSBot, PlayingISMCTSBot,
+    StrategyBot, candidate_actions, round_end_values)
 from sim.bridges.openspiel_game import load_game
 from sim.core import state as K
 from sim.tiles import tile_index
@@ -206,6 +207,37 @@ def test_strategy_bots_play_openspiel_evaluate_bots_and_the_records_verify():
         greedy_wins += returns[seats.index("greedy")] > 0
         assert verify_record(state.match_state.record(seats, seed=3, match=match)) == []
     assert greedy_wins >= games * 2 // 3  # greedy beats random about 90% of matches
+
+
+@pytest.mark.parametrize("players,params", [(2, {"one_round": True}), (2, {"max_rounds": 2}),
+                                            (4, {"one_round": True})])
+def test_the_ismcts_bot_plays_openspiel_evaluate_bots(players, params):
+    """OpenSpiel's Python ISMCTSBot fails in evaluate_bots (no restart_at); the wrapper plays
+    whole games there: returns zero-sum, shared by partners, within the game's utility range,
+    the game a legal one (its record verifies), and the same seed plays the same game."""
+    from open_spiel.python.algorithms import mcts
+    from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+    game = load_game(players=players, **params)
+
+    def play(seed: int):
+        rng = np.random.RandomState(seed)
+        evaluators = [mcts.RandomRolloutEvaluator(1, rng), MatchValueEvaluator(1, rng)]
+        bots = [(PlayingISMCTSBot if seat % 2 == 0 else MatchValueISMCTSBot)(
+            game, evaluators[seat % 2], 0.3, 6, rng) for seat in range(players)]
+        state = game.new_initial_state()
+        return state, evaluate_bots(state, bots, rng)
+
+    for seed in range(2):
+        state, returns = play(seed)
+        assert state.is_terminal() and returns == state.returns()
+        assert sum(returns) == pytest.approx(0.0)
+        assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
+        if players == 4:
+            assert returns[0] == returns[2] and returns[1] == returns[3]
+        assert verify_record(state.match_state.record(["ismcts"] * players)) == []
+        again, _ = play(seed)
+        assert again.history() == state.history()
 
 
 def test_a_strategy_bot_refuses_hidden_information_and_bad_specs():
