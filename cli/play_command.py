@@ -134,8 +134,8 @@ def add_arguments(parser) -> None:
              "write the match record (exact61-record/1, one JSON line; replaced if it exists) to "
              "FILE when the match ends; `five-up verify FILE` checks it. Default: no record. A "
              "match stopped early (q, end of input, Ctrl-C) saves its finished rounds with "
-             "winner null and \"interrupted\": true, which verify reports as stopped below its "
-             "round limit."),
+             "winner null and \"interrupted\": true, which verify checks round by round and "
+             "counts as interrupted."),
         Switch("--hint", "before each of your choices, show the search's best placement and its "
                "win probability (from what your seat knows: worlds consistent with it, each "
                "solved; about a second per choice)"),
