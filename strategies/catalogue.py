@@ -101,11 +101,17 @@ def builtin_names() -> list[str]:
     return list(builtins())
 
 
-def _parse_number(text: str, spec: str) -> float:
+def _parse_value(text: str, spec: str, parameter=None) -> float:
+    """The number of ``text``: a number, or a word ``parameter`` names (Parameter.words)."""
     try:
         return float(text)
     except ValueError:
-        raise StrategyError(f"{spec}: parameter value {text!r} is not a number") from None
+        value = parameter.value_of(text) if parameter is not None else None
+        if value is not None:
+            return value
+        named = f" or one of {', '.join(w for w, _ in parameter.words)}" \
+            if parameter is not None and parameter.words else ""
+        raise StrategyError(f"{spec}: parameter value {text!r} is not a number{named}") from None
 
 
 def _file_digest(path: Path) -> str | None:
@@ -302,11 +308,12 @@ def resolve(spec) -> Strategy:
             raise StrategyError(f"{text}: empty brackets set no parameter (write {base.name}, "
                                 f"or {base.name}[NAME=VALUE,...])")
         params = {}
+        by_name = {p.name: p for p in base.parameters}
         for item in filter(None, (part.strip() for part in match.group("params").split(","))):
             key, equals, value = item.partition("=")
             if not equals:
                 raise StrategyError(f"{text}: expected NAME=VALUE, got {item!r}")
-            params[key.strip()] = _parse_number(value.strip(), text)
+            params[key.strip()] = _parse_value(value.strip(), text, by_name.get(key.strip()))
         try:
             return variant(base, name=f"{base.name}[{match.group('params')}]", **params)
         except ValueError as error:

@@ -142,7 +142,7 @@ def _parameters(parameters) -> tuple:
         items = []
         for key, value in parameters.items():
             if isinstance(value, Parameter):
-                items.append(Parameter(str(key), float(value.default), value.description))
+                items.append(replace(value, name=str(key), default=float(value.default)))
             elif isinstance(value, tuple) and len(value) == 2:
                 items.append(Parameter(str(key), float(value[0]), str(value[1])))
             else:

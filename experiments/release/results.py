@@ -63,7 +63,7 @@ NOTEBOOKS_MANIFEST = "notebooks.json"
 INDEX = "README.md"
 """The results directory's index, written from the manifests (:func:`index_markdown`)."""
 
-ISMCTS_YARDSTICKS = "openspiel:ismcts[sims=30],openspiel:ismcts[sims=30,match_value=1]"
+ISMCTS_YARDSTICKS = "openspiel:ismcts[sims=30],openspiel:ismcts[sims=30,evaluator=wintable]"
 """OpenSpiel's ISMCTS valuing round ends by the round's points, and the same search valuing them
 by the win table (a match-playing yardstick). 200 deals per pairing at 30 simulations take about
 10 minutes on 2 cores (0.69 wall s per match measured at 16 deals, 2 dask workers); 100
@@ -196,7 +196,7 @@ RESULTS = (
          ISMCTS_YARDSTICKS, "--deals", "200", "--seed", "2027", "--timing-matches", "2",
          "--backend", "dask", "--workers", "2", "--shard-size", "25"),
         ("strength", "--players", "2", "--ladder", "greedy", "--versus",
-         "openspiel:ismcts[sims=4],openspiel:ismcts[sims=4,match_value=1]", "--deals", "2",
+         "openspiel:ismcts[sims=4],openspiel:ismcts[sims=4,evaluator=wintable]", "--deals", "2",
          "--seed", "2027", "--timing-matches", "1"),
         leave_out=("matches.csv",), needs="pyspiel"),
 )

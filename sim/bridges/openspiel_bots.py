@@ -22,19 +22,18 @@ Needs ``pip install ".[openspiel]"``; importing this module without it raises
     seeded from the seat's decision stream, which it advances by one draw per
     decision: the same seed gives the same match.
 
-    ``match_value=1`` (e.g. ``openspiel:ismcts[sims=30,match_value=1]``) values
-    every end of the round the search reaches (a terminal node of its tree and
-    the end of each rollout) by the match instead of the round's points
-    (:func:`round_end_values`): ``2 P - 1`` for each side, ``P`` the
-    probability that the side wins the match from the scores and the next
+    ``evaluator=wintable`` (e.g. ``openspiel:ismcts[sims=30,evaluator=wintable]``; the
+    number 1 says the same, and ``evaluator=random``, 0, is the default) values every end of
+    the round the search reaches (a terminal node of its tree and the end of each rollout) by
+    the match instead of the round's points (:func:`round_end_values`): ``2 P - 1`` for each
+    side, ``P`` the probability that the side wins the match from the scores and the next
     leader the round leaves, read from the shipped win table
-    (:data:`strategies.winprob_table.WIN_TABLE`, as ``matchplay`` reads it).
-    That is the expected utility of the whole match under the game's own
-    utility (the winner +1, the loser -1), so a round end that finishes the
-    match keeps its +-1. The table covers 2 players and 4-player
-    partnerships; at 3 players the round's raw utility is kept. ``uct_c``
-    keeps its default, measured on the raw utility (the match values spread
-    wider: pass ``uct_c`` to explore more).
+    (:data:`strategies.winprob_table.WIN_TABLE`, as ``matchplay`` reads it). That is the
+    expected utility of the whole match under the game's own utility (the winner +1, the
+    loser -1), so a round end that finishes the match keeps its +-1. The table covers 2
+    players and 4-player partnerships; at 3 players the round's raw utility is kept.
+    ``uct_c`` keeps its default, measured on the raw utility (the match values spread wider:
+    pass ``uct_c`` to explore more). (This parameter was called ``match_value`` before.)
 ``PlayingISMCTSBot(game, evaluator, uct_c, max_simulations, random_state)``
     OpenSpiel's Python ``ISMCTSBot`` with ``restart_at`` and ``inform_action``, so it plays in
     ``open_spiel.python.algorithms.evaluate_bots.evaluate_bots`` (the upstream bot fails there
@@ -63,6 +62,7 @@ from sim.core import state as K
 from sim.tiles import TARGET_RAW
 from strategies.catalogue import resolve
 from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, SCORE_STEP, TABLE_ROW
+from strategies.parameters import Parameter
 from strategies.winprob_table import WIN_TABLE
 
 pyspiel = require("pyspiel", "openspiel")
@@ -81,8 +81,13 @@ spreads its visits almost evenly (sims=100 against greedy, 24 matches, seed 3: 1
 uct_c=2, 20 with 0.3, 19 with 0.05)."""
 DEFAULT_ROLLOUTS = 1
 """Random rollouts per leaf evaluation."""
-DEFAULT_MATCH_VALUE = 0
-"""0: round ends valued by the round's raw utility (the game's); 1: by the win table."""
+EVALUATORS = (("random", 0.0), ("wintable", 1.0))
+"""The values of ``evaluator``: round ends valued by the round's raw utility (the game's,
+``random``: random rollouts as OpenSpiel's ``RandomRolloutEvaluator``), or by the match-win
+table (``wintable``)."""
+
+DEFAULT_EVALUATOR = 0.0
+"""``random``."""
 SEED_WORDS = 2**31 - 1
 """Bound of the bot's seed (``numpy.random.RandomState`` takes 32-bit seeds)."""
 
@@ -243,27 +248,28 @@ def _bot_seed(view) -> int:
         "OpenSpiel's information-set MCTS bot (ISMCTSBot) on the game exact61_five_up, "
         "searching to the end of the round (utility: raw score minus the entities' mean, "
         "over 305), leaves valued by random rollouts, worlds resampled consistently with "
-        "everything public at every simulation (match_value=1: round ends valued by the "
+        "everything public at every simulation (evaluator=wintable: round ends valued by the "
         "match-win table instead). Python seat; needs pip install \".[openspiel]\"."
     ),
     parameters={"sims": (float(DEFAULT_SIMULATIONS), "ISMCTS simulations per decision"),
                 "uct_c": (DEFAULT_UCT_C, "UCT exploration constant"),
                 "rollouts": (float(DEFAULT_ROLLOUTS), "random rollouts per leaf evaluation"),
-                "match_value": (float(DEFAULT_MATCH_VALUE),
-                                "1: round ends valued by the match-win table; 0: by the round's "
-                                "raw utility")},
+                "evaluator": Parameter(
+                    "evaluator", DEFAULT_EVALUATOR,
+                    "round ends (tree and rollouts) valued by: random (0) the round's raw "
+                    "utility; wintable (1) the match-win table", words=EVALUATORS)},
     compiled=False,
     stochastic=True,
     uses_inference=True,
 )
 def ismcts(view):
     """Row of ``view.cands`` chosen by OpenSpiel's ISMCTS bot (see the module docstring)."""
-    sims, uct_c, rollouts, match_value = (float(p) for p in view.params[:4])
+    sims, uct_c, rollouts, evaluator = (float(p) for p in view.params[:4])
     seed = _bot_seed(view)
     random_state = np.random.RandomState(seed)
     state = load_game(players=int(view.players), one_round=True).state_of(
         MatchState.from_view(view, np.random.default_rng(seed)))
-    by_match = match_value != 0.0
+    by_match = evaluator != DEFAULT_EVALUATOR
     evaluator = (MatchValueEvaluator if by_match else os_mcts.RandomRolloutEvaluator)(
         n_rollouts=max(1, int(rollouts)), random_state=random_state)
     bot = (MatchValueISMCTSBot if by_match else PlayingISMCTSBot)(

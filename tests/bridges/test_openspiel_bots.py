@@ -32,7 +32,7 @@ SMALL = "openspiel:ismcts[sims=6]"
 def test_the_spec_resolves_to_a_python_strategy_and_back():
     bot = strategies.resolve(SMALL)
     assert bot.name == "openspiel.ismcts[sims=6]" and not bot.compiled
-    assert bot.parameter_names() == ["sims", "uct_c", "rollouts", "match_value"]
+    assert bot.parameter_names() == ["sims", "uct_c", "rollouts", "evaluator"]
     assert bot.default_params().tolist()[0] == 6.0
     again = strategies.resolve(strategies.reference(bot))
     assert again.name == bot.name and again.function is bot.function
@@ -49,14 +49,30 @@ def test_ismcts_plays_engine_matches_whose_records_verify(compiled_engine, playe
         assert record["strategies"][0] == bot.name
 
 
-MATCH_VALUED = "openspiel:ismcts[sims=6,match_value=1]"
+MATCH_VALUED = "openspiel:ismcts[sims=6,evaluator=wintable]"
 """The ISMCTS whose round ends are valued by the win table, at the small budget."""
+
+
+def test_the_evaluator_is_named_by_a_word_or_its_number():
+    by_word = strategies.resolve(MATCH_VALUED)
+    by_number = strategies.resolve("openspiel:ismcts[sims=6,evaluator=1]")
+    assert by_word.default_params().tolist() == by_number.default_params().tolist() \
+        == [6.0, 0.3, 1.0, 1.0]
+    assert strategies.resolve("openspiel:ismcts[evaluator=random]").default_params()[3] == 0.0
+    again = strategies.resolve(strategies.reference(by_word))
+    assert again.name == by_word.name and again.default_params()[3] == 1.0
+    with pytest.raises(StrategyError) as error:
+        strategies.resolve("openspiel:ismcts[evaluator=table]")
+    message = str(error.value)
+    assert "'table' is not a number or one of random, wintable" in message and "\n" not in message
+    with pytest.raises(StrategyError, match="is not a number$"):
+        strategies.resolve("openspiel:ismcts[sims=wintable]")  # a word of another parameter
 
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_match_valued_ismcts_plays_engine_matches_whose_records_verify(compiled_engine, players):
     bot = strategies.resolve(MATCH_VALUED)
-    assert bot.name == "openspiel.ismcts[sims=6,match_value=1]"
+    assert bot.name == "openspiel.ismcts[sims=6,evaluator=wintable]"
     assert bot.default_params().tolist() == [6.0, 0.3, 1.0, 1.0]
     seats = [bot, "greedy", bot, "greedy"][:players]
     records = compiled_engine.record(players, seats, 3, seed=40 + players)

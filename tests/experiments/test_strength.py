@@ -268,7 +268,7 @@ def test_a_summary_has_no_empty_section_and_a_caption_per_figure(tiny):
 def test_the_openspiel_comparison_has_its_title_a_paired_contrast_and_no_empty_section(
         compiled_engine):
     pytest.importorskip("pyspiel")
-    plain, by_match = "openspiel:ismcts[sims=4]", "openspiel:ismcts[sims=4,match_value=1]"
+    plain, by_match = "openspiel:ismcts[sims=4]", "openspiel:ismcts[sims=4,evaluator=wintable]"
     result = strength.run("greedy", (2,), 3, seed=2027, versus=f"{plain},{by_match}",
                           timing_matches=0)
     text = result.markdown
@@ -277,11 +277,11 @@ def test_the_openspiel_comparison_has_its_title_a_paired_contrast_and_no_empty_s
     assert "## Closing the gap" not in text and "Strength ladder" not in text
     contrasts = result.frames["contrasts"]
     assert contrasts[["upper", "yardstick_a", "yardstick_b"]].values.tolist() == [
-        ["greedy", "openspiel.ismcts[sims=4]", "openspiel.ismcts[sims=4,match_value=1]"]]
+        ["greedy", "openspiel.ismcts[sims=4]", "openspiel.ismcts[sims=4,evaluator=wintable]"]]
     row = contrasts.iloc[0]
     a = strength.deal_outcomes(result.frames["matches"], 2, "greedy", "openspiel.ismcts[sims=4]")
     b = strength.deal_outcomes(result.frames["matches"], 2, "greedy",
-                               "openspiel.ismcts[sims=4,match_value=1]")
+                               "openspiel.ismcts[sims=4,evaluator=wintable]")
     assert row.deals == 3 and row.difference == pytest.approx(float((a - b).mean()))
     assert strength.contrast_sentence(row) in text
 
@@ -304,4 +304,4 @@ def test_the_committed_openspiel_comparison_plays_both_valuations_on_200_deals()
     full = results.by_name()["openspiel"].full
     assert int(full[full.index("--deals") + 1]) >= 200
     yardsticks = full[full.index("--versus") + 1].split(",openspiel:")
-    assert yardsticks == ["openspiel:ismcts[sims=30]", "ismcts[sims=30,match_value=1]"]
+    assert yardsticks == ["openspiel:ismcts[sims=30]", "ismcts[sims=30,evaluator=wintable]"]
