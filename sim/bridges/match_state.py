@@ -511,27 +511,9 @@ class MatchState:
         other = self.clone()
         if self._phase in (Phase.LOT, Phase.OVER):
             return other  # nothing hidden bears on the rest of the game
-        ws = other.ws
-        mover = self._seat
-        pending = self._phase == Phase.DRAW and seat != mover and not self._drawing()
-        if pending:
-            # Another seat is about to draw, its lack not yet public: the world keeps it
-            # unable to place (a legal world), its noted lack put back after the redraw.
-            noted = int(ws.lacking[mover])
-            note_lacking(ws, mover, N_TILES - self._cursor)
-        view = infostate_view(ws, self.players, seat, N_TILES - self._cursor)
-        other._pool = deal_hidden(ws, view, self.players, seat, rng)
-        if pending:
-            ws.lacking[mover] = noted
+        view = infostate_view(other.ws, self.players, seat, N_TILES - self._cursor)
+        other._pool = deal_hidden(other.ws, view, self.players, seat, rng)
         return other
-
-    def _drawing(self) -> bool:
-        """True once the seat to move has drawn this turn (the last public action its draw)."""
-        n_history = int(self.ws.board[K.BOARD_HISTORY])
-        if n_history == 0:
-            return False
-        last = self.ws.history[n_history - 1]
-        return int(last[K.H_KIND]) == K.ACTION_DRAW and int(last[K.H_SEAT]) == self._seat
 
     @classmethod
     def from_view(cls, view, rng: np.random.Generator) -> MatchState:
