@@ -73,6 +73,12 @@ greedy_choose = greedy_strategy.choose
 ALL_TILES = (1 << N_TILES) - 1
 """Tile bitmask of the whole set."""
 
+PLAYOUT_PARAMS = np.zeros(0)
+"""float64[0]: the ``params`` of the playout policy's probe view (``greedy`` reads none)."""
+
+PLAYOUT_RNG = np.zeros(2, dtype=np.uint64)
+"""uint64[2]: the ``rng`` of the playout policy's probe view (``greedy`` draws nothing)."""
+
 allocating = njit(**ALLOCATING_OPTIONS)
 """Decorator for the one function per decision that allocates scratch arrays.
 
@@ -313,13 +319,18 @@ def playout_end(ws, players, end):
 
 
 @hot_kernel
-def greedy_row(ws, view, seat, count):
-    """Row of ``ws.cands`` that ``greedy`` picks for ``seat`` (its own kernel, reused)."""
+def greedy_row(ws, players, seat, count):
+    """Row of ``ws.cands`` that ``greedy`` picks for ``seat`` (its own kernel, reused).
+
+    The probe view's table is ``ENTITY_OF_SEAT[players]`` (every view's) and its ``params`` and
+    ``rng`` are :data:`PLAYOUT_PARAMS` and :data:`PLAYOUT_RNG`, which ``greedy`` never reads:
+    the probe's type is then the same whoever plays the playout.
+    """
     probe = PlayerView(
         seat,
-        view.players,
+        players,
         ws.hands[seat],
-        view.entity_of_seat,
+        ENTITY_OF_SEAT[players, :players],
         ws.scores,
         ws.hand_sizes,
         ws.lacking,
@@ -334,8 +345,8 @@ def greedy_row(ws, view, seat, count):
         ws.open_nodes,
         count,
         ws.cands,
-        view.params,
-        view.rng,
+        PLAYOUT_PARAMS,
+        PLAYOUT_RNG,
         0,
         ws.history[:0],
         ws.hands[:0],
@@ -347,7 +358,7 @@ def greedy_row(ws, view, seat, count):
 
 
 @hot_kernel
-def playout_row(ws, view, seat, count, double_bonus):
+def playout_row(ws, players, seat, count, double_bonus):
     """Row of ``ws.cands`` the playout policy picks for ``seat``.
 
     ``double_bonus`` 0: ``greedy`` (its own kernel). Otherwise the largest
@@ -357,8 +368,8 @@ def playout_row(ws, view, seat, count, double_bonus):
     points and costs a table lookup more.
     """
     if count == 1 or double_bonus == 0.0:
-        return greedy_row(ws, view, seat, count)
-    score = ws.scores[view.entity_of_seat[seat]]
+        return greedy_row(ws, players, seat, count)
+    score = ws.scores[ENTITY_OF_SEAT[players, seat]]
     cands = ws.cands
     best = 0
     best_value = -1.0
@@ -374,10 +385,43 @@ def playout_row(ws, view, seat, count, double_bonus):
     return best
 
 
-@kernel
+@hot_kernel
+def list_turn(ws, trace, seat, next_draw):
+    """List ``seat``'s placements into ``ws.cands``, drawing first when it has none (ruling 5:
+    draw until a playable tile, or pass when the boneyard ``ws.deal[next_draw:]`` runs out).
+
+    Returns
+    -------
+    (int64, int64)
+        The number of placements listed (0: a pass) and the draw pointer after the draws.
+    """
+    count = 0
+    if ws.board[BOARD_NODES] == 0:
+        count = list_openings(ws, ws.hands[seat])
+    else:
+        tiles = ws.hands[seat] & playable_tiles(ws)
+        if tiles == 0:
+            while next_draw < N_TILES:
+                drawn = ws.deal[next_draw]
+                next_draw += 1
+                draw_tile(ws, trace, seat, drawn)
+                if (1 << drawn) & playable_tiles(ws):
+                    tiles = 1 << drawn
+                    break
+        if tiles != 0:
+            count = list_placements(ws, tiles)
+    return count, next_draw
+
+
+@hot_kernel
 def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus):
     """Play the round in ``ws`` to its end with the playout policy at every seat (``greedy``,
     or with ``double_bonus`` its doubles variant: :func:`playout_row`), ``seat`` to act first.
+
+    Inlined into its caller, it reads the table size and the forced first candidate off the
+    view and hands them, with the scratch, to :func:`finish_round`: that kernel's arguments
+    have the same types whatever view the caller holds (the engine's, a Python seat's, one
+    built inside a kernel), so it is compiled once per process, not once per view type.
 
     Parameters
     ----------
@@ -385,8 +429,8 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus)
         Scratch state: hands, hand sizes, scores, layout (an empty layout
         means ``seat`` opens), boneyard in ``ws.deal[next_draw:]``.
     view : PlayerView
-        The table (``players``, ``entity_of_seat``) and, with ``first_row``,
-        the candidate to play first.
+        The table (``players``; every view's ``entity_of_seat`` is
+        ``ENTITY_OF_SEAT[players]``) and, with ``first_row``, the candidate to play first.
     seat : int64
         Seat to act first.
     next_draw : int64
@@ -401,55 +445,67 @@ def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus)
         If >= 0, ``seat``'s first action is ``view.cands[first_row]`` (a
         rollout's candidate) instead of greedy's choice.
     double_bonus : float64
-        Raw points the playout policy adds for a double (0.0: ``greedy``). No default: a call
-        that left it out would be typed apart, a second compile of this kernel (10 s).
+        Raw points the playout policy adds for a double (0.0: ``greedy``).
 
     Returns
     -------
     int64
         END_DOMINO, END_BLOCKED or END_TARGET (any event that put an entity at
         305, settlements included: :func:`playout_end`); ``ws.scores`` holds the result.
+    """
+    tile = np.int64(-1)
+    parent = np.int64(0)
+    side = np.int64(0)
+    joined = np.int64(0)
+    if first_row >= 0:
+        tile = np.int64(view.cands[first_row, CAND_TILE])
+        parent = np.int64(view.cands[first_row, CAND_PARENT])
+        side = np.int64(view.cands[first_row, CAND_SIDE])
+        joined = np.int64(view.cands[first_row, CAND_JOINED])
+    return finish_round(ws, np.int64(view.players), np.int64(seat), np.int64(next_draw),
+                        np.int64(tie_seat), tile, parent, side, joined, np.float64(double_bonus))
+
+
+@kernel
+def finish_round(ws, players, seat, next_draw, tie_seat, tile, parent, side, joined, double_bonus):
+    """:func:`continue_round`'s loop: the round in ``ws`` played to its end, ``seat`` first.
+
+    Parameters
+    ----------
+    ws : Workspace
+    players, seat, next_draw, tie_seat : int64
+        As :func:`continue_round`'s.
+    tile, parent, side, joined : int64
+        With ``tile`` >= 0, ``seat``'s first placement (a candidate row's ``CAND_TILE``,
+        ``CAND_PARENT``, ``CAND_SIDE``, ``CAND_JOINED``); -1: greedy's choice.
+    double_bonus : float64
+
+    Returns
+    -------
+    int64
+        As :func:`continue_round`.
 
     Notes
     -----
     One listing site and one placement site (as in the engine's round loop)
     keep the compiled function small: each inlined primitive appears once.
     """
-    players = view.players
-    entity_of_seat = view.entity_of_seat
+    entity_of_seat = ENTITY_OF_SEAT[players, :players]
     trace = quiet_trace(ws)
-    forced = first_row >= 0
-    source = view.cands
-    row = first_row
+    forced = tile >= 0
     while True:
         count = 0
-        if forced:
-            source = view.cands
-            row = first_row
-            count = 1
-        elif ws.board[BOARD_NODES] == 0:
-            count = list_openings(ws, ws.hands[seat])
-        else:
-            tiles = ws.hands[seat] & playable_tiles(ws)
-            if tiles == 0:
-                while next_draw < N_TILES:
-                    tile = ws.deal[next_draw]
-                    next_draw += 1
-                    draw_tile(ws, trace, seat, tile)
-                    if (1 << tile) & playable_tiles(ws):
-                        tiles = 1 << tile
-                        break
-            if tiles != 0:
-                count = list_placements(ws, tiles)
-        if count > 0:
+        if not forced:
+            count, next_draw = list_turn(ws, trace, seat, next_draw)
+        if forced or count > 0:
             if not forced:
-                source = ws.cands
-                row = playout_row(ws, view, seat, count, double_bonus)
+                row = playout_row(ws, players, seat, count, double_bonus)
+                tile = ws.cands[row, CAND_TILE]
+                parent = ws.cands[row, CAND_PARENT]
+                side = ws.cands[row, CAND_SIDE]
+                joined = ws.cands[row, CAND_JOINED]
             forced = False
-            end = place(
-                ws, trace, players, entity_of_seat, seat, source[row, CAND_TILE],
-                source[row, CAND_PARENT], source[row, CAND_SIDE], source[row, CAND_JOINED],
-            )
+            end = place(ws, trace, players, entity_of_seat, seat, tile, parent, side, joined)
             if end != END_NONE:
                 return playout_end(ws, players, end)
         if next_draw == N_TILES and no_hand_can_play(ws, players):
@@ -494,7 +550,7 @@ def replay_round_greedy(deal, players, leader, scores, params, rng):
         ws.lacking, 0, 0, 0, 0, 0, ws.nodes, ws.open_count, 0, ws.open_nodes, 0, ws.cands, params, rng,
         0, ws.history[:0], ws.hands[:0], ws.deal[:0],
     )
-    end = continue_round(ws, view, leader, players * 5, leader, np.int64(-1), 0.0)
+    end = continue_round(ws, view, leader, players * 5, leader, -1, 0.0)
     return ws.scores.copy(), end
 
 
@@ -515,7 +571,11 @@ __all__ = [
     "playout_end",
     "greedy_row",
     "playout_row",
+    "PLAYOUT_PARAMS",
+    "PLAYOUT_RNG",
+    "list_turn",
     "continue_round",
+    "finish_round",
     "replay_round_greedy",
     "END_BLOCKED",
     "END_DOMINO",

@@ -72,15 +72,15 @@ import numpy as np
 
 from sim.core.jit import hot_kernel, kernel
 from sim.core.rng import mix64
-from sim.core.rules import list_openings, list_placements, no_hand_can_play, playable_tiles
+from sim.core.rules import no_hand_can_play
 from sim.core.state import (BOARD_KEEP_HISTORY, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
     BOARD_PLAYED, BOARD_TOTAL, CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE,
     CAND_TILE, END_NONE, MAX_ACTIONS_PER_ROUND, MAX_CANDIDATES, MAX_ENTITIES, MAX_NODES,
     MAX_PLAYERS, NODE_ARMS_OPEN, NODE_FIELDS, NODE_LINE_OPEN, NODE_TILE, NO_PARENT, TILE_PIPS,
     new_workspace)
-from sim.core.step import draw_tile, place, quiet_trace, settle_blocked
+from sim.core.step import place, quiet_trace, settle_blocked
 from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
-from strategies.lookahead import allocating, continue_round
+from strategies.lookahead import allocating, continue_round, list_turn
 from strategies.matchplay import outcome_value
 
 SolveSettings = namedtuple(
@@ -467,9 +467,7 @@ def playout_leaf(ws, view, scratch, settings, seat, next_draw, tie_seat):
         pw.open_nodes[position] = ws.open_nodes[position]
     for k in range(BOARD_SAVED.shape[0]):
         pw.board[BOARD_SAVED[k]] = ws.board[BOARD_SAVED[k]]
-    # np.int64, not the literal -1: a literal would type continue_round apart from the
-    # playouts' calls, a second compile of it.
-    end = continue_round(pw, view, seat, next_draw, tie_seat, np.int64(-1), settings.playout_doubles)
+    end = continue_round(pw, view, seat, next_draw, tie_seat, -1, settings.playout_doubles)
     return outcome_value(pw, view, end, settings.match_value, settings.raw_weight)
 
 
@@ -617,21 +615,8 @@ def turn_value(ws, view, scratch, settings, seat, next_draw, tie_seat, depth, la
             start = scratch.saved[start_row(frame)]
             save_hands(ws, start)  # the state the turn starts from: its key; what draws change
             start_draw = next_draw
-            count = 0
-            if ws.board[BOARD_NODES] == 0:
-                count = list_openings(ws, ws.hands[seat])
-            else:
-                tiles = ws.hands[seat] & playable_tiles(ws)
-                if tiles == 0:  # ruling 5: draw until a playable tile (known in a world), or pass
-                    while next_draw < N_TILES:
-                        tile = ws.deal[next_draw]
-                        next_draw += 1
-                        draw_tile(ws, trace, seat, tile)
-                        if (1 << tile) & playable_tiles(ws):
-                            tiles = 1 << tile
-                            break
-                if tiles != 0:
-                    count = list_placements(ws, tiles)
+            # ruling 5: draw until a playable tile (known in a world), or pass
+            count, next_draw = list_turn(ws, trace, seat, next_draw)
             frames[frame, F_DRAW] = next_draw
             frames[frame, F_PLACED] = 0
             if count == 0:  # a pass: the boneyard is empty
