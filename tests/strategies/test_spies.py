@@ -169,11 +169,16 @@ FIELD = [reach, past_hand_sizes, last_hidden_hand, last_hidden_tile, second_para
 """Compiled together: one kernel for every run of this module."""
 
 
+def compile_spies():
+    """Compile (or load) the kernel of :data:`FIELD` with a short run; return its frame (also
+    called by the default run's warm-up, :func:`tests.support.kernel_warmup.probes_and_helpers`)."""
+    return sim.simulate(2, [reach, "greedy"], 2, seed=0, params=[[1, 0, LAST], None], field=FIELD)
+
+
 @pytest.fixture(scope="module")
 def spies():
     """Compile (or load) the module's kernel once; return the field to pass to every run."""
-    frame = sim.simulate(2, [reach, "greedy"], 2, seed=0, params=[[1, 0, LAST], None], field=FIELD)
-    assert len(frame) == 2
+    assert len(compile_spies()) == 2
     return FIELD
 
 

@@ -77,7 +77,10 @@ def probes_and_helpers() -> None:
     (:data:`tests.support.views.PROBE_FIELD`), the step core's kernels on small endgames, the
     greedy round loop of the playouts (:func:`strategies.lookahead.replay_round_greedy`), the
     authors' toolkit on both view kinds and the toolkit's strategies' set
-    (``tests/strategies/test_toolkit.py``).
+    (``tests/strategies/test_toolkit.py``), the set of the worked ``doubles``
+    (:data:`tests.support.views.DOUBLES_FIELD`: its runs and records) and the view spies' set
+    (``tests/strategies/test_spies.py``). This task is the shorter of the two: each set compiled
+    here is one that a worker would otherwise compile while the other worker waits on nothing.
 
     The round solver itself (:mod:`strategies.perfect_solver`) is not compiled here: the
     built-in field holds ``pimc`` and ``cheater``, which call it with the engine's view type,
@@ -88,9 +91,10 @@ def probes_and_helpers() -> None:
     import sim
     from sim.core.rng import decision_state
     from strategies import lookahead
+    from tests.strategies import test_spies as spies_tests
     from tests.strategies import test_toolkit as toolkit_tests
     from tests.support.endgames import endgames
-    from tests.support.views import PROBE_FIELD, SPY
+    from tests.support.views import DOUBLES, DOUBLES_FIELD, PROBE_FIELD, SPY
 
     sim.simulate(2, [SPY, "greedy"], 2, seed=0, field=PROBE_FIELD)
     for players in (2, 3, 4):
@@ -100,6 +104,9 @@ def probes_and_helpers() -> None:
     for kind in ("engine", "python"):
         toolkit_tests.test_playout_of_a_domino(kind, 0, (30, 0, 0, 0))
     sim.simulate(2, [toolkit_tests.toolkit_greedy, "random"], 2, seed=0, field=toolkit_tests.FIELD)
+    sim.simulate(2, [DOUBLES, "greedy"], 2, seed=0, field=DOUBLES_FIELD)
+    sim.record(2, [DOUBLES, "greedy"], 2, seed=0, field=DOUBLES_FIELD)
+    spies_tests.compile_spies()
 
 
 TASKS = {"builtin_field": builtin_field, "probes_and_helpers": probes_and_helpers}
