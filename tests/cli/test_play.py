@@ -171,7 +171,10 @@ def test_in_a_real_terminal_the_screen_shows_hand_placements_and_scores(tmp_path
     played = game.choose(1)[0]
     session = f"five-up-play-{uuid.uuid4().hex[:8]}"
     out = tmp_path / "tty.jsonl"
-    command = " ".join([sys.executable, "-m", "cli", "play", "--seed", "2", "--record", str(out)])
+    # Without COLUMNS and LINES, which pytest-xdist's workers set (80 x 24) and a tmux server they
+    # start hands on: the game must wrap to the pane's own width, as in a user's terminal.
+    command = " ".join(["env", "-u", "COLUMNS", "-u", "LINES", sys.executable, "-m", "cli", "play",
+                        "--seed", "2", "--record", str(out)])
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "80", "-c", str(REPO),
          f"{command}; sleep 60")
     try:

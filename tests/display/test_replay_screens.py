@@ -199,6 +199,9 @@ def test_a_layout_too_wide_for_a_two_column_window_pans_to_the_last_tile(browser
         page.screenshot(path=str(artifact_directory() / "replay-4p-920px-panned.png"))
         # Widening the window to 1280 px gives the layout room: no panning.
         page.set_viewport_size({"width": 1280, "height": HEIGHT})
+        # The page refits on its resize event, which may run after the new size is measurable:
+        # wait for the hint to go (a timeout error, failing the test, if it never does).
+        page.wait_for_function("() => document.getElementById('pan-hint').hidden", timeout=5000)
         wider = page.evaluate(MEASURE)
         assert not wider["panning"] and not wider["panHint"]
     finally:
