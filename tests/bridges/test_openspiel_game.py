@@ -31,17 +31,22 @@ def registered():
     openspiel_game.register()
 
 
+def random_step(state, rng: np.random.RandomState) -> None:
+    """Apply one random action: a chance outcome by its probability, else a legal action."""
+    if state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes())
+        state.apply_action(int(rng.choice(outcomes, p=probs)))
+    else:
+        state.apply_action(int(rng.choice(state.legal_actions())))
+
+
 def random_state(game, rng: np.random.RandomState, steps: int):
     """A state after up to ``steps`` random actions (chance by its probabilities)."""
     state = game.new_initial_state()
     for _ in range(steps):
         if state.is_terminal():
             break
-        if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
-        else:
-            state.apply_action(int(rng.choice(state.legal_actions())))
+        random_step(state, rng)
     return state
 
 
@@ -166,11 +171,7 @@ def test_the_public_observation_is_the_same_for_every_player_at_every_node(playe
             nodes += 1
             if state.is_terminal():
                 break
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
-            else:
-                state.apply_action(int(rng.choice(state.legal_actions())))
+            random_step(state, rng)
     assert nodes > 60
 
 
