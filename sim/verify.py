@@ -7,7 +7,10 @@ events, round ends, winners and scores are then recomputed and compared.
 
 A record is judged by its first problem: after one mismatch the replay cannot
 continue meaningfully. :func:`verify_record` returns that problem as one line
-(``"round 3, action 12: expected ..., found ..."``) or nothing when valid.
+(``"round 3, action 12: expected ..., found ..."``) or nothing when valid: rounds count
+from 1 (``round 3`` is ``rounds[2]``), as every text users read does; actions and events are
+their index in the round's lists (``action 12`` is ``actions[12]``), as the events' own
+``action`` field counts them.
 
 Interrupted records
     exact61-record/1 allows extra keys at the match level; ``five-up play`` writes
@@ -59,7 +62,7 @@ class Invalid(Exception):
     def __str__(self) -> str:
         parts = []
         if self.round_index is not None:
-            parts.append(f"round {self.round_index}")
+            parts.append(f"round {self.round_index + 1}")  # counted from 1, as users read
         if self.where:
             parts.append(self.where)
         prefix = ", ".join(parts)
@@ -303,14 +306,14 @@ def check_record(record, start_scores=None) -> None:
     for r, rnd_obj in enumerate(rounds):
         try:
             if previous is not None and previous.match_over:
-                raise Invalid(f"the match ended in round {r - 1} at {TARGET_RAW}, "
+                raise Invalid(f"the match ended in round {r} at {TARGET_RAW}, "
                               f"found a further round")
             _object(rnd_obj, "the round", ROUND_KEYS)
             leader = _int(rnd_obj["leader"], "leader", 0, players - 1)
             if previous is not None and previous.end == END_DOMINO:
                 dominoer = next(s for s in range(players) if not previous.hands[s])
                 if leader != dominoer:
-                    raise Invalid(f"expected leader {dominoer} (the dominoer of round {r - 1}), "
+                    raise Invalid(f"expected leader {dominoer} (the dominoer of round {r}), "
                                   f"found {leader}")
             hands, boneyard = _check_deal(rnd_obj, players)
             rnd = Round(hands, boneyard, leader, scores, entities)
@@ -336,7 +339,7 @@ def check_record(record, start_scores=None) -> None:
     expected_winner = scores.index(TARGET_RAW) if previous.match_over else None
     if interrupted and expected_winner is not None:
         raise Invalid(f"marked {INTERRUPTED_KEY}, but the match ended: entity "
-                      f"{expected_winner} reached {TARGET_RAW} in round {len(rounds) - 1}")
+                      f"{expected_winner} reached {TARGET_RAW} in round {len(rounds)}")
     if interrupted and len(rounds) == max_rounds:
         raise Invalid(f"marked {INTERRUPTED_KEY}, but the match ended at its round limit of "
                       f"{_show(max_rounds)}")

@@ -248,6 +248,9 @@ def test_every_line_is_wrapped_to_the_terminal_between_words(monkeypatch, capsys
     like ``5-6`` whole on one line, and every line that fits kept as it is."""
     moves = "1\n" * ENOUGH_MOVES
     args = ("--players", "3", "--seed", "7", "--hint")
+    # A first run prepares the strategies: the "Preparing ..." notice shows only in a process
+    # that has not compiled them yet, so the two compared runs must both come after it.
+    run_play(monkeypatch, capsys, moves, *args)
     wide = run_play(monkeypatch, capsys, moves, *args).stdout.splitlines()
     narrow = run_play(monkeypatch, capsys, moves, *args, columns=columns).stdout.splitlines()
     assert max(map(len, wide)) > columns  # the match has lines to wrap at this width

@@ -103,7 +103,7 @@ BAD = [
     (["{records}", "--html", "{tmp}/x.txt"], "should end with .html or .htm"),
     (["{notjson}", "--out", "{tmp}/x.png"], "line is not JSON"),
     (["{empty}", "--out", "{tmp}/x.png"], "it holds no record"),
-    (["{tampered}", "--out", "{tmp}/x.png"], "not a valid exact61-record/1 record: round 0"),
+    (["{tampered}", "--out", "{tmp}/x.png"], "not a valid exact61-record/1 record: round 1"),
 ]
 
 

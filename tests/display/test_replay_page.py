@@ -301,7 +301,7 @@ def test_an_invalid_record_is_refused_in_one_line(records, tmp_path):
     with pytest.raises(ValueError) as caught:
         write_replay_page(record, target)
     message = str(caught.value)
-    assert message.startswith("invalid record: round 0, action 0: expected points")
+    assert message.startswith("invalid record: round 1, action 0: expected points")
     assert "\n" not in message
     assert not target.exists() and not list(tmp_path.iterdir())
     with pytest.raises(ValueError, match="invalid record: "):

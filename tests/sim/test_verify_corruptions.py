@@ -201,14 +201,14 @@ def test_altered_points_on_scoring_play(players):
     action = record["rounds"][r]["actions"][i]
     points = action["points"]
     action["points"] = points + 5
-    assert problem(record) == f"round {r}, action {i}: expected points {points}, found {points + 5}"
+    assert problem(record) == f"round {r + 1}, action {i}: expected points {points}, found {points + 5}"
 
 
 @pytest.mark.parametrize("players", PLAYERS)
 def test_points_on_non_scoring_play(players):
     record, r, i = find(players, _silent_play)
     record["rounds"][r]["actions"][i]["points"] = 15
-    assert problem(record) == f"round {r}, action {i}: expected points 0, found 15"
+    assert problem(record) == f"round {r + 1}, action {i}: expected points 0, found 15"
 
 
 def test_altered_points_consistent_everywhere_still_caught_at_the_action():
@@ -220,17 +220,17 @@ def test_altered_points_consistent_everywhere_still_caught_at_the_action():
     for event in rnd_obj["events"]:
         if event["kind"] == "placement" and event["action"] == i:
             event["raw"] += 5
-    assert problem(record) == f"round {r}, action {i}: expected points {points}, found {points + 5}"
+    assert problem(record) == f"round {r + 1}, action {i}: expected points {points}, found {points + 5}"
 
 
 def test_points_as_boolean_or_float_are_rejected():
     record, r, i = find(2, _scoring_play)
     action = record["rounds"][r]["actions"][i]
     action["points"] = float(action["points"])
-    assert_problem(record, f"round {r}, action {i}: ", "points must be an integer")
+    assert_problem(record, f"round {r + 1}, action {i}: ", "points must be an integer")
     record, r, i = find(2, _silent_play)
     record["rounds"][r]["actions"][i]["points"] = False
-    assert_problem(record, f"round {r}, action {i}: ", "points must be an integer", "False")
+    assert_problem(record, f"round {r + 1}, action {i}: ", "points must be an integer", "False")
 
 
 # ---------------------------------------------------------------------------
@@ -251,7 +251,7 @@ def _event_with(accepted: bool, kind: str | None = None):
 def test_flipped_acceptance_accepted_to_discarded(players):
     record, r, j = find(players, _event_with(True))
     record["rounds"][r]["events"][j]["accepted"] = False
-    assert problem(record) == f"round {r}, event {j}: expected accepted true, found false"
+    assert problem(record) == f"round {r + 1}, event {j}: expected accepted true, found false"
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -260,13 +260,13 @@ def test_flipped_acceptance_discarded_to_accepted(players, kind):
     record, r, j = find(players, _event_with(False, kind))
     event = record["rounds"][r]["events"][j]
     event["accepted"] = True
-    assert problem(record) == f"round {r}, event {j}: expected accepted false, found true"
+    assert problem(record) == f"round {r + 1}, event {j}: expected accepted false, found true"
 
 
 def test_acceptance_as_integer_is_rejected():
     record, r, j = find(2, _event_with(True))
     record["rounds"][r]["events"][j]["accepted"] = 1
-    assert problem(record) == f"round {r}, event {j}: expected accepted true, found 1"
+    assert problem(record) == f"round {r + 1}, event {j}: expected accepted true, found 1"
 
 
 # ---------------------------------------------------------------------------
@@ -304,14 +304,14 @@ def test_play_of_a_tile_from_another_hand(players):
     action = record["rounds"][r]["actions"][i]
     action["tile"] = tile
     seat = action["seat"]
-    assert problem(record) == f"round {r}, action {i}: seat {seat} does not hold {name(normal(tile))}"
+    assert problem(record) == f"round {r + 1}, action {i}: seat {seat} does not hold {name(normal(tile))}"
 
 
 def test_play_of_a_tile_still_in_the_boneyard():
     record, r, (i, tile) = find(2, _borrowable("boneyard"))
     action = record["rounds"][r]["actions"][i]
     action["tile"] = tile
-    assert problem(record) == (f"round {r}, action {i}: seat {action['seat']} does not hold "
+    assert problem(record) == (f"round {r + 1}, action {i}: seat {action['seat']} does not hold "
                                f"{name(normal(tile))}")
 
 
@@ -325,7 +325,7 @@ def test_opening_with_a_tile_from_another_hand():
     seat = rnd_obj["actions"][i]["seat"]
     other = rnd_obj["hands"][(seat + 1) % 3][0]
     rnd_obj["actions"][i]["tile"] = other
-    assert problem(record) == f"round {r}, action {i}: seat {seat} does not hold {name(normal(other))}"
+    assert problem(record) == f"round {r + 1}, action {i}: seat {seat} does not hold {name(normal(other))}"
 
 
 def test_play_of_a_tile_already_on_the_table():
@@ -339,7 +339,7 @@ def test_play_of_a_tile_already_on_the_table():
     reused = actions[placed]["tile"]
     actions[target]["tile"] = reused
     seat = actions[target]["seat"]
-    assert problem(record) == (f"round {r}, action {target}: seat {seat} does not hold "
+    assert problem(record) == (f"round {r + 1}, action {target}: seat {seat} does not hold "
                                f"{name(normal(reused))}")
 
 
@@ -366,7 +366,7 @@ def test_draw_while_holding_a_legal_placement(players):
     actions = record["rounds"][r]["actions"]
     seat = actions[i]["seat"]
     actions.insert(i, {"seat": seat, "type": "draw", "tile": front})
-    assert_problem(record, f"round {r}, action {i}: ", f"seat {seat}", "legal placement", "draw")
+    assert_problem(record, f"round {r + 1}, action {i}: ", f"seat {seat}", "legal placement", "draw")
 
 
 def test_extra_draw_after_a_playable_tile_was_drawn():
@@ -385,7 +385,7 @@ def test_extra_draw_after_a_playable_tile_was_drawn():
     actions = record["rounds"][r]["actions"]
     seat = actions[i]["seat"]
     actions.insert(i, {"seat": seat, "type": "draw", "tile": front})
-    assert_problem(record, f"round {r}, action {i}: ", f"seat {seat}", "legal placement", "draw")
+    assert_problem(record, f"round {r + 1}, action {i}: ", f"seat {seat}", "legal placement", "draw")
 
 
 def _direct_play_with_empty_boneyard(record, r):
@@ -402,7 +402,7 @@ def test_pass_while_holding_a_legal_placement(players):
     actions = record["rounds"][r]["actions"]
     seat = actions[i]["seat"]
     actions[i] = {"seat": seat, "type": "pass"}
-    assert_problem(record, f"round {r}, action {i}: ", f"seat {seat}", "legal placement", "pass")
+    assert_problem(record, f"round {r + 1}, action {i}: ", f"seat {seat}", "legal placement", "pass")
 
 
 def _first_draw(record, r):
@@ -421,7 +421,7 @@ def test_pass_while_the_boneyard_is_not_empty(players):
     actions = record["rounds"][r]["actions"]
     seat = actions[i]["seat"]
     actions[i] = {"seat": seat, "type": "pass"}
-    assert problem(record) == (f"round {r}, action {i}: seat {seat} must draw: "
+    assert problem(record) == (f"round {r + 1}, action {i}: seat {seat} must draw: "
                                f"the boneyard holds {size} tiles")
 
 
@@ -429,7 +429,7 @@ def test_pass_while_the_boneyard_is_not_empty(players):
 def test_draw_not_from_the_front_of_the_boneyard(players):
     record, r, (i, _, front, second) = find(players, _first_draw)
     record["rounds"][r]["actions"][i]["tile"] = second
-    assert problem(record) == (f"round {r}, action {i}: expected draw of {name(normal(front))} "
+    assert problem(record) == (f"round {r + 1}, action {i}: expected draw of {name(normal(front))} "
                                f"(front of the boneyard), found {name(second)}")
 
 
@@ -444,7 +444,7 @@ def test_draw_from_an_empty_boneyard():
     record, r, i = find(3, predicate)
     action = record["rounds"][r]["actions"][i]
     action.update({"type": "draw", "tile": [0, 0]})
-    assert problem(record) == f"round {r}, action {i}: draw from an empty boneyard"
+    assert problem(record) == f"round {r + 1}, action {i}: draw from an empty boneyard"
 
 
 def test_skipped_draw():
@@ -452,7 +452,7 @@ def test_skipped_draw():
     record, r, i = find(2, adjacent("actions", lambda a, b: a["type"] == b["type"] == "draw"))
     actions = record["rounds"][r]["actions"]
     skipped = actions.pop(i)
-    assert problem(record) == (f"round {r}, action {i}: expected draw of {name(skipped['tile'])} "
+    assert problem(record) == (f"round {r + 1}, action {i}: expected draw of {name(skipped['tile'])} "
                                f"(front of the boneyard), found {name(actions[i]['tile'])}")
 
 
@@ -486,7 +486,7 @@ def assert_arm_refused(record, r, i) -> None:
     """Action ``i`` of round ``r`` moved onto an arm of its parent: not a legal placement."""
     action = record["rounds"][r]["actions"][i]
     action["side"] = "arm"
-    assert problem(record) == (f"round {r}, action {i}: {name(action['tile'])} on placement "
+    assert problem(record) == (f"round {r + 1}, action {i}: {name(action['tile'])} on placement "
                                f"{action['parent']} (arm) is not a legal placement")
 
 
@@ -544,7 +544,7 @@ def test_play_on_a_connection_of_another_value():
     record, r, (i, wrong_parent) = find(3, predicate)
     action = record["rounds"][r]["actions"][i]
     action["parent"] = wrong_parent
-    assert problem(record) == (f"round {r}, action {i}: {name(action['tile'])} on placement "
+    assert problem(record) == (f"round {r + 1}, action {i}: {name(action['tile'])} on placement "
                                f"{wrong_parent} (line) is not a legal placement")
 
 
@@ -561,7 +561,7 @@ def test_tile_halves_reversed():
     action = record["rounds"][r]["actions"][i]
     tile = action["tile"]
     action["tile"] = tile[::-1]
-    assert_problem(record, f"round {r}, action {i}: ", "halves reversed", name(tile))
+    assert_problem(record, f"round {r + 1}, action {i}: ", "halves reversed", name(tile))
 
 
 def test_parent_out_of_range():
@@ -569,20 +569,20 @@ def test_parent_out_of_range():
     rnd_obj = record["rounds"][r]
     plays_before = sum(1 for a in rnd_obj["actions"][:i] if a["type"] == "play")
     rnd_obj["actions"][i]["parent"] = plays_before
-    assert problem(record) == (f"round {r}, action {i}: parent must be in "
+    assert problem(record) == (f"round {r + 1}, action {i}: parent must be in "
                                f"0..{plays_before - 1}, found {plays_before}")
 
 
 def test_opening_with_a_parent():
     record, r, i = find(2, _opening)
     record["rounds"][r]["actions"][i]["parent"] = 0
-    assert_problem(record, f"round {r}, action {i}: ", "opening", "parent null", "found parent 0")
+    assert_problem(record, f"round {r + 1}, action {i}: ", "opening", "parent null", "found parent 0")
 
 
 def test_unknown_side():
     record, r, i = find(2, _silent_play)
     record["rounds"][r]["actions"][i]["side"] = "spinner"
-    assert_problem(record, f"round {r}, action {i}: ", "expected side", "spinner")
+    assert_problem(record, f"round {r + 1}, action {i}: ", "expected side", "spinner")
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -591,14 +591,14 @@ def test_wrong_seat_to_act(players):
     action = record["rounds"][r]["actions"][i]
     seat = action["seat"]
     action["seat"] = (seat + 1) % players
-    assert problem(record) == (f"round {r}, action {i}: expected seat {seat} to act, "
+    assert problem(record) == (f"round {r + 1}, action {i}: expected seat {seat} to act, "
                                f"found seat {(seat + 1) % players}")
 
 
 def test_seat_out_of_range():
     record, r, i = find(3, _silent_play)
     record["rounds"][r]["actions"][i]["seat"] = 3
-    assert problem(record) == f"round {r}, action {i}: seat must be in 0..2, found 3"
+    assert problem(record) == f"round {r + 1}, action {i}: seat must be in 0..2, found 3"
 
 
 @pytest.mark.parametrize("where", ["play", "draw", "pass"])
@@ -611,19 +611,19 @@ def test_extra_key_inside_an_action(where):
 
     record, r, i = find(4 if where == "pass" else 2, predicate)
     record["rounds"][r]["actions"][i]["comment"] = "forced"
-    assert problem(record) == f"round {r}, action {i}: the action has unexpected key 'comment'"
+    assert problem(record) == f"round {r + 1}, action {i}: the action has unexpected key 'comment'"
 
 
 def test_missing_key_inside_an_action():
     record, r, i = find(2, _scoring_play)
     del record["rounds"][r]["actions"][i]["points"]
-    assert problem(record) == f"round {r}, action {i}: the action is missing key 'points'"
+    assert problem(record) == f"round {r + 1}, action {i}: the action is missing key 'points'"
 
 
 def test_unknown_action_type():
     record, r, i = find(2, _silent_play)
     record["rounds"][r]["actions"][i]["type"] = "resign"
-    assert_problem(record, f"round {r}, action {i}: ", "draw, pass or play", "resign")
+    assert_problem(record, f"round {r + 1}, action {i}: ", "draw, pass or play", "resign")
 
 
 def test_action_after_the_round_ended():
@@ -633,7 +633,7 @@ def test_action_after_the_round_ended():
     rnd_obj = record["rounds"][r]
     n = len(rnd_obj["actions"])
     rnd_obj["actions"].append({"seat": 0, "type": "pass"})
-    assert problem(record) == f"round {r}, action {n}: action after the round ended ({rnd_obj['end']})"
+    assert problem(record) == f"round {r + 1}, action {n}: action after the round ended ({rnd_obj['end']})"
 
 
 # ---------------------------------------------------------------------------
@@ -654,8 +654,8 @@ def test_wrong_leader_after_a_domino(players):
     assert record["rounds"][r]["leader"] == dominoer
     wrong = (dominoer + 1) % players
     record["rounds"][r]["leader"] = wrong
-    assert problem(record) == (f"round {r}: expected leader {dominoer} (the dominoer of round "
-                               f"{r - 1}), found {wrong}")
+    assert problem(record) == (f"round {r + 1}: expected leader {dominoer} (the dominoer of round "
+                               f"{r}), found {wrong}")
 
 
 def test_wrong_leader_consistent_with_actions_still_caught():
@@ -666,13 +666,13 @@ def test_wrong_leader_consistent_with_actions_still_caught():
     rnd_obj["hands"] = rnd_obj["hands"][::-1]
     for a in rnd_obj["actions"]:
         a["seat"] = 1 - a["seat"]
-    assert problem(record).startswith(f"round {r}: expected leader {dominoer} (the dominoer")
+    assert problem(record).startswith(f"round {r + 1}: expected leader {dominoer} (the dominoer")
 
 
 def test_leader_out_of_range():
     record = fresh(4, 0)
     record["rounds"][0]["leader"] = 4
-    assert problem(record) == "round 0: leader must be in 0..3, found 4"
+    assert problem(record) == "round 1: leader must be in 0..3, found 4"
 
 
 # ---------------------------------------------------------------------------
@@ -696,7 +696,7 @@ def test_altered_domino_amount(players, key):
     event = record["rounds"][r]["events"][j]
     value = event[key]
     event[key] = value + 5
-    assert problem(record) == f"round {r}, event {j}: expected {key} {value}, found {value + 5}"
+    assert problem(record) == f"round {r + 1}, event {j}: expected {key} {value}, found {value + 5}"
 
 
 def test_domino_credit_is_the_rounded_opponent_pips():
@@ -707,7 +707,7 @@ def test_domino_credit_is_the_rounded_opponent_pips():
     seat = event["seat"]
     assert event["credit"] == round5(sum(pips(state.hands[s]) for s in range(3) if s != seat))
     event["credit"] -= 1  # an unrounded figure
-    assert problem(record) == (f"round {r}, event {j}: expected credit {event['credit'] + 1}, "
+    assert problem(record) == (f"round {r + 1}, event {j}: expected credit {event['credit'] + 1}, "
                                f"found {event['credit']}")
 
 
@@ -718,10 +718,10 @@ def test_altered_domino_debit_with_partner():
     # Shift credit and debit together so the net raw is unchanged.
     event["debit"] = debit - 5
     event["credit"] -= 5
-    assert problem(record) == (f"round {r}, event {j}: expected credit {event['credit'] + 5}, "
+    assert problem(record) == (f"round {r + 1}, event {j}: expected credit {event['credit'] + 5}, "
                                f"found {event['credit']}")
     event["credit"] += 5
-    assert problem(record) == f"round {r}, event {j}: expected debit {debit}, found {debit - 5}"
+    assert problem(record) == f"round {r + 1}, event {j}: expected debit {debit}, found {debit - 5}"
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -730,7 +730,7 @@ def test_debit_without_partner(players):
     event = record["rounds"][r]["events"][j]
     event["debit"] = 5
     event["raw"] -= 5
-    assert problem(record) == f"round {r}, event {j}: expected debit 0, found 5"
+    assert problem(record) == f"round {r + 1}, event {j}: expected debit 0, found 5"
 
 
 def test_negative_domino_net_must_be_recorded_exactly():
@@ -738,7 +738,7 @@ def test_negative_domino_net_must_be_recorded_exactly():
     event = record["rounds"][r]["events"][j]
     raw = event["raw"]
     event["raw"] = 0  # a floor at zero is not in the rules (ruling 10)
-    assert problem(record) == f"round {r}, event {j}: expected raw {raw}, found 0"
+    assert problem(record) == f"round {r + 1}, event {j}: expected raw {raw}, found 0"
 
 
 @pytest.mark.parametrize("players,kind,key,change", [
@@ -754,7 +754,7 @@ def test_altered_event_field(players, kind, key, change):
     old = event[key]
     new = 1 - old if change == "other" else old + change
     event[key] = new
-    assert problem(record) == f"round {r}, event {j}: expected {key} {old}, found {new}"
+    assert problem(record) == f"round {r + 1}, event {j}: expected {key} {old}, found {new}"
 
 
 def test_blocked_event_with_zero_credit_must_not_be_recorded():
@@ -765,7 +765,7 @@ def test_blocked_event_with_zero_credit_must_not_be_recorded():
     heavy = 1 - events[j]["seat"]
     events.append({"entity": heavy, "kind": "blocked", "seat": heavy, "raw": 0,
                    "accepted": True})
-    assert problem(record) == (f"round {r}, event {j + 1}: expected no further event, "
+    assert problem(record) == (f"round {r + 1}, event {j + 1}: expected no further event, "
                                f"found a blocked event")
 
 
@@ -773,7 +773,7 @@ def test_blocked_settlement_kind_swapped_for_domino():
     record, r, j = find(2, _event_kind("blocked"))
     event = record["rounds"][r]["events"][j]
     event["kind"] = "domino"
-    assert problem(record) == f"round {r}, event {j}: expected kind 'blocked', found 'domino'"
+    assert problem(record) == f"round {r + 1}, event {j}: expected kind 'blocked', found 'domino'"
 
 
 # ---------------------------------------------------------------------------
@@ -789,7 +789,7 @@ def test_events_reordered(players):
     events = record["rounds"][r]["events"]
     first, second = events[j]["action"], events[j + 1]["action"]
     events[j], events[j + 1] = events[j + 1], events[j]
-    assert problem(record) == f"round {r}, event {j}: expected action {first}, found {second}"
+    assert problem(record) == f"round {r + 1}, event {j}: expected action {first}, found {second}"
 
 
 def test_events_reordered_across_entities():
@@ -797,7 +797,7 @@ def test_events_reordered_across_entities():
     events = record["rounds"][r]["events"]
     first, second = events[j]["entity"], events[j + 1]["entity"]
     events[j], events[j + 1] = events[j + 1], events[j]
-    assert problem(record) == f"round {r}, event {j}: expected entity {first}, found {second}"
+    assert problem(record) == f"round {r + 1}, event {j}: expected entity {first}, found {second}"
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -806,9 +806,9 @@ def test_missing_event(players):
     events = record["rounds"][r]["events"]
     dropped = events.pop(j)
     if j < len(events):
-        assert problem(record).startswith(f"round {r}, event {j}: expected ")
+        assert problem(record).startswith(f"round {r + 1}, event {j}: expected ")
     else:
-        assert_problem(record, f"round {r}, event {j}: ", "expected a placement event",
+        assert_problem(record, f"round {r + 1}, event {j}: ", "expected a placement event",
                        f"raw {dropped['raw']}", "found none")
 
 
@@ -817,7 +817,7 @@ def test_missing_last_event():
     rnd_obj = record["rounds"][0]
     last = rnd_obj["events"].pop()
     j = len(rnd_obj["events"])
-    assert problem(record) == (f"round 0, event {j}: expected a {last['kind']} event (entity "
+    assert problem(record) == (f"round 1, event {j}: expected a {last['kind']} event (entity "
                                f"{last['entity']}, raw {last['raw']}, "
                                f"{'accepted' if last['accepted'] else 'discarded'}), found none")
 
@@ -827,14 +827,14 @@ def test_extra_event():
     rnd_obj = record["rounds"][0]
     j = len(rnd_obj["events"])
     rnd_obj["events"].append(dict(rnd_obj["events"][-1]))
-    assert problem(record) == (f"round 0, event {j}: expected no further event, found a "
+    assert problem(record) == (f"round 1, event {j}: expected no further event, found a "
                                f"{rnd_obj['events'][-1]['kind']} event")
 
 
 def test_extra_key_inside_an_event():
     record, r, j = find(2, _event_kind("placement"))
     record["rounds"][r]["events"][j]["why"] = "bonus"
-    assert problem(record) == f"round {r}, event {j}: the placement event has unexpected key 'why'"
+    assert problem(record) == f"round {r + 1}, event {j}: the placement event has unexpected key 'why'"
 
 
 # ---------------------------------------------------------------------------
@@ -856,7 +856,7 @@ def test_wrong_round_winner_after_domino(players):
     winner = rnd_obj["winner"]
     n_entities = max(record["entities"]) + 1
     rnd_obj["winner"] = (winner + 1) % n_entities
-    assert problem(record) == (f"round {r}: expected round winner {winner}, "
+    assert problem(record) == (f"round {r + 1}: expected round winner {winner}, "
                                f"found {(winner + 1) % n_entities}")
 
 
@@ -864,7 +864,7 @@ def test_domino_round_winner_null():
     record, r, _ = find(3, _end("domino"))
     winner = record["rounds"][r]["winner"]
     record["rounds"][r]["winner"] = None
-    assert problem(record) == f"round {r}: expected round winner {winner}, found null"
+    assert problem(record) == f"round {r + 1}: expected round winner {winner}, found null"
 
 
 def test_wrong_round_winner_after_block():
@@ -872,13 +872,13 @@ def test_wrong_round_winner_after_block():
     rnd_obj = record["rounds"][r]
     winner = rnd_obj["winner"]
     rnd_obj["winner"] = 1 - winner
-    assert problem(record) == f"round {r}: expected round winner {winner}, found {1 - winner}"
+    assert problem(record) == f"round {r + 1}: expected round winner {winner}, found {1 - winner}"
 
 
 def test_blocked_tie_has_no_round_winner():
     record, r, _ = find(3, _end("blocked", lambda o: o["winner"] is None))
     record["rounds"][r]["winner"] = 0
-    assert problem(record) == f"round {r}: expected round winner null, found 0"
+    assert problem(record) == f"round {r + 1}: expected round winner null, found 0"
 
 
 def test_target_round_has_no_round_winner():
@@ -886,13 +886,13 @@ def test_target_round_has_no_round_winner():
     rnd_obj = record["rounds"][r]
     scorer = rnd_obj["events"][-1]["entity"]
     rnd_obj["winner"] = scorer
-    assert problem(record) == f"round {r}: expected round winner null, found {scorer}"
+    assert problem(record) == f"round {r + 1}: expected round winner null, found {scorer}"
 
 
 def test_wrong_round_end():
     record, r, _ = find(2, _end("domino"))
     record["rounds"][r]["end"] = "blocked"
-    assert problem(record) == f"round {r}: expected end 'domino', found 'blocked'"
+    assert problem(record) == f"round {r + 1}: expected end 'domino', found 'blocked'"
 
 
 @pytest.mark.parametrize("players", PLAYERS)
@@ -902,14 +902,14 @@ def test_wrong_scores_after_a_round(players):
     scores = record["rounds"][r]["scores"]
     wrong = [s + 5 for s in scores]
     record["rounds"][r]["scores"] = wrong
-    assert problem(record) == f"round {r}: expected scores after the round {scores}, found {wrong}"
+    assert problem(record) == f"round {r + 1}: expected scores after the round {scores}, found {wrong}"
 
 
 def test_scores_as_floats_are_rejected():
     record = fresh(2, 0)
     scores = record["rounds"][0]["scores"]
     record["rounds"][0]["scores"] = [float(s) for s in scores]
-    assert problem(record).startswith("round 0: expected scores after the round ")
+    assert problem(record).startswith("round 1: expected scores after the round ")
     record = fresh(2, 0)
     record["scores"] = [float(s) for s in record["scores"]]
     assert problem(record).startswith("expected final scores ")
@@ -1015,7 +1015,7 @@ def test_actions_of_the_last_round_cut(players, keep):
     cut = {"all-but-one": len(actions) - 1, "half": len(actions) // 2, "none": 0}[keep]
     seat = actions[cut]["seat"]
     del actions[cut:]
-    assert problem(record) == f"round {r}: the actions stop before the round ends (seat {seat} to act)"
+    assert problem(record) == f"round {r + 1}: the actions stop before the round ends (seat {seat} to act)"
 
 
 def test_events_of_the_last_round_cut():
@@ -1024,7 +1024,7 @@ def test_events_of_the_last_round_cut():
     events = record["rounds"][r]["events"]
     last = events.pop()
     assert last["accepted"] and last["raw"] > 0
-    assert_problem(record, f"round {r}, event {len(events)}: ", f"expected a {last['kind']} event",
+    assert_problem(record, f"round {r + 1}, event {len(events)}: ", f"expected a {last['kind']} event",
                    "found none")
 
 
@@ -1041,7 +1041,7 @@ def test_further_round_after_the_match_ended(players):
     record = fresh(players, 0)
     n = len(record["rounds"])
     record["rounds"].append(copy.deepcopy(record["rounds"][0]))
-    assert problem(record) == (f"round {n}: the match ended in round {n - 1} at {TARGET_RAW}, "
+    assert problem(record) == (f"round {n + 1}: the match ended in round {n} at {TARGET_RAW}, "
                                f"found a further round")
 
 
@@ -1051,7 +1051,7 @@ def test_further_round_appended_with_consistent_scores():
     extra = copy.deepcopy(fresh(2, 1)["rounds"][0])
     record["rounds"].append(extra)
     n = len(record["rounds"]) - 1
-    assert problem(record) == (f"round {n}: the match ended in round {n - 1} at {TARGET_RAW}, "
+    assert problem(record) == (f"round {n + 1}: the match ended in round {n} at {TARGET_RAW}, "
                                f"found a further round")
 
 
@@ -1067,7 +1067,7 @@ def test_duplicated_tile_in_a_deal(players):
     hands = record["rounds"][r]["hands"]
     duplicate = hands[0][2]
     hands[1][0] = list(duplicate)
-    assert problem(record) == f"round {r}: tile {name(normal(duplicate))} appears twice in the deal"
+    assert problem(record) == f"round {r + 1}: tile {name(normal(duplicate))} appears twice in the deal"
 
 
 def test_duplicated_tile_with_halves_reversed():
@@ -1075,7 +1075,7 @@ def test_duplicated_tile_with_halves_reversed():
     hands = record["rounds"][0]["hands"]
     tile = next(t for t in hands[0] if t[0] != t[1])
     hands[2][4] = tile[::-1]
-    assert problem(record) == f"round 0: tile {name(normal(tile))} appears twice in the deal"
+    assert problem(record) == f"round 1: tile {name(normal(tile))} appears twice in the deal"
 
 
 def test_duplicated_tile_between_hand_and_boneyard():
@@ -1083,32 +1083,32 @@ def test_duplicated_tile_between_hand_and_boneyard():
     rnd_obj = record["rounds"][0]
     tile = rnd_obj["hands"][1][3]
     rnd_obj["boneyard"][-1] = list(tile)
-    assert problem(record) == f"round 0: tile {name(normal(tile))} appears twice in the deal"
+    assert problem(record) == f"round 1: tile {name(normal(tile))} appears twice in the deal"
 
 
 def test_duplicated_tile_within_one_hand():
     record = fresh(4, 0)
     hand = record["rounds"][0]["hands"][3]
     hand[1] = list(hand[0])
-    assert problem(record) == f"round 0: tile {name(normal(hand[0]))} appears twice in the deal"
+    assert problem(record) == f"round 1: tile {name(normal(hand[0]))} appears twice in the deal"
 
 
 def test_hand_of_the_wrong_size():
     record = fresh(2, 0)
     record["rounds"][0]["hands"][1].append(record["rounds"][0]["boneyard"].pop())
-    assert problem(record) == "round 0: expected 5 items in seat 1's hand, found 6"
+    assert problem(record) == "round 1: expected 5 items in seat 1's hand, found 6"
 
 
 def test_out_of_range_tile_in_a_deal():
     record = fresh(2, 0)
     record["rounds"][0]["hands"][0][0] = [0, 7]
-    assert problem(record) == "round 0: a dealt tile half must be in 0..6, found 7"
+    assert problem(record) == "round 1: a dealt tile half must be in 0..6, found 7"
 
 
 def test_boneyard_missing_a_tile():
     record = fresh(3, 0)
     record["rounds"][0]["boneyard"].pop()
-    assert problem(record) == "round 0: expected 13 items in boneyard, found 12"
+    assert problem(record) == "round 1: expected 13 items in boneyard, found 12"
 
 
 # ---------------------------------------------------------------------------
@@ -1133,7 +1133,7 @@ def test_players_disagreeing_with_hands():
     record["players"] = 2
     record["entities"] = [0, 1]
     record["strategies"] = record["strategies"][:2]
-    assert problem(record) == "round 0: expected 2 items in hands, found 3"
+    assert problem(record) == "round 1: expected 2 items in hands, found 3"
 
 
 def test_missing_match_key():

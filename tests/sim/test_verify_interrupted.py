@@ -98,7 +98,7 @@ def test_a_broken_rule_in_the_finished_rounds_is_invalid_at_its_action(players):
     index = first_play(record["rounds"][1], after=1)
     action = record["rounds"][1]["actions"][index]
     action["points"] += 5
-    assert verify_record(record) == [f"round 1, action {index}: expected points "
+    assert verify_record(record) == [f"round 2, action {index}: expected points "
                                      f"{action['points'] - 5}, found {action['points']}"]
 
 
@@ -109,13 +109,13 @@ def test_a_wrong_seat_or_a_wrong_draw_is_named_at_its_action():
     wrong = [low for low in range(7) if [low, 6 - low] != sorted(actions[draw]["tile"])][0]
     expected = "-".join(map(str, sorted(actions[draw]["tile"])))
     actions[draw]["tile"] = [wrong, 6 - wrong]
-    assert verify_record(record) == [f"round 1, action {draw}: expected draw of {expected} "
+    assert verify_record(record) == [f"round 2, action {draw}: expected draw of {expected} "
                                      f"(front of the boneyard), found {wrong}-{6 - wrong}"]
     record = quit_after(complete(2, 1), 2)
     first = record["rounds"][0]["actions"][0]
     mover = first["seat"]
     first["seat"] = 1 - mover
-    assert verify_record(record) == [f"round 0, action 0: expected seat {mover} to act, "
+    assert verify_record(record) == [f"round 1, action 0: expected seat {mover} to act, "
                                      f"found seat {1 - mover}"]
 
 
@@ -125,7 +125,7 @@ def test_an_interrupted_record_keeps_whole_rounds_only():
     cut = len(actions) // 2
     del actions[cut:]
     problem = verify_record(record)
-    assert len(problem) == 1 and problem[0].startswith("round 1: the actions stop before the "
+    assert len(problem) == 1 and problem[0].startswith("round 2: the actions stop before the "
                                                        "round ends (seat ")
     assert problem[0].endswith("to act); an interrupted record holds finished rounds only")
 
@@ -134,7 +134,7 @@ def test_a_match_that_ended_is_not_interrupted():
     won = complete(2) | {"interrupted": True}
     winner, last = won["winner"], len(won["rounds"]) - 1
     assert verify_record(won) == [f"marked interrupted, but the match ended: entity {winner} "
-                                  f"reached 305 in round {last}"]
+                                  f"reached 305 in round {last + 1}"]
     limit = complete(3, 0, max_rounds=3)
     assert limit["winner"] is None and verify_record(limit) == []
     assert verify_record(limit | {"interrupted": True}) == [
@@ -173,7 +173,7 @@ def test_summary_lines_and_exit_status(tmp_path):
 
     status, lines, _ = verify_lines(tmp_path, quit_two, broken, whole)
     assert status == 1
-    assert lines[1].startswith(f"{path}:2: round 0, action {index}: expected points ")
+    assert lines[1].startswith(f"{path}:2: round 1, action {index}: expected points ")
     assert lines[2] == "3 records: 1 valid, 1 interrupted, 1 invalid"
 
     status, lines, _ = verify_lines(tmp_path, whole)
@@ -194,7 +194,7 @@ def test_five_up_verify_exits_0_on_a_quit_match_and_1_on_a_broken_one(tmp_path):
             for path in (good, bad)]
     assert [run.returncode for run in runs] == [0, 1]
     assert runs[0].stdout.splitlines()[-1] == "1 record: 0 valid, 1 interrupted, 0 invalid"
-    assert runs[1].stdout.splitlines() == [f"{bad}:1: round {r}, event 0: expected raw "
+    assert runs[1].stdout.splitlines() == [f"{bad}:1: round {r + 1}, event 0: expected raw "
                                            f"{event['raw'] - 5}, found {event['raw']}",
                                            "1 record: 0 valid, 1 invalid"]
     assert runs[0].stderr == runs[1].stderr == ""

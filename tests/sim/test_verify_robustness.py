@@ -370,7 +370,7 @@ def test_out_of_range_or_malformed_tiles(tile, where):
         rnd["actions"][index]["tile"] = tile
     result = verify_record(obj)
     assert_well_formed(result)
-    assert result and result[0].startswith("round 0")
+    assert result and result[0].startswith("round 1")
 
 
 # ---------------------------------------------------------------------------
@@ -522,7 +522,7 @@ def test_cli_mixed_file_reports_each_invalid_line(tmp_path):
         assert p.startswith(f"{path}:")
     by_line = {int(p.split(":")[1]): p.split(":", 2)[2].strip() for p in problems}
     assert by_line[3].startswith("line is not JSON")
-    assert by_line[4].startswith("round 1, action ") and "expected points" in by_line[4]
+    assert by_line[4].startswith("round 2, action ") and "expected points" in by_line[4]
     assert by_line[8] == "line is not UTF-8 text"
     assert by_line[10].startswith("line is not JSON")
     assert by_line[11].startswith("line is not JSON")
@@ -589,7 +589,7 @@ def test_cli_unreadable_file_wins_over_invalid(tmp_path):
     result = run_verify(good, tmp_path / "missing.jsonl", bad)
     assert result.returncode == 2
     assert len(result.err_lines) == 1 and "missing.jsonl" in result.err_lines[0]
-    assert result.out_lines[0].startswith(f"{bad}:1: round 1, action ")
+    assert result.out_lines[0].startswith(f"{bad}:1: round 2, action ")
     assert result.out_lines[-1] == "2 records: 1 valid, 1 invalid"
 
 
@@ -621,8 +621,8 @@ def test_cli_non_ascii_in_messages_with_an_ascii_terminal(tmp_path):
         result = run_verify(path, env=env)
         assert result.returncode == 1
         assert result.out_lines[-1] == "2 records: 0 valid, 2 invalid"
-        assert result.out_lines[0].startswith(f"{path}:1: round 0, action 0: ")
-        assert result.out_lines[1].startswith(f"{path}:2: round 0: expected end")
+        assert result.out_lines[0].startswith(f"{path}:1: round 1, action 0: ")
+        assert result.out_lines[1].startswith(f"{path}:2: round 1: expected end")
 
 
 def test_cli_undecodable_file_names(tmp_path):
@@ -636,7 +636,7 @@ def test_cli_undecodable_file_names(tmp_path):
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1
     out = result.stdout.splitlines()
-    assert len(out) == 2 and b":1: round 1, action " in out[0]
+    assert len(out) == 2 and b":1: round 2, action " in out[0]
     assert out[1] == b"1 record: 0 valid, 1 invalid"
 
 
