@@ -780,7 +780,8 @@ class HumanGame:
         number = self.state.rounds_played
         if end == "domino":
             dominoer = next(s for s in range(players) if not held[s])
-            lines = [f"== Round {number} over: {self.who(dominoer)} dominoed. =="]
+            who = self.who(dominoer)
+            lines = [f"== Round {number} over: {who[0].lower() + who[1:]} dominoed. =="]
         elif end == "blocked":
             lines = [(f"== Round {number} over: blocked (the boneyard is empty and no one can "
                      "play). ==")]
@@ -803,9 +804,11 @@ class HumanGame:
                                 if self.entity_of_seat[s] != entity)
                 debit = ""
                 if players == 4:
+                    # The dominoer's partner's hand: the human's own when its partner dominoed.
                     partner = (seat + 2) % players
-                    debit = (f" - partner's hand {counted(_pips(held[partner]), 'pip')} rounded to "
-                             f"{event['debit']}")
+                    hand = "your hand" if partner == self.seat else f"seat {partner}'s hand"
+                    debit = (f" - {hand} (the dominoer's partner) "
+                             f"{counted(_pips(held[partner]), 'pip')} rounded to {event['debit']}")
                 lines.append(f"Domino settlement for {name}: last placement {event['placement']} "
                              f"+ opponents' hands {counted(opponents, 'pip')} rounded to "
                              f"{event['credit']}"

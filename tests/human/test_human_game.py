@@ -224,6 +224,24 @@ def test_every_count_the_human_reads_is_singular_for_one_and_plural_otherwise():
         assert re.search(rf"(?<![\d.-])2 {noun}s\b", text), noun
 
 
+def test_a_domino_settlement_names_whose_hand_is_debited():
+    """At 4 players the debit is the dominoer's partner's hand: "your hand" when the human's
+    partner dominoed, "seat S's hand" otherwise; the round's end line starts in lower case."""
+    lines = []
+    for seed in range(1, 7):
+        lines += play_scripted(HumanGame(4, 0, ["greedy"], seed=seed), random_picker(seed))
+    ends = [line for line in lines if line.startswith("== Round ") and " dominoed. ==" in line]
+    assert ends and all(re.match(r"== Round \d+ over: (you|partner seat 2|seat [13]) \(?", line)
+                        for line in ends), ends
+    settled = [line for line in lines if line.startswith("Domino settlement for ")]
+    by_partner = [line for line in settled if "- your hand (the dominoer's partner) " in line]
+    by_human = [line for line in settled if "- seat 2's hand (the dominoer's partner) " in line]
+    by_others = [line for line in settled if re.search(r"- seat [13]'s hand \(the dominoer", line)]
+    assert by_partner and by_others  # the case the old wording got wrong, and another
+    assert len(by_partner) + len(by_human) + len(by_others) == len(settled)
+    assert not any("partner's hand" in line for line in settled)
+
+
 @pytest.mark.parametrize("rounds,words", [(1, "after 1 round "), (2, "after 2 rounds ")])
 def test_a_match_stopped_by_the_round_limit_counts_its_rounds(rounds, words):
     game = HumanGame(2, 0, ["greedy"], seed=4, max_rounds=rounds)
