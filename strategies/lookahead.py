@@ -516,8 +516,9 @@ def finish_round(ws, players, seat, next_draw, tie_seat, tile, parent, side, joi
 
 
 @allocating
-def replay_round_greedy(deal, players, leader, scores, params, rng):
-    """Play one dealt round with ``greedy`` everywhere (test helper for :func:`continue_round`).
+def replay_round_greedy(deal, players, leader, scores):
+    """Play one dealt round with ``greedy`` everywhere (test helper for :func:`finish_round`,
+    the loop of :func:`continue_round`).
 
     Parameters
     ----------
@@ -526,8 +527,6 @@ def replay_round_greedy(deal, players, leader, scores, params, rng):
     players, leader : int
     scores : int64[4]
         Entity scores before the round (not modified).
-    params : float64[1]; rng : uint64[2]
-        Placeholders for the view (greedy reads neither).
 
     Returns
     -------
@@ -545,12 +544,8 @@ def replay_round_greedy(deal, players, leader, scores, params, rng):
         ws.hand_sizes[seat] = 5
     for entity in range(4):
         ws.scores[entity] = scores[entity]
-    view = PlayerView(
-        leader, players, ws.hands[leader], ENTITY_OF_SEAT[players, :players], ws.scores, ws.hand_sizes,
-        ws.lacking, 0, 0, 0, 0, 0, ws.nodes, ws.open_count, 0, ws.open_nodes, 0, ws.cands, params, rng,
-        0, ws.history[:0], ws.hands[:0], ws.deal[:0],
-    )
-    end = continue_round(ws, view, leader, players * 5, leader, -1, 0.0)
+    end = finish_round(ws, np.int64(players), np.int64(leader), np.int64(players * 5),
+                       np.int64(leader), np.int64(-1), np.int64(0), np.int64(0), np.int64(0), 0.0)
     return ws.scores.copy(), end
 
 

@@ -7,7 +7,6 @@ import pytest
 
 from sim.core import rules
 from sim.core import state as K
-from sim.core import rng as R
 from sim.tiles import N_TILES, TILES, tile_index
 from strategies import lookahead as L
 from tests.support.views import Table, mask, value_set
@@ -17,15 +16,13 @@ from tests.support.views import Table, mask, value_set
 def test_quiet_round_loop_reproduces_engine_rounds(compiled_engine, players):
     """continue_round with greedy everywhere = the engine's greedy rounds, score for score."""
     records = compiled_engine.record(players, ["greedy"] * players, 40, seed=31 + players)
-    params = np.zeros(1)
-    stream = R.decision_state(0, 0, 0)
     checked = 0
     for record in records:
         scores = np.zeros(4, dtype=np.int64)
         for rnd in record["rounds"]:
             tiles = [t for hand in rnd["hands"] for t in hand] + rnd["boneyard"]
             deal = np.array([tile_index(*t) for t in tiles], dtype=np.int64)
-            after, end = L.replay_round_greedy(deal, players, rnd["leader"], scores, params, stream)
+            after, end = L.replay_round_greedy(deal, players, rnd["leader"], scores)
             expected_end = {"domino": K.END_DOMINO, "blocked": K.END_BLOCKED, "target": K.END_TARGET}
             assert list(after[: len(rnd["scores"])]) == rnd["scores"], (record["match"], rnd["leader"])
             if end == K.END_TARGET:

@@ -89,7 +89,6 @@ def probes_and_helpers() -> None:
     import numpy as np
 
     import sim
-    from sim.core.rng import decision_state
     from strategies import lookahead
     from tests.strategies import test_spies as spies_tests
     from tests.strategies import test_toolkit as toolkit_tests
@@ -99,8 +98,7 @@ def probes_and_helpers() -> None:
     sim.simulate(2, [SPY, "greedy"], 2, seed=0, field=PROBE_FIELD)
     for players in (2, 3, 4):
         endgames(players, 1, (6, 17), 20 + players)
-    lookahead.replay_round_greedy(np.arange(28, dtype=np.int64), 2, 0, np.zeros(4, dtype=np.int64),
-                                  np.zeros(1), decision_state(0, 0, 0))
+    lookahead.replay_round_greedy(np.arange(28, dtype=np.int64), 2, 0, np.zeros(4, dtype=np.int64))
     for kind in ("engine", "python"):
         toolkit_tests.test_playout_of_a_domino(kind, 0, (30, 0, 0, 0))
     sim.simulate(2, [toolkit_tests.toolkit_greedy, "random"], 2, seed=0, field=toolkit_tests.FIELD)
