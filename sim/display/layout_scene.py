@@ -467,10 +467,12 @@ def round_scene(record: dict, round_index: int, upto: int | None = None, *,
     # Tiles and marks lie inside the layout's slots, labels possibly beyond them: measure the
     # extent of everything the whole round may draw, then put the caption and the strip under
     # it. Nothing here depends on upto, so every prefix gets the same picture size.
-    right = max(MARGIN + layout_width, max(b[2] for b in extent))
-    bottom = max(header + layout_height, max(b[3] for b in extent))
-    shift = max(0.0, MARGIN - min(b[0] for b in extent))
+    left, _, far_right, far_bottom = enclosing_box(extent)
+    right = max(MARGIN + layout_width, far_right)
+    bottom = max(header + layout_height, far_bottom)
+    shift = max(0.0, MARGIN - left)
     y = bottom + LINE_GAP * 2
+
     def caption(step_geometry: RoundGeometry) -> Text:
         return Text(MARGIN, y + CAPTION_SIZE / 2, total_caption(step_geometry), CAPTION_SIZE,
                     anchor="start", bold=True, role="caption")
