@@ -3,8 +3,10 @@
 With an empty cache every pytest-xdist worker would compile the engine of the built-in
 field at the same moment (the ``compiled_engine`` fixture is the first thing most test files
 ask for): on a two-core machine that is one core's compile thrown away. The controller runs
-each :data:`TASKS` entry in a process of its own, as many at once as there are cores, so
-the workers find the kernels in the disk cache (``FIVE_UP_KERNEL_DIR``, ``NUMBA_CACHE_DIR``).
+each :data:`TASKS` entry in a process of its own, so the workers find the kernels in the disk
+cache (``FIVE_UP_KERNEL_DIR``, ``NUMBA_CACHE_DIR``). The workers start when every task but
+:data:`BACKGROUND` has ended: the tests that need none of its kernels run beside it, the others
+wait for it (tests/conftest.py, :mod:`tests.support.schedule`).
 
 Run one task by hand: ``python -m tests.support.kernel_warmup builtin_field``.
 """
@@ -79,8 +81,8 @@ def probes_and_helpers() -> None:
     authors' toolkit on both view kinds and the toolkit's strategies' set
     (``tests/strategies/test_toolkit.py``), the set of the worked ``doubles``
     (:data:`tests.support.views.DOUBLES_FIELD`: its runs and records) and the view spies' set
-    (``tests/strategies/test_spies.py``). This task is the shorter of the two: each set compiled
-    here is one that a worker would otherwise compile while the other worker waits on nothing.
+    (``tests/strategies/test_spies.py``). This task is the shorter of the two: the workers start
+    when it ends, and the files that use only its kernels run while :func:`builtin_field` goes on.
 
     The round solver itself (:mod:`strategies.perfect_solver`) is not compiled here: the
     built-in field holds ``pimc`` and ``cheater``, which call it with the engine's view type,
@@ -109,6 +111,11 @@ def probes_and_helpers() -> None:
 
 TASKS = {"builtin_field": builtin_field, "probes_and_helpers": probes_and_helpers}
 """Each task compiles (or loads) its kernels into the disk cache, in a process of its own."""
+
+BACKGROUND = "builtin_field"
+"""The task the workers do not wait for before they start: the longest, whose kernels most test
+files need. They first run the files that need none of them (:data:`tests.support.schedule.FIELD_FREE`);
+every other test waits for it to end (tests/conftest.py)."""
 
 
 def main(argv: list[str]) -> int:
