@@ -20,10 +20,10 @@ The default run on two cores (README's test command, empty caches) goes:
 from __future__ import annotations
 
 FIELD_FREE = (
-    # checked in a fresh cache holding only the short task's kernels: none of these compiles
-    # the built-in field's engine or a strategy's kernel that the long task compiles
+    # each checked in a process of its own, in a fresh cache holding only the short task's
+    # kernels: none of these compiles the built-in field's engine (a file that asks for the
+    # compiled_engine fixture never belongs here)
     "tests/sim/test_verify_robustness.py",
-    "tests/strategies/test_toolkit.py",
     "tests/strategies/test_spies.py",
     "tests/core/test_secret.py",
     "tests/experiments/test_tune.py",
@@ -64,6 +64,7 @@ LONGEST_FIRST = (
     "tests/engine/test_differential.py",
     "tests/experiments/test_tables.py",
     "tests/experiments/test_studies.py",
+    "tests/strategies/test_toolkit.py",
     "tests/experiments/test_results.py",
     "tests/strategies/test_perfect_solver.py",
     "tests/bridges/test_openspiel_bots.py",
