@@ -21,31 +21,46 @@ from __future__ import annotations
 
 FIELD_FREE = (
     # each checked in a process of its own, in a fresh cache holding only the short task's
-    # kernels: none of these compiles the built-in field's engine (a file that asks for the
-    # compiled_engine fixture never belongs here)
+    # kernels: none of these compiles the built-in field's engine or the search kernels its
+    # strategies call (a file that asks for the compiled_engine fixture never belongs here);
+    # longest first
+    "tests/strategies/test_identity.py",
     "tests/sim/test_verify_robustness.py",
     "tests/strategies/test_spies.py",
+    "tests/cli/test_strategy_errors.py",
     "tests/core/test_secret.py",
+    "tests/display/test_replay_browser.py",
+    "tests/display/test_replay_screens.py",
     "tests/experiments/test_tune.py",
     "tests/bridges/test_pettingzoo_env.py",
     "tests/bridges/test_match_observer.py",
+    "tests/cli/test_show.py",
+    "tests/display/test_replay_page.py",
+    "tests/engine/test_compile_cache.py",
     "tests/test_layers.py",
     "tests/bridges/test_openspiel_game.py",
     "tests/strategies/test_choice_model.py",
     "tests/human/test_human_game.py",
     "tests/strategies/test_inference.py",
+    "tests/cli/test_main.py",
     "tests/core/test_step.py",
     "tests/sim/test_verify_corruptions.py",
     "tests/sim/test_verify_interrupted.py",
+    "tests/strategies/test_catalogue_families.py",
     "tests/sim/test_rulings.py",
     "tests/sim/test_reference_properties.py",
+    "tests/cli/test_strategies.py",
+    "tests/strategies/test_tuned_variant.py",
+    "tests/sim/test_golden.py",
     "tests/core/test_rules.py",
     "tests/core/test_rng.py",
+    "tests/engine/test_history_flag.py",
     "tests/engine/test_compiled_sources.py",
     "tests/experiments/test_committed_results.py",
     "tests/experiments/test_readme_numbers.py",
     "tests/experiments/test_stats.py",
     "tests/notebooks/test_notebooks.py",
+    "tests/test_schedule.py",
     "tests/sim/test_wording.py",
     "tests/cli/test_counted_messages.py",
 )
@@ -54,7 +69,6 @@ FIELD_FREE = (
 LONGEST_FIRST = (
     # the longest files of a fresh run (pytest --durations=0, summed per file), longest first
     "tests/notebooks/test_notebook_runs_workflow.py",
-    "tests/strategies/test_identity.py",
     "tests/notebooks/test_notebook_runs_research.py",
     "tests/cli/test_strategy_specs.py",
     "tests/scale/test_backends.py",
