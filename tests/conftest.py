@@ -44,7 +44,14 @@ WARMUP_WAIT_LIMIT = 1800
 """Seconds a test waits at most for the background task: past it, it runs and compiles what it
 needs (no wait may hang the run)."""
 
-_background: dict = {}  # the controller's background warm-up: process, thread, start time, result
+_background: dict = {}  # the controller: the background task's process, thread, marker, seconds,
+# result; a worker: "ready" once its wait is over
+
+
+def repo_path(item) -> str:
+    """The path of ``item``'s test file relative to the repository, with ``/`` (as
+    :mod:`tests.support.schedule` names files)."""
+    return Path(str(item.path)).resolve().relative_to(REPO).as_posix()
 
 
 def pytest_sessionstart(session):
@@ -105,10 +112,7 @@ def pytest_sessionstart(session):
 def pytest_collection_modifyitems(session, config, items):
     """Hand the test files to the workers in :func:`tests.support.schedule.file_rank` order
     (with ``--no-loadscope-reorder``, pytest-xdist keeps it); a file's tests keep their order."""
-    def rank(item):
-        return file_rank(Path(str(item.path)).resolve().relative_to(REPO).as_posix())
-
-    items.sort(key=rank)
+    items.sort(key=lambda item: file_rank(repo_path(item)))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -119,7 +123,7 @@ def pytest_runtest_setup(item):
     marker = os.environ.get(WARMUP_DONE)
     if not marker or _background.get("ready"):
         return
-    if Path(str(item.path)).resolve().relative_to(REPO).as_posix() in FIELD_FREE:
+    if repo_path(item) in FIELD_FREE:
         return
     deadline = time.monotonic() + WARMUP_WAIT_LIMIT
     while not Path(marker).exists() and time.monotonic() < deadline:
