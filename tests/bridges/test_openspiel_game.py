@@ -31,11 +31,16 @@ def registered():
     openspiel_game.register()
 
 
+def chance_step(state, rng: np.random.RandomState) -> None:
+    """Apply one chance outcome, drawn by its probability."""
+    outcomes, probs = zip(*state.chance_outcomes())
+    state.apply_action(int(rng.choice(outcomes, p=probs)))
+
+
 def random_step(state, rng: np.random.RandomState) -> None:
     """Apply one random action: a chance outcome by its probability, else a legal action."""
     if state.is_chance_node():
-        outcomes, probs = zip(*state.chance_outcomes())
-        state.apply_action(int(rng.choice(outcomes, p=probs)))
+        chance_step(state, rng)
     else:
         state.apply_action(int(rng.choice(state.legal_actions())))
 
@@ -206,8 +211,7 @@ def test_ismcts_plays_a_round():
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
-            state.apply_action(int(rng.choice(outcomes, p=probs)))
+            chance_step(state, rng)
         else:
             state.apply_action(bot.step(state))
     assert sum(state.returns()) == pytest.approx(0.0)
