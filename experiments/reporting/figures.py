@@ -22,14 +22,15 @@ FOOTER_GID = "run-footer"
 
 
 def renderer_of(figure: Figure):
-    """The Agg renderer of ``figure``, after a draw so that every text sits where it will be
-    saved (attaching an Agg canvas to a bare figure)."""
+    """The Agg renderer of ``figure``, after a layout pass so that every text sits where it will
+    be saved (attaching an Agg canvas to a bare figure). The pass lays out without painting
+    pixels: only the positions are read, and ``savefig`` paints."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     canvas = figure.canvas
     if not isinstance(canvas, FigureCanvasAgg):
         canvas = FigureCanvasAgg(figure)
-    canvas.draw()
+    figure.draw_without_rendering()
     return canvas.get_renderer()
 
 
