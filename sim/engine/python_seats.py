@@ -49,12 +49,12 @@ def seat_view(ws, players: int, params: np.ndarray, widths=None) -> PythonView:
     seat), when given, cuts the deciding seat's row to its strategy's own
     parameters (a run's rows are padded to its widest strategy).
     """
-    board = ws.board
-    seat = int(board[K.BOARD_DECISION_SEAT])
-    count = int(board[K.BOARD_DECISION_COUNT])
-    n_nodes = int(board[K.BOARD_NODES])
-    n_open = int(board[K.BOARD_OPEN_NODES])
-    n_history = int(board[K.BOARD_HISTORY])
+    board = ws.board.tolist()  # Python ints in one call: this runs at every Python decision
+    seat = board[K.BOARD_DECISION_SEAT]
+    count = board[K.BOARD_DECISION_COUNT]
+    n_nodes = board[K.BOARD_NODES]
+    n_open = board[K.BOARD_OPEN_NODES]
+    n_history = board[K.BOARD_HISTORY]
     return PythonView(
         seat=seat,
         players=players,
@@ -63,10 +63,10 @@ def seat_view(ws, players: int, params: np.ndarray, widths=None) -> PythonView:
         scores=frozen(ws.scores),
         hand_sizes=frozen(ws.hand_sizes),
         lacking=frozen(ws.lacking),
-        boneyard_size=int(board[K.BOARD_DECISION_BONEYARD]),
-        played=int(board[K.BOARD_PLAYED]),
-        total=int(board[K.BOARD_TOTAL]),
-        open_values=int(board[K.BOARD_OPEN_VALUES]),
+        boneyard_size=board[K.BOARD_DECISION_BONEYARD],
+        played=board[K.BOARD_PLAYED],
+        total=board[K.BOARD_TOTAL],
+        open_values=board[K.BOARD_OPEN_VALUES],
         n_nodes=n_nodes,
         nodes=frozen(ws.nodes[:n_nodes]),
         open_count=frozen(ws.open_count),
@@ -95,25 +95,34 @@ def sealed_seat(run, seat: int) -> SealedSeat:
 def _checked_choice(run, view: PythonView, match: int) -> tuple[int, int]:
     """The row a Python seat chooses on ``view`` (checked) and its stream counter after it."""
     strategy = run.spec.strategies[view.seat]
-    where = f"strategy {strategy.name!r} (seat {view.seat}) in match {match}"
     if run.spec.sealed:
         try:
             choice, counter = sealed_seat(run, view.seat).choose(tuple(view))
         except SealedSeatError as error:
-            raise StrategyFailure(f"{where} {error}") from None
+            raise StrategyFailure(f"{_where(strategy, view, match)} {error}") from None
     else:
         try:
             choice = strategy.function(view)
         except Exception as error:  # a user's code: report it with where it happened
             message = str(error).splitlines()[0] if str(error) else ""
-            raise StrategyFailure(f"{where} raised {type(error).__name__}: {message}") from error
+            raise StrategyFailure(f"{_where(strategy, view, match)} raised {type(error).__name__}: "
+                                  f"{message}") from error
         counter = int(view.rng[1])
-    if isinstance(choice, (bool, np.bool_)) or not isinstance(choice, (int, np.integer)):
-        raise StrategyFailure(f"{where} returned {choice!r}, not a row index of view.cands")
-    if not 0 <= int(choice) < view.n_candidates:
-        raise StrategyFailure(f"{where} returned row {int(choice)}, not one of its {view.n_candidates} "
-                              f"candidates (rows 0 to {view.n_candidates - 1})")
-    return int(choice), counter
+    # An int is the common answer: the other checks (a bool, a NumPy integer) only then.
+    if type(choice) is not int:
+        if isinstance(choice, (bool, np.bool_)) or not isinstance(choice, (int, np.integer)):
+            raise StrategyFailure(f"{_where(strategy, view, match)} returned {choice!r}, not a row "
+                                  "index of view.cands")
+        choice = int(choice)
+    if not 0 <= choice < view.n_candidates:
+        raise StrategyFailure(f"{_where(strategy, view, match)} returned row {choice}, not one of "
+                              f"its {view.n_candidates} candidates (rows 0 to {view.n_candidates - 1})")
+    return choice, counter
+
+
+def _where(strategy, view: PythonView, match: int) -> str:
+    """Who failed, for a :class:`StrategyFailure`'s line (written only when one is raised)."""
+    return f"strategy {strategy.name!r} (seat {view.seat}) in match {match}"
 
 
 def match_answers(run, match: int, ws=None) -> np.ndarray:
@@ -131,16 +140,19 @@ def match_answers(run, match: int, ws=None) -> np.ndarray:
     args = (np.int64(spec.seed), np.int64(match), np.int64(spec.players), run.strategy_ids,
             spec.params, np.int64(spec.max_rounds), spec.secret_words)
     widths = [len(s.parameters) for s in spec.strategies]
-    suspended = engine.resume_match(ws, answers[:0], *args, False)
+    players, params = spec.players, spec.params
+    resume = engine.resume_match  # looked up once: the loop runs at every Python decision
+    suspended = resume(ws, answers[:0], *args, False)
     while suspended:
-        view = seat_view(ws, spec.players, spec.params, widths)
+        view = seat_view(ws, players, params, widths)
         choice, counter = _checked_choice(run, view, match)
         if count == answers.shape[0]:
             answers = np.concatenate([answers, np.zeros_like(answers)])
-        answers[count, K.ANSWER_CHOICE] = choice
-        answers[count, K.ANSWER_RNG_COUNTER] = np.int64(np.uint64(counter))
+        row = answers[count]
+        row[K.ANSWER_CHOICE] = choice
+        row[K.ANSWER_RNG_COUNTER] = np.int64(np.uint64(counter))
         count += 1
-        suspended = engine.resume_match(ws, answers[count - 1:count], *args, True)
+        suspended = resume(ws, answers[count - 1:count], *args, True)
     return answers[:count].copy()
 
 
