@@ -217,6 +217,27 @@ def test_python_failures_also_stop_records_and_round_frames(compiled_engine):
         compiled_engine.simulate_rounds(2, [py, "greedy"], 2, seed=1, first_match=3)
 
 
+@pytest.mark.parametrize("answer", [True, np.bool_(False), 0.0, "0", None, np.float64(1.0)],
+                         ids=["bool", "numpy-bool", "float", "str", "none", "numpy-float"])
+def test_an_answer_that_is_not_an_integer_is_named(compiled_engine, answer):
+    """A bool (an int subclass), a float, a string or nothing is refused, naming what came back."""
+    py = _python(lambda view: answer, "pytyped")
+    with pytest.raises(StrategyFailure) as caught:
+        compiled_engine.simulate(2, [py, "greedy"], 1, seed=3)
+    assert str(caught.value) == (f"strategy 'pytyped' (seat 0) in match 0 returned {answer!r}, "
+                                 "not a row index of view.cands")
+
+
+@pytest.mark.parametrize("kind", [np.int64, np.int32, np.uint8])
+def test_a_numpy_integer_answer_plays_as_the_same_int(compiled_engine, kind):
+    """A NumPy integer row is that row: the same matches as the plain int."""
+    plain = compiled_engine.simulate(2, [_python(lambda view: view.n_candidates - 1, "pylast"), "greedy"],
+                                     30, seed=5)
+    typed = compiled_engine.simulate(2, [_python(lambda view: kind(view.n_candidates - 1), "pylast"),
+                                         "greedy"], 30, seed=5)
+    assert_same_play(typed, plain)
+
+
 @strategies.strategy(name="out_of_range")
 def out_of_range(view):
     """Answers one past its last candidate."""
