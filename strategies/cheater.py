@@ -12,6 +12,15 @@ actually play. ``node_limit`` 1 is the first iteration alone: one playout per
 candidate on the true world (``matchplay``'s evaluation without sampling, the
 ceiling of the ladders before the solver).
 
+**What the ceiling is made of** (``order_known`` 0): the variant
+``cheater[order_known=0]`` knows every hand and which tiles the boneyard holds,
+but not their order. It solves ``orders`` worlds, each the true hands with the
+boneyard's tiles in a random order drawn from its decision stream, and plays the
+best mean (plus the prior), as ``pimc`` votes. Against ``rollout`` it tells how
+much of ``cheater``'s edge the hidden *hands* are worth, and how much the draw
+order adds. At 2 players the unseen tiles are the other hand and the boneyard, so
+knowing the boneyard's tiles is knowing the other hand.
+
 It is declared ``sees_hidden=True``: the engine hands the hidden arrays to
 its slot alone, and every run refuses it unless it passes
 ``allow_hidden=True`` (``--allow-hidden`` on the command line).
@@ -22,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim.core.jit import kernel
+from sim.core.rng import next_below
 from sim.tiles import N_TILES
 from strategies.definition import strategy
 from strategies.linear import N_FEATURES
@@ -39,34 +49,66 @@ PARAMETERS = (
     PRIOR_WEIGHT,
     RAW_WEIGHT,
     PLAYOUT_DOUBLES,
+    Parameter("order_known", 1.0, "1: the true boneyard order; 0: the boneyard's true tiles in random orders (the hands' worth alone)"),
+    Parameter("orders", 8.0, "with order_known 0: boneyard orders solved per decision, values averaged"),
 )
+
+PARAM_NODE_LIMIT = 0
+PARAM_PRIOR_WEIGHT = 1
+PARAM_RAW_WEIGHT = 2
+PARAM_PLAYOUT_DOUBLES = 3
+PARAM_ORDER_KNOWN = 4
+PARAM_ORDERS = 5
 
 
 @kernel
 def true_world_search(view, ws, scratch, values, solved, features, prior):
     """Value of every candidate on the true world (solved) plus the ``prior``
-    (float64[N_FEATURES] weights); the best row."""
+    (float64[N_FEATURES] weights); the best row. With ``order_known`` 0, the mean over
+    ``orders`` worlds of the true hands and the boneyard's tiles shuffled (module docstring)."""
     n = view.n_candidates
-    node_limit = max(np.int64(view.params[0]), np.int64(1))
-    prior_weight = view.params[1]
-    raw_weight = view.params[2]
-    double_bonus = view.params[3]
+    params = view.params
+    node_limit = max(np.int64(params[PARAM_NODE_LIMIT]), np.int64(1))
+    prior_weight = params[PARAM_PRIOR_WEIGHT]
+    raw_weight = params[PARAM_RAW_WEIGHT]
+    double_bonus = params[PARAM_PLAYOUT_DOUBLES]
+    orders = np.int64(1)
+    shuffled = params[PARAM_ORDER_KNOWN] == 0.0
+    if shuffled:
+        orders = max(np.int64(params[PARAM_ORDERS]), np.int64(1))
     for row in range(n):
         values[row] = 0.0
     if prior_weight != 0.0:
         weighted_prior(view, prior, prior_weight, ws, features, values)
     if view.hidden_hands.shape[0] != view.players:
         return best_row(view, values)  # not handed the hidden state: the prior alone
-    for seat in range(view.players):
-        ws.hands[seat] = view.hidden_hands[seat]
     first_draw = N_TILES - view.boneyard_size
+    boneyard_set = np.int64(0)
     for k in range(view.boneyard_size):
-        ws.deal[first_draw + k] = view.hidden_boneyard[k]
-    load_world(ws, view)
+        boneyard_set |= np.int64(1) << view.hidden_boneyard[k]
     settings = SolveSettings(node_limit, np.int64(NO_DEPTH_LIMIT), double_bonus, MATCH_VALUE, raw_weight)
-    solve_world(ws, view, scratch, settings, np.int64(first_draw), view.seat, solved)
-    for row in range(n):
-        values[row] += solved[row]
+    for _ in range(orders):
+        for seat in range(view.players):
+            ws.hands[seat] = view.hidden_hands[seat]
+        for k in range(view.boneyard_size):
+            ws.deal[first_draw + k] = view.hidden_boneyard[k]
+        if shuffled:
+            # The tiles in index order first, so that the worlds depend on the boneyard's
+            # set and the stream alone, never on its true order; then Fisher-Yates.
+            k = 0
+            for tile in range(N_TILES):
+                if boneyard_set >> tile & 1:
+                    ws.deal[first_draw + k] = tile
+                    k += 1
+            for k in range(view.boneyard_size - 1, 0, -1):
+                j = next_below(view.rng, k + 1)
+                tile = ws.deal[first_draw + k]
+                ws.deal[first_draw + k] = ws.deal[first_draw + j]
+                ws.deal[first_draw + j] = tile
+        load_world(ws, view)
+        solve_world(ws, view, scratch, settings, np.int64(first_draw), view.seat, solved)
+        for row in range(n):
+            values[row] += solved[row] / orders
     return best_row(view, values)
 
 
@@ -88,11 +130,14 @@ def choose(view):
         "true world: node_limit turns, round ends valued by the match-win table, leaves past "
         "the budget by matchplay's playouts), plus the weighted prior. "
         "Refused unless the run allows hidden information (allow_hidden=True, --allow-hidden); "
-        "measures how much of the information gap a fair strategy closes."
+        "measures how much of the information gap a fair strategy closes. With order_known=0 "
+        "it knows the hands and the boneyard's tiles but not their order (orders random "
+        "orders from its decision stream, values averaged): what the hands alone are worth."
     ),
     parameters=PARAMETERS,
+    stochastic=True,  # with order_known=0 (its default play draws nothing)
     uses_inference=True,
-    lookahead=1,  # One world: the true one.
+    lookahead=1,  # One world: the true one (order_known=0: ``orders`` of them).
     sees_hidden=True,
 )
 def cheater(view):
@@ -100,4 +145,4 @@ def cheater(view):
     return choose(view)
 
 
-__all__ = ["cheater", "true_world_search", "PARAMETERS"]
+__all__ = ["cheater", "true_world_search", "PARAMETERS", "PARAM_ORDER_KNOWN", "PARAM_ORDERS"]

@@ -191,6 +191,13 @@ RESULTS = (
          "--seed", "2026", "--timing-matches", "4"),
         leave_out=("matches.csv",)),
     CommittedResult(
+        "ceiling",
+        ("strength", "--players", "2,4", "--ladder", "cheater[order_known=0],cheater", "--versus",
+         "rollout", "--deals", "1000", "--seed", "2028", "--allow-hidden", "--timing-matches", "20"),
+        ("strength", "--players", "2", "--ladder", "cheater[order_known=0],cheater", "--versus",
+         "rollout", "--deals", "4", "--seed", "2028", "--allow-hidden", "--timing-matches", "1"),
+        leave_out=("matches.csv",)),
+    CommittedResult(
         "openspiel",
         ("strength", "--players", "2", "--ladder", "matchplay", "--versus",
          ISMCTS_YARDSTICKS, "--deals", "200", "--seed", "2027", "--timing-matches", "2",

@@ -21,6 +21,7 @@ import sim
 import strategies
 from sim.core import state as K
 from sim.engine.spec import RunSpec
+from sim.tiles import N_TILES
 from sim.verify import verify_record
 from strategies import perfect_solver as P
 from tests.support.endgames import copy_world, endgames, sealed_view
@@ -110,3 +111,30 @@ def test_cheater_plays_a_best_exact_move_of_the_true_world(players):
         assert values[row] >= values.max() - 1e-12, (values, row)
         spread += values.max() - values.min() > 1e-9
     assert spread >= 3
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_without_the_order_it_plays_from_the_boneyards_tiles_alone(players):
+    """``order_known=0``: the row depends on the hands, the boneyard's tiles and the stream,
+    never on the boneyard's true order (permuting it changes nothing)."""
+    cheater = strategies.resolve("cheater")
+    params = params_for("cheater", node_limit=10.0**9, prior_weight=0.0, order_known=0.0, orders=6.0)
+    generator = np.random.default_rng(5)
+    checked = 0
+    for ws, view, next_draw, seat in endgames(players, 8, (6, 12), 70 + players):
+        if N_TILES - next_draw < 2:
+            continue  # nothing to permute
+        row = cheater.choose(sealed_view(view, params, world=ws, next_draw=next_draw))
+        for _ in range(3):
+            world = copy_world(ws)
+            world.deal[next_draw:] = generator.permutation(ws.deal[next_draw:])
+            assert cheater.choose(sealed_view(view, params, world=world, next_draw=next_draw)) == row
+        checked += 1
+    assert checked >= 4
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_records_without_the_order_verify(players):
+    seats = ["cheater[order_known=0,orders=3]", "rollout", "greedy", "matchplay"][:players]
+    records = sim.record(players, seats, 12, seed=80 + players, allow_hidden=True)
+    assert [verify_record(rec) for rec in records] == [[]] * len(records)
