@@ -193,9 +193,11 @@ RESULTS = (
     CommittedResult(
         "ceiling",
         ("strength", "--players", "2,4", "--ladder", "cheater[order_known=0],cheater", "--versus",
-         "rollout", "--deals", "1000", "--seed", "2028", "--allow-hidden", "--timing-matches", "20"),
+         "rollout", "--challenger", "cheater[order_known=0]", "--ceiling", "cheater", "--deals",
+         "1000", "--seed", "2028", "--allow-hidden", "--timing-matches", "20"),
         ("strength", "--players", "2", "--ladder", "cheater[order_known=0],cheater", "--versus",
-         "rollout", "--deals", "4", "--seed", "2028", "--allow-hidden", "--timing-matches", "1"),
+         "rollout", "--challenger", "cheater[order_known=0]", "--ceiling", "cheater", "--deals",
+         "4", "--seed", "2028", "--allow-hidden", "--timing-matches", "1"),
         leave_out=("matches.csv",)),
     CommittedResult(
         "openspiel",
