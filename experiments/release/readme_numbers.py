@@ -64,6 +64,12 @@ def strength_ladder(results: Path) -> str:
     return ladder_of(results / "strength")
 
 
+def ceiling_parts(results: Path) -> str:
+    """What the ceiling is made of: the hands alone and the whole world, each against rollout
+    on the same deals (docs/results/ceiling)."""
+    return ladder_of(results / "ceiling")
+
+
 def openspiel_yardstick(results: Path) -> str:
     """The comparison against OpenSpiel's ISMCTS (the same table from docs/results/openspiel)."""
     return ladder_of(results / "openspiel")
@@ -275,6 +281,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "study-numbers": study_numbers,
     "tuning": tuning,
     "strength-ladder": strength_ladder,
+    "ceiling-parts": ceiling_parts,
     "winprob-run": winprob_run,
     "openspiel-yardstick": openspiel_yardstick,
 }
