@@ -138,3 +138,14 @@ def test_records_without_the_order_verify(players):
     seats = ["cheater[order_known=0,orders=3]", "rollout", "greedy", "matchplay"][:players]
     records = sim.record(players, seats, 12, seed=80 + players, allow_hidden=True)
     assert [verify_record(rec) for rec in records] == [[]] * len(records)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [2, 4])
+def test_many_records_without_the_order_verify(players):
+    """600 matches per table size of the variant that does not know the draw order (a small
+    search, so that they fit the slow run), against rollout, replayed by the rules reference."""
+    seats = ["cheater[order_known=0,orders=2,node_limit=300]", "rollout"]
+    records = sim.record(players, seats, 600, seed=950 + players, allow_hidden=True)
+    assert len(records) == 600
+    assert [verify_record(rec) for rec in records] == [[]] * len(records)
