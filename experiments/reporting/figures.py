@@ -116,7 +116,7 @@ def color_cycle() -> list[str]:
 STRATEGY_COLOURS = {
     "greedy": "#1f77b4", "random": "#7f7f7f", "exact": "#ff7f0e", "heavy": "#8c564b",
     "defensive": "#9467bd", "weighted": "#2ca02c", "rollout": "#d62728", "matchplay": "#e377c2",
-    "cheater": "#17becf", "search": "#bcbd22",
+    "cheater": "#17becf", "pimc": "#bcbd22",
 }
 """One colour per built-in strategy, the same in every figure of every study."""
 
