@@ -83,16 +83,18 @@ def true_world_search(view, ws, scratch, values, solved, features, prior):
     if view.hidden_hands.shape[0] != view.players:
         return best_row(view, values)  # not handed the hidden state: the prior alone
     first_draw = N_TILES - view.boneyard_size
-    boneyard_set = np.int64(0)
-    for k in range(view.boneyard_size):
-        boneyard_set |= np.int64(1) << view.hidden_boneyard[k]
+    boneyard_set = np.int64(0)  # the boneyard's tiles, read only when their order is not known
+    if shuffled:
+        for k in range(view.boneyard_size):
+            boneyard_set |= np.int64(1) << view.hidden_boneyard[k]
     settings = SolveSettings(node_limit, np.int64(NO_DEPTH_LIMIT), double_bonus, MATCH_VALUE, raw_weight)
     for _ in range(orders):
         for seat in range(view.players):
             ws.hands[seat] = view.hidden_hands[seat]
-        for k in range(view.boneyard_size):
-            ws.deal[first_draw + k] = view.hidden_boneyard[k]
-        if shuffled:
+        if not shuffled:
+            for k in range(view.boneyard_size):
+                ws.deal[first_draw + k] = view.hidden_boneyard[k]
+        else:
             # The tiles in index order first, so that the worlds depend on the boneyard's
             # set and the stream alone, never on its true order; then Fisher-Yates.
             k = 0
