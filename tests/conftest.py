@@ -45,7 +45,9 @@ WARMUP_WAIT_LIMIT = 1800
 needs (no wait may hang the run)."""
 
 _background: dict = {}  # the controller: the background task's process, thread, marker, seconds,
-# result; a worker: "ready" once its wait is over
+# result
+
+_waited = threading.Event()  # a worker: set once its wait for the background task is over
 
 
 def repo_path(item) -> str:
@@ -121,14 +123,14 @@ def pytest_runtest_setup(item):
     the warm-up's background task (:func:`pytest_sessionstart`), so that the test loads the
     built-in field's kernels from the disk cache instead of compiling them a second time."""
     marker = os.environ.get(WARMUP_DONE)
-    if not marker or _background.get("ready"):
+    if not marker or _waited.is_set():
         return
     if repo_path(item) in FIELD_FREE:
         return
     deadline = time.monotonic() + WARMUP_WAIT_LIMIT
     while not Path(marker).exists() and time.monotonic() < deadline:
         time.sleep(0.2)
-    _background["ready"] = True
+    _waited.set()
 
 
 def pytest_terminal_summary(terminalreporter):
