@@ -12,7 +12,7 @@ engine). Every figure is a pure function of ``(seed, hand index, playout)``
 and the strategies.
 
 Score states: ``scores=`` plays every round from the given raw scores instead
-of 0 (:func:`state_playouts`, the same deals, decision streams and round loop
+of 0 (:func:`sim.study_kernels.dealt_rounds.state_playouts`, the same deals, decision streams and round loop
 as the engine's kernel, which it reproduces exactly at scores 0). Each playout
 is valued both by the leader's round differential and by the leader's side's
 match-win probability after the round (:func:`win_probability`, the shipped
@@ -25,11 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from numba import njit
 
 from sim.checks import check_int
 from sim.core import state as K
-from sim.core.rng import secret_key, stream_key, word_at
+from sim.core.rng import stream_key, word_at
 from sim.engine.batch import run_blocks, thread_count
 from sim.engine.compile_cache import ensure_fresh
 from sim.engine.compiled import CompiledRun
@@ -49,7 +48,6 @@ __all__ = [
     "opening_counterfactual",
     "replay_round",
     "sample_hands",
-    "state_playouts",
     "table_half_width",
     "win_probability",
 ]
@@ -480,7 +478,8 @@ def opening_counterfactual(
     scores : sequence of int, optional
         Raw scores by entity before the round (entity 0 is the leader's;
         default all 0). The baseline chooses its opening at these scores, and
-        the rounds are played from them (:func:`state_playouts`), so the same
+        the rounds are played from them
+        (:func:`sim.study_kernels.dealt_rounds.state_playouts`), so the same
         hand, re-deals and decisions are compared across score states.
     secret : str, optional
         A run secret (32 hexadecimal digits) keying the decision streams
@@ -497,8 +496,8 @@ def opening_counterfactual(
     setup = RunSpec.build(players, [strategy] * players, 1, seed, max_rounds=1, threads=threads)
     base = RunSpec.build(players, [baseline] * players, 1, seed, max_rounds=1, threads=threads)
     start_scores = _start_scores(players, scores)
-    # Away from scores 0 the rounds are replays (state_playouts), at 0 DR.opening_counterfactual.
-    kernel = "replay_dealt_round" if start_scores.any() else "opening_counterfactual"
+    # Away from scores 0 the rounds are replays (DR.state_playouts), at 0 DR.opening_counterfactual.
+    kernel = "state_playouts" if start_scores.any() else "opening_counterfactual"
     # One engine for both strategies: the kernel plays the baseline's opening and the playouts.
     joint = CompiledRun(RunSpec.build(2, [setup.strategies[0], base.strategies[0]], 1, seed,
                                       max_rounds=1, threads=threads, secret=secret, field=field),
@@ -509,10 +508,10 @@ def opening_counterfactual(
     seat_slots = np.full(players, joint.strategy_ids[0], dtype=np.int64)
     base_slots = np.full(players, joint.strategy_ids[1], dtype=np.int64)
     if start_scores.any():
-        replay = joint.engine.kernels(DR).replay_dealt_round
+        from_scores = joint.engine.kernels(DR).state_playouts
 
         def counterfactual(seed_, players_, *rest):
-            state_playouts(replay, seed_, players_, *rest[:7], start_scores, *rest[7:-1], rest[-1])
+            from_scores(seed_, players_, *rest[:7], start_scores, *rest[7:-1], rest[-1])
     else:
         counterfactual = joint.engine.kernels(DR).opening_counterfactual
     playouts = check_int(playouts, "playouts", 1)
@@ -587,50 +586,6 @@ def _start_scores(players: int, scores) -> np.ndarray:
                              f"{low}..{TARGET_RAW - RAW_PER_CELL}, got {v}")
     start[:n] = values
     return start
-
-
-# Not cached on disk: the kernel takes a compiled function as an argument, and Numba's cache
-# would key it on that dispatcher object, which does not outlive the process (a reload fails).
-@njit(nogil=True)
-def state_playouts(replay, seed, players, hands, hand_ids, seat_strategy, seat_params,
-                   baseline_strategy, baseline_params, playouts, scores, start, stop,
-                   baseline_out, gains, winners, ends, errors, secret):
-    """:func:`sim.study_kernels.dealt_rounds.opening_counterfactual` from start ``scores`` (int64[MAX_ENTITIES]).
-
-    The same hands, re-deals (``STREAM_CF_DEAL``), decision streams
-    (``STREAM_CF_DECISION``) and outputs as the engine's kernel, each round
-    played by ``replay`` (the set's compiled
-    :func:`sim.study_kernels.dealt_rounds.replay_dealt_round`, which takes the scores),
-    so at scores 0 it reproduces the kernel exactly (tests check it). The
-    baseline's opening is asked at ``scores``. ``errors`` is left 0: the
-    replay reports no invalid choices (the engine's kernel at scores 0 does).
-    The decision keys are keyed by the run ``secret`` (uint64[2]) here, as the
-    kernel keys them. Serial and GIL-free over hands ``start .. stop - 1``.
-    """
-    unseen = np.zeros(N_TILES, dtype=np.int64)
-    hidden = np.zeros(N_TILES, dtype=np.int64)
-    hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)
-    deal = np.zeros(N_TILES, dtype=np.int64)
-    for h in range(start, stop):
-        n_hidden = DR.hand_first_deal(hands[h], hand_tiles, unseen, deal)
-        decision_key = stream_key(seed, hand_ids[h], DR.STREAM_CF_DECISION)
-        # Leader and forced tile as int64, not literals: the kernel is compiled once, for the
-        # types replay_round passes too (a literal argument is a signature of its own).
-        stats = replay(deal, players, baseline_strategy, baseline_params, np.int64(0), np.int64(-1),
-                       scores, secret_key(decision_key, secret))
-        baseline_out[h] = stats[K.R_OPENING_TILE]
-        deal_key = stream_key(seed, hand_ids[h], DR.STREAM_CF_DEAL)
-        for k in range(playouts):
-            DR.redeal(unseen, n_hidden, word_at(deal_key, k), hidden)
-            for t in range(n_hidden):
-                deal[HAND_SIZE + t] = hidden[t]
-            for slot in range(HAND_SIZE):
-                stats = replay(deal, players, seat_strategy, seat_params, np.int64(0), hand_tiles[slot],
-                               scores, secret_key(word_at(decision_key, k), secret))
-                for e in range(K.MAX_ENTITIES):
-                    gains[h, slot, k, e] = stats[K.R_GAIN + e]
-                winners[h, slot, k] = stats[K.R_WINNER]
-                ends[h, slot, k] = stats[K.R_END]
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,6 @@ from sim.study_kernels.openings import (
     opening_counterfactual,
     replay_round,
     sample_hands,
-    state_playouts,
     table_half_width,
     win_probability,
 )
@@ -111,7 +110,7 @@ def test_state_playouts_reproduce_the_engine_kernel_at_scores_zero(compiled_engi
     reference = opening_counterfactual(players, "random", hands=hands, playouts=playouts,
                                        seed=SEED, baseline="random", secret=secret)
     run = CompiledRun(RunSpec.build(2, ["random", "random"], 1, SEED, max_rounds=1, secret=secret),
-                      kernels=("replay_dealt_round",), template=DR)
+                      kernels=("state_playouts",), template=DR)
     slots = np.full(players, run.strategy_ids[0], dtype=np.int64)
     params = np.zeros((players, run.spec.params.shape[1]))
     masks = sample_hands(SEED, hands)
@@ -120,11 +119,10 @@ def test_state_playouts_reproduce_the_engine_kernel_at_scores_zero(compiled_engi
     winners = np.zeros((hands, HAND_SIZE, playouts), dtype=np.int8)
     ends = np.zeros((hands, HAND_SIZE, playouts), dtype=np.int8)
     errors = np.zeros(hands, dtype=np.int64)
-    replay = run.engine.kernels(DR).replay_dealt_round
-    state_playouts(replay, np.int64(SEED), np.int64(players), masks,
-                   np.arange(hands, dtype=np.int64), slots, params, slots, params,
-                   np.int64(playouts), np.zeros(K.MAX_ENTITIES, dtype=np.int64), np.int64(0),
-                   np.int64(hands), baseline, gains, winners, ends, errors, run.spec.secret_words)
+    run.engine.kernels(DR).state_playouts(
+        np.int64(SEED), np.int64(players), masks, np.arange(hands, dtype=np.int64), slots, params,
+        slots, params, np.int64(playouts), np.zeros(K.MAX_ENTITIES, dtype=np.int64), np.int64(0),
+        np.int64(hands), baseline, gains, winners, ends, errors, run.spec.secret_words)
     assert np.array_equal(baseline, reference.baseline_tile)
     assert np.array_equal((gains[..., 0] - gains[..., 1]) / 5.0, reference.diff)
     assert np.array_equal(winners == 0, reference.leader_won)

@@ -56,7 +56,7 @@ def builtin_field() -> None:
     Each kernel is reached through the study's own entry point, so it is compiled for the
     argument types the tests pass (the replay kernel is called with the same types by
     :func:`sim.study_kernels.openings.replay_round` and by the playouts from start scores,
-    :func:`sim.study_kernels.openings.state_playouts`: one compile serves both).
+    :func:`sim.study_kernels.dealt_rounds.state_playouts`: one compile serves both).
     """
     import numpy as np
 
@@ -97,10 +97,13 @@ def probes_and_helpers() -> None:
     from tests.support.endgames import endgames
     from tests.support.views import DOUBLES, DOUBLES_FIELD, PROBE_FIELD, SPY
 
+    # First: the playouts' round loop (lookahead.finish_round) is reached by the built-in field's
+    # engine too, about twenty seconds into builtin_field; compiled and cached here first, it
+    # is loaded there instead of compiled in both processes at once.
+    lookahead.replay_round_greedy(np.arange(28, dtype=np.int64), 2, 0, np.zeros(4, dtype=np.int64))
     sim.simulate(2, [SPY, "greedy"], 2, seed=0, field=PROBE_FIELD)
     for players in (2, 3, 4):
         endgames(players, 1, (6, 17), 20 + players)
-    lookahead.replay_round_greedy(np.arange(28, dtype=np.int64), 2, 0, np.zeros(4, dtype=np.int64))
     for kind in ("engine", "python"):
         toolkit_tests.test_playout_of_a_domino(kind, 0, (30, 0, 0, 0))
     sim.simulate(2, [toolkit_tests.toolkit_greedy, "random"], 2, seed=0, field=toolkit_tests.FIELD)
