@@ -21,10 +21,11 @@ import pytest
 
 from cli.arguments import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from cli.main import main
-from cli.play_command import KEPT_TOGETHER, prompt_text, typed_numbers, wrap_line
+from cli.play_command import KEPT_TOGETHER, compile_notice, prompt_text, typed_numbers, wrap_line
 from sim.core.rng import decision_state
 from sim.human.human_game import HumanGame
 from sim.verify import verify_file, verify_record
+from strategies.catalogue import resolve
 from strategies.move_values import move_values
 from tests.support.paths import REPO
 
@@ -314,3 +315,11 @@ def test_the_hint_counts_its_worlds(worlds, words):
         game.choose(1)
         game.advance_until_human()
     assert game.hint(worlds=worlds, node_limit=100).endswith(f"by the search {words}")
+
+
+def test_the_compile_notice_names_the_strategies_waiting_and_no_other():
+    """It once said "rollout takes about half a minute" whatever was being prepared."""
+    greedy, weighted = resolve("greedy"), resolve("weighted")
+    assert compile_notice([greedy, weighted, greedy]) == (
+        "Preparing greedy, weighted (compiled for this process: a few seconds; the first time on "
+        "a machine, up to a minute or two)...")
