@@ -12,8 +12,9 @@ engine). Every figure is a pure function of ``(seed, hand index, playout)``
 and the strategies.
 
 Score states: ``scores=`` plays every round from the given raw scores instead
-of 0 (:func:`sim.study_kernels.dealt_rounds.state_playouts`, the same deals, decision streams and round loop
-as the engine's kernel, which it reproduces exactly at scores 0). Each playout
+of 0 (:func:`sim.study_kernels.dealt_rounds.state_playouts`, the same deals,
+decision streams and round loop as the engine's kernel, which it reproduces
+exactly at scores 0). Each playout
 is valued both by the leader's round differential and by the leader's side's
 match-win probability after the round (:func:`win_probability`, the shipped
 table :data:`strategies.winprob_table.WIN_TABLE`, 2 and 4 players).
