@@ -14,9 +14,6 @@ named in :data:`STRATEGY_DEPENDENT` for that set, once, when first asked.
     the unseen tiles (the other hands and the boneyard) re-dealt at random for
     every playout. The same re-deals and decision streams serve every tile of
     a hand (common random numbers), so tile-to-tile differences are sharp.
-:func:`state_playouts`
-    :func:`opening_counterfactual` from given start scores, each round a
-    :func:`replay_dealt_round` (the score states of the openings study).
 :func:`rounds_from_states`
     One round per row from given start scores and leader, with a fresh deal
     (the win-probability tables of :mod:`sim.study_kernels.winprob`).
@@ -31,15 +28,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.rng import (LOT_WORD, NO_SECRET, STREAM_DEAL, below, secret_key, shuffle_round_deal,
-    stream_key, word_at)
+from sim.core.rng import (LOT_WORD, NO_SECRET, STREAM_DEAL, below, shuffle_round_deal, stream_key,
+    word_at)
 from sim.core.state import (ANSWER_FIELDS, BOARD_ERROR, END_BLOCKED, END_DOMINO, ENTITY_OF_SEAT,
-    MAX_ENTITIES, NO_SEAT, R_DOMINOER, R_END, R_GAIN, R_OPENING_TILE, R_WINNER, new_workspace)
+    MAX_ENTITIES, NO_SEAT, R_DOMINOER, R_GAIN, R_OPENING_TILE, R_WINNER, new_workspace)
 from sim.engine.play import play_dealt_round, start_seat_streams, untraced
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
 
-STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual", "state_playouts",
-                      "rounds_from_states")
+STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual", "rounds_from_states")
 """Kernels that play rounds with strategies: :meth:`sim.engine.kernel_sets.EngineSet.kernels`
 compiles a copy of them for a set of strategies (like :data:`sim.engine.play.STRATEGY_DEPENDENT`)."""
 
@@ -159,7 +155,7 @@ def redeal(unseen, n_unseen, key, out):
 
 @njit(nogil=True, cache=True)
 def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_params,
-                          baseline_strategy, baseline_params, playouts, start, stop,
+                          baseline_strategy, baseline_params, playouts, scores, start, stop,
                           baseline_out, gains, winners, ends, errors, secret):
     """Force each tile of each hand as the opening; play the round out ``playouts`` times.
 
@@ -183,8 +179,10 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
         The strategy playing every seat in the playouts.
     baseline_strategy : int64[players]; baseline_params : float64[players, P]
         The strategy whose opening choice is reported in ``baseline_out``
-        (asked once per hand, at scores 0 with an empty layout).
+        (asked once per hand, at ``scores`` with an empty layout).
     playouts : int64
+    scores : int64[MAX_ENTITIES]
+        The entities' raw scores before every round (all 0: a match's first round).
     start, stop : int64
         The hands to play, ``start .. stop - 1`` (results do not depend on how
         the hands are split).
@@ -206,11 +204,11 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
     hidden = np.zeros(N_TILES, dtype=np.int64)
     hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)
     for h in range(start, stop):
-        # The baseline's opening: seat 0 to open with scores 0 and an empty layout. Its
+        # The baseline's opening: seat 0 to open at the start scores with an empty layout. Its
         # strategy sees only its own hand there, so any deal of the unseen tiles will do;
         # the round is played by the same compiled loop (no second copy of the strategies).
         n_hidden = hand_first_deal(hands[h], hand_tiles, unseen, ws.deal)
-        ws.scores[:] = 0
+        ws.scores[:] = scores
         start_seat_streams(ws, players, stream_key(seed, hand_ids[h], STREAM_CF_DECISION), secret)
         ws.cursor[:] = 0
         ws.board[BOARD_ERROR] = 0
@@ -229,7 +227,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
                     ws.deal[s] = hand_tiles[s]
                 for t in range(n_hidden):
                     ws.deal[HAND_SIZE + t] = hidden[t]
-                ws.scores[:] = 0
+                ws.scores[:] = scores
                 start_seat_streams(ws, players, word_at(decision_key, k), secret)
                 ws.cursor[:] = 0
                 ws.board[:] = 0
@@ -241,51 +239,6 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
                 ends[h, slot, k] = end
                 if ws.board[BOARD_ERROR] != 0:
                     errors[h] = ws.board[BOARD_ERROR]
-
-
-@njit(nogil=True, cache=True)
-def state_playouts(seed, players, hands, hand_ids, seat_strategy, seat_params, baseline_strategy,
-                   baseline_params, playouts, scores, start, stop, baseline_out, gains, winners,
-                   ends, errors, secret):
-    """:func:`opening_counterfactual` from start ``scores`` (int64[MAX_ENTITIES], raw, by entity).
-
-    The same hands, re-deals (``STREAM_CF_DEAL``), decision streams (``STREAM_CF_DECISION``,
-    keyed by ``secret`` as there) and outputs, each round played by :func:`replay_dealt_round`
-    (which takes the scores), so at scores 0 it reproduces :func:`opening_counterfactual`
-    exactly (tests check it). The baseline's opening is asked at ``scores``. ``errors`` is left
-    0: the replay reports no invalid choices (the kernel at scores 0 does). Serial and GIL-free
-    over hands ``start .. stop - 1``.
-
-    A kernel of the set (:data:`STRATEGY_DEPENDENT`), calling the set's
-    :func:`replay_dealt_round` by name, so that it is cached on disk with the set's other
-    kernels (a kernel taking the replay as an argument is keyed by that object and compiled
-    again in every process).
-    """
-    unseen = np.zeros(N_TILES, dtype=np.int64)
-    hidden = np.zeros(N_TILES, dtype=np.int64)
-    hand_tiles = np.zeros(HAND_SIZE, dtype=np.int64)
-    deal = np.zeros(N_TILES, dtype=np.int64)
-    for h in range(start, stop):
-        n_hidden = hand_first_deal(hands[h], hand_tiles, unseen, deal)
-        decision_key = stream_key(seed, hand_ids[h], STREAM_CF_DECISION)
-        # Leader and forced tile as int64, not literals: one compile of the replay serves this
-        # kernel and sim.study_kernels.openings.replay_round (a literal is a signature of its own).
-        stats = replay_dealt_round(deal, players, baseline_strategy, baseline_params, np.int64(0),
-                                   np.int64(-1), scores, secret_key(decision_key, secret))
-        baseline_out[h] = stats[R_OPENING_TILE]
-        deal_key = stream_key(seed, hand_ids[h], STREAM_CF_DEAL)
-        for k in range(playouts):
-            redeal(unseen, n_hidden, word_at(deal_key, k), hidden)
-            for t in range(n_hidden):
-                deal[HAND_SIZE + t] = hidden[t]
-            for slot in range(HAND_SIZE):
-                stats = replay_dealt_round(deal, players, seat_strategy, seat_params, np.int64(0),
-                                           hand_tiles[slot], scores,
-                                           secret_key(word_at(decision_key, k), secret))
-                for e in range(MAX_ENTITIES):
-                    gains[h, slot, k, e] = stats[R_GAIN + e]
-                winners[h, slot, k] = stats[R_WINNER]
-                ends[h, slot, k] = stats[R_END]
 
 
 # ---------------------------------------------------------------------------

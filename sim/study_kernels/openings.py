@@ -12,9 +12,7 @@ engine). Every figure is a pure function of ``(seed, hand index, playout)``
 and the strategies.
 
 Score states: ``scores=`` plays every round from the given raw scores instead
-of 0 (:func:`sim.study_kernels.dealt_rounds.state_playouts`, the same deals,
-decision streams and round loop as the engine's kernel, which it reproduces
-exactly at scores 0). Each playout
+of 0 (the same kernel, deals, decision streams and round loop). Each playout
 is valued both by the leader's round differential and by the leader's side's
 match-win probability after the round (:func:`win_probability`, the shipped
 table :data:`strategies.winprob_table.WIN_TABLE`, 2 and 4 players).
@@ -479,9 +477,8 @@ def opening_counterfactual(
     scores : sequence of int, optional
         Raw scores by entity before the round (entity 0 is the leader's;
         default all 0). The baseline chooses its opening at these scores, and
-        the rounds are played from them
-        (:func:`sim.study_kernels.dealt_rounds.state_playouts`), so the same
-        hand, re-deals and decisions are compared across score states.
+        the rounds are played from them, so the same hand, re-deals and
+        decisions are compared across score states.
     secret : str, optional
         A run secret (32 hexadecimal digits) keying the decision streams
         (``--sealed``); default none: the seed alone decides.
@@ -497,24 +494,16 @@ def opening_counterfactual(
     setup = RunSpec.build(players, [strategy] * players, 1, seed, max_rounds=1, threads=threads)
     base = RunSpec.build(players, [baseline] * players, 1, seed, max_rounds=1, threads=threads)
     start_scores = _start_scores(players, scores)
-    # Away from scores 0 the rounds are replays (DR.state_playouts), at 0 DR.opening_counterfactual.
-    kernel = "state_playouts" if start_scores.any() else "opening_counterfactual"
     # One engine for both strategies: the kernel plays the baseline's opening and the playouts.
     joint = CompiledRun(RunSpec.build(2, [setup.strategies[0], base.strategies[0]], 1, seed,
                                       max_rounds=1, threads=threads, secret=secret, field=field),
-                        kernels=(kernel,), template=DR)
+                        kernels=("opening_counterfactual",), template=DR)
     secret_words = joint.spec.secret_words
     if joint.spec.python_seats:
         raise ValueError("the opening counterfactual needs compiled strategies (not compiled=False)")
     seat_slots = np.full(players, joint.strategy_ids[0], dtype=np.int64)
     base_slots = np.full(players, joint.strategy_ids[1], dtype=np.int64)
-    if start_scores.any():
-        from_scores = joint.engine.kernels(DR).state_playouts
-
-        def counterfactual(seed_, players_, *rest):
-            from_scores(seed_, players_, *rest[:7], start_scores, *rest[7:-1], rest[-1])
-    else:
-        counterfactual = joint.engine.kernels(DR).opening_counterfactual
+    counterfactual = joint.engine.kernels(DR).opening_counterfactual
     playouts = check_int(playouts, "playouts", 1)
     first_hand = check_int(first_hand, "first_hand", 0)
     if isinstance(hands, (int, np.integer)) and not isinstance(hands, bool):
@@ -540,7 +529,7 @@ def opening_counterfactual(
         for start in range(0, n, size):
             stop = min(n, start + size)
             chunk = (masks[start:stop], hand_ids[start:stop], seat_slots, params,
-                     base_slots, base_params, np.int64(playouts))
+                     base_slots, base_params, np.int64(playouts), start_scores)
             outputs = (baseline_out[start:stop], gains[start:stop], winners[start:stop],
                        ends[start:stop], errors[start:stop])
             run_blocks(

@@ -10,8 +10,7 @@ from experiments.mixed_tables import Table
 from experiments.stats import Contrast, contrast_words
 from experiments.studies import opening_leads
 from sim.core import state as K
-from sim.core.rng import stream_key, word_at
-from sim.engine.compiled import CompiledRun
+from sim.core.rng import secret_key, stream_key, word_at
 from sim.engine.spec import RunSpec
 from sim.study_kernels import dealt_rounds as DR
 from sim.study_kernels.openings import (
@@ -23,7 +22,6 @@ from sim.study_kernels.openings import (
     hand_tiles,
     opening_counterfactual,
     replay_round,
-    sample_hands,
     table_half_width,
     win_probability,
 )
@@ -103,30 +101,37 @@ def test_playout_win_probability_is_the_table_at_the_replayed_end_state(compiled
     assert checked == HAND_SIZE * playouts
 
 
+def unsigned(word) -> int:
+    """A 64-bit stream word (signed or not) as the unsigned key ``replay_round`` takes."""
+    return int(word) & (2**64 - 1)
+
+
 @pytest.mark.parametrize("secret", [None, "0123456789abcdef0123456789abcdef"])
-def test_state_playouts_reproduce_the_engine_kernel_at_scores_zero(compiled_engine, secret):
-    """With or without a run secret (it keys the decision streams of both the same way)."""
-    players, hands, playouts = 2, 6, 4
-    reference = opening_counterfactual(players, "random", hands=hands, playouts=playouts,
-                                       seed=SEED, baseline="random", secret=secret)
-    run = CompiledRun(RunSpec.build(2, ["random", "random"], 1, SEED, max_rounds=1, secret=secret),
-                      kernels=("state_playouts",), template=DR)
-    slots = np.full(players, run.strategy_ids[0], dtype=np.int64)
-    params = np.zeros((players, run.spec.params.shape[1]))
-    masks = sample_hands(SEED, hands)
-    baseline = np.zeros(hands, dtype=np.int64)
-    gains = np.zeros((hands, HAND_SIZE, playouts, K.MAX_ENTITIES), dtype=np.int32)
-    winners = np.zeros((hands, HAND_SIZE, playouts), dtype=np.int8)
-    ends = np.zeros((hands, HAND_SIZE, playouts), dtype=np.int8)
-    errors = np.zeros(hands, dtype=np.int64)
-    run.engine.kernels(DR).state_playouts(
-        np.int64(SEED), np.int64(players), masks, np.arange(hands, dtype=np.int64), slots, params,
-        slots, params, np.int64(playouts), np.zeros(K.MAX_ENTITIES, dtype=np.int64), np.int64(0),
-        np.int64(hands), baseline, gains, winners, ends, errors, run.spec.secret_words)
-    assert np.array_equal(baseline, reference.baseline_tile)
-    assert np.array_equal((gains[..., 0] - gains[..., 1]) / 5.0, reference.diff)
-    assert np.array_equal(winners == 0, reference.leader_won)
-    assert np.array_equal(ends, reference.ends)
+def test_playouts_from_start_scores_are_replays_of_their_rounds(compiled_engine, secret):
+    """Away from scores 0, every playout (and the baseline's opening) is the round the replay
+    kernel plays from the same deal, start scores and decision stream, with or without a run
+    secret (it keys the streams of both the same way)."""
+    players, hands, playouts, scores = 2, 4, 3, [270, 295]  # near 305: the scores change play
+    cf = opening_counterfactual(players, "random", hands=hands, playouts=playouts, seed=SEED,
+                                baseline="random", scores=scores, secret=secret)
+    secret_words = RunSpec.build(2, ["random", "random"], 1, SEED, secret=secret).secret_words
+    start = np.zeros(K.MAX_ENTITIES, dtype=np.int64)
+    start[:players] = scores
+    for h in range(hands):
+        decision_key = np.uint64(stream_key(np.int64(SEED), np.int64(h), np.int64(DR.STREAM_CF_DECISION)))
+        baseline = replay_round(players, "random,random", counterfactual_deal(SEED, h, cf.hands[h], 0),
+                                0, start, rng_key=unsigned(secret_key(decision_key, secret_words)))
+        assert int(baseline[K.R_OPENING_TILE]) == cf.baseline_tile[h]
+        for k in range(playouts):
+            deal = counterfactual_deal(SEED, h, cf.hands[h], k)
+            key = unsigned(secret_key(np.uint64(word_at(decision_key, np.int64(k))), secret_words))
+            for slot in range(HAND_SIZE):
+                stats = replay_round(players, "random,random", deal, 0, start,
+                                     forced_tile=int(cf.tiles[h, slot]), rng_key=key)
+                assert int(stats[K.R_OPENING_TILE]) == cf.tiles[h, slot]
+                assert cf.diff[h, slot, k] == (int(stats[K.R_GAIN]) - int(stats[K.R_GAIN + 1])) / 5.0
+                assert cf.leader_won[h, slot, k] == (int(stats[K.R_WINNER]) == 0)
+                assert cf.ends[h, slot, k] == int(stats[K.R_END])
 
 
 def test_a_secret_changes_the_decisions_of_the_counterfactual_not_its_deals(compiled_engine):

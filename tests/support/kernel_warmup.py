@@ -54,9 +54,8 @@ def builtin_field() -> None:
     signature, so the field's round loop (the long compile) is compiled once and the study
     kernels only wrap it; in a second process at the same time it would be compiled twice.
     Each kernel is reached through the study's own entry point, so it is compiled for the
-    argument types the tests pass (the replay kernel is called with the same types by
-    :func:`sim.study_kernels.openings.replay_round` and by the playouts from start scores,
-    :func:`sim.study_kernels.dealt_rounds.state_playouts`: one compile serves both).
+    argument types the tests pass (the forced openings take their start scores as an array,
+    so one compile serves every score state).
     """
     import numpy as np
 
@@ -67,7 +66,6 @@ def builtin_field() -> None:
     field = strategies.builtin_names()
     openings.opening_counterfactual(2, "greedy", hands=1, playouts=1, seed=0, field=field)
     openings.replay_round(2, "greedy,greedy", openings.engine_deal(0, 0), 0, field=field)
-    openings.opening_counterfactual(2, "greedy", hands=1, playouts=1, seed=0, scores=[5, 0], field=field)
     player = winprob.RoundPlayer(2, "greedy", seed=0, field=field)
     player.play(np.zeros(1, dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64))
 
