@@ -31,11 +31,10 @@ from __future__ import annotations
 import numpy as np
 
 from sim.core.jit import kernel
-from sim.core.rng import next_below
 from sim.tiles import N_TILES
 from strategies.definition import strategy
 from strategies.linear import N_FEATURES
-from strategies.lookahead import allocating, best_row, new_scratch
+from strategies.lookahead import allocating, best_row, deal_boneyard, new_scratch
 from strategies.matchplay import PLAYOUT_DOUBLES, PRIOR, PRIOR_WEIGHT, RAW_WEIGHT, weighted_prior
 from strategies.parameters import Parameter
 from strategies.perfect_solver import (NO_DEPTH_LIMIT, SolveSettings, load_world, new_solver_scratch,
@@ -95,18 +94,9 @@ def true_world_search(view, ws, scratch, values, solved, features, prior):
             for k in range(view.boneyard_size):
                 ws.deal[first_draw + k] = view.hidden_boneyard[k]
         else:
-            # The tiles in index order first, so that the worlds depend on the boneyard's
-            # set and the stream alone, never on its true order; then Fisher-Yates.
-            k = 0
-            for tile in range(N_TILES):
-                if boneyard_set >> tile & 1:
-                    ws.deal[first_draw + k] = tile
-                    k += 1
-            for k in range(view.boneyard_size - 1, 0, -1):
-                j = next_below(view.rng, k + 1)
-                tile = ws.deal[first_draw + k]
-                ws.deal[first_draw + k] = ws.deal[first_draw + j]
-                ws.deal[first_draw + j] = tile
+            # From the boneyard's set (in index order, then shuffled from the stream): the
+            # worlds never depend on its true order.
+            deal_boneyard(ws, boneyard_set, view.rng)
         load_world(ws, view)
         solve_world(ws, view, scratch, settings, np.int64(first_draw), view.seat, solved)
         for row in range(n):
