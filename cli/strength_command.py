@@ -55,7 +55,9 @@ def add_arguments(parser) -> None:
         Text("--versus", "Y[,Y...]",
              "yardstick strategies (added to the field): every ladder strategy plays each of "
              "them instead of the ladder's pairings, e.g. --ladder rollout,matchplay --versus "
-             "'openspiel:ismcts[sims=100]' (default: the ladder's pairings)"),
+             "'openspiel:ismcts[sims=100]'; to compare variants with a baseline, put the "
+             "baseline first: --ladder 'pimc,pimc[worlds=64]' --versus matchplay (default: the "
+             "ladder's pairings)"),
         Text("--seed", "S",
              "the seed of every pairing, 0 .. 2**63-1 (default 0): every pairing plays the same "
              "deals", default="0"),
@@ -129,6 +131,8 @@ STRENGTH = Command(
     "unit; draws, mean rounds), gap (the share of the reference -> ceiling gap closed by the "
     "challenger, paired bootstrap 95% interval), timing (CPU per match and per placement of "
     "each strategy, self-play, one thread), wall, matches (parquet and CSV), ladder.png and "
-    "summary.md. Finished shards are kept in DIR/shards while it runs: after a crash the same "
+    "summary.md; with --versus also contrasts (each strategy's win rate against one yardstick "
+    "minus against the next) and, with two or more ladder strategies, strategy_contrasts "
+    "(each strategy's win rate against a yardstick minus the first ladder strategy's), paired by deal with 95% intervals. Finished shards are kept in DIR/shards while it runs: after a crash the same "
     "command resumes from them.",
     add_arguments, run_strength_command)

@@ -32,6 +32,11 @@ Frames:
   contrast of its win rate against ``A`` minus against ``B`` over the same deals
   (:func:`experiments.stats.paired_contrast`: ``difference``, ``low``, ``high``, ``deals``,
   ``effect``): which yardstick is harder, as a finding only where the interval excludes 0;
+- ``strategy_contrasts`` (runs with yardsticks and two or more ladder strategies): per
+  player count, yardstick and ladder strategy after the first, the paired contrast of its
+  win rate against the yardstick minus the first ladder strategy's, over the same deals
+  (the same statistics): a variant against its baseline, e.g.
+  ``--ladder 'pimc,pimc[worlds=64]' --versus matchplay``;
 - ``timing``: per strategy of the ladder and player count, CPU seconds per
   match and per placement in self-play, single-threaded, measured after a
   warm-up call (no compile time) with :func:`time.process_time`; the
@@ -541,6 +546,52 @@ def yardstick_contrasts(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
 
 
+STRATEGY_CONTRAST_COLUMNS = ["players", "yardstick", "strategy", "first", "deals", "difference",
+                             "low", "high", "effect"]
+
+
+def strategy_contrasts(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """Per player count, yardstick and ladder strategy after the first: the paired contrast of
+    its per-deal win share against the yardstick minus the first ladder strategy's (the same
+    deals): how a variant compares with its baseline, ``--ladder 'pimc,pimc[worlds=64]'
+    --versus matchplay``.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`STRATEGY_CONTRAST_COLUMNS` (``first``: the ladder's first strategy that
+        plays the yardstick; ``difference``, ``low``, ``high``: float64 win-rate difference and
+        its 95% interval over deals, :func:`experiments.stats.paired_contrast`; ``effect``:
+        Cohen's d); no rows without ``versus`` or with fewer than 2 strategies playing it.
+    """
+    rows = []
+    for count in settings["players"]:
+        for yardstick in dict.fromkeys(lower for kind, _, lower in settings["pairings"]
+                                       if kind == "versus"):
+            uppers = [upper for kind, upper, lower in settings["pairings"]
+                      if kind == "versus" and lower == yardstick]
+            if len(uppers) < 2:
+                continue
+            first = deal_outcomes(matches, count, uppers[0], yardstick)
+            for upper in uppers[1:]:
+                other = deal_outcomes(matches, count, upper, yardstick)
+                contrast = paired_contrast(other.to_numpy(), first.reindex(other.index).to_numpy())
+                rows.append({"players": count, "yardstick": yardstick, "strategy": upper,
+                             "first": uppers[0], "deals": contrast.units,
+                             "difference": contrast.difference, "low": contrast.low,
+                             "high": contrast.high, "effect": contrast.effect})
+    return pd.DataFrame(rows, columns=STRATEGY_CONTRAST_COLUMNS)
+
+
+def strategy_contrast_sentence(row) -> str:
+    """A :func:`strategy_contrasts` row in words: a finding only where its interval excludes 0
+    (:func:`experiments.stats.contrast_words`)."""
+    contrast = Contrast(row.difference, row.low, row.high, int(row.deals), row.effect)
+    return f"{row.players}p: " + contrast_words(
+        contrast, f"{row.strategy} vs {row.yardstick}", f"{row.first} vs {row.yardstick}",
+        "match win rate", pct=True)
+
+
 def contrast_sentence(row) -> str:
     """A :func:`yardstick_contrasts` row in words: a finding only where its interval excludes 0
     (:func:`experiments.stats.contrast_words`)."""
@@ -558,6 +609,9 @@ def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
               "timing": timing.reset_index(drop=True)}
     if "versus" in kinds_of(settings):
         frames["contrasts"] = yardstick_contrasts(matches, settings)
+        compared = strategy_contrasts(matches, settings)
+        if not compared.empty:  # a run of one strategy against its yardsticks compares none
+            frames["strategy_contrasts"] = compared
     if wall is not None:
         frames["wall"] = wall
     frames["matches"] = matches
@@ -576,7 +630,8 @@ def run(*args, **options) -> ExperimentResult:
     -------
     ExperimentResult
         Frames ``ladder``, ``gap``, ``timing``, ``wall``, ``matches`` (and ``contrasts`` with
-        ``versus``); plot ``ladder``.
+        ``versus``, ``strategy_contrasts`` when two or more ladder strategies play a
+        yardstick); plot ``ladder``.
     """
     spec = given_spec(NAME, args, options) or study_spec(*args, **options)
     return run_experiment(spec, compute)
@@ -816,6 +871,14 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                    "standardised effect; a positive difference means the second yardstick is "
                    "the harder one."), ""]
         lines += [f"- {contrast_sentence(row)}." for row in contrasts.itertuples()]
+    compared = frames.get("strategy_contrasts")
+    if compared is not None and not compared.empty:
+        lines += ["", "## The strategies compared with the first (paired by deal)", "",
+                  ("Each ladder strategy's win rate against a yardstick minus the first ladder "
+                   "strategy's against it, on the same deals: 95% interval over deals, d = the "
+                   "standardised effect; a positive difference means the later strategy does "
+                   "better against that yardstick."), ""]
+        lines += [f"- {strategy_contrast_sentence(row)}." for row in compared.itertuples()]
     gap = frames["gap"]
     # the section only when the run has the three roles (a run against yardsticks has none)
     if not gap.empty:

@@ -60,6 +60,30 @@ def test_versus_plays_every_ladder_strategy_against_each_yardstick(compiled_engi
     assert result.frames["gap"].empty
 
 
+def test_strategy_contrasts_compare_each_strategy_with_the_first_on_the_same_deals(
+        compiled_engine, tmp_path):
+    out = tmp_path / "out"
+    result = strength.run("random,greedy,exact", (2,), 12, seed=4, versus="heavy,defensive",
+                          timing_matches=0, out=out)
+    compared = result.frames["strategy_contrasts"]
+    assert compared[["yardstick", "strategy", "first"]].values.tolist() == [
+        ["heavy", "greedy", "random"], ["heavy", "exact", "random"],
+        ["defensive", "greedy", "random"], ["defensive", "exact", "random"]]
+    matches = result.frames["matches"]
+    for row in compared.itertuples():
+        def wins(name):  # the strategy's mean win per deal over its two seatings, by hand
+            rows = matches[(matches["upper"] == name) & (matches["lower"] == row.yardstick)]
+            return rows.groupby("match")["upper_won"].mean()
+        difference = wins(row.strategy) - wins(row.first)
+        assert row.deals == 12 and row.difference == pytest.approx(float(difference.mean()))
+        assert row.low < row.difference < row.high or difference.std() == 0
+        assert strength.strategy_contrast_sentence(row) in result.markdown
+    assert (out / "strategy_contrasts.csv").is_file()
+    # without yardsticks there is nothing to compare
+    assert "strategy_contrasts" not in strength.run("random,greedy", (2,), 3, seed=4,
+                                                    timing_matches=0).frames
+
+
 def test_files_written_and_tables(tiny):
     out, result = tiny
     for name in ("ladder", "timing", "gap", "wall", "matches"):
