@@ -34,6 +34,37 @@ Every random number comes from the seat's decision stream: the same seed gives t
 Its CPU per match, and its strength against ``rollout``, ``matchplay`` and the ceiling
 ``cheater`` (the same solver on the true world), are in the strength ladder
 (``five-up strength``, README).
+
+Two players: what moved it, and what did not
+--------------------------------------------
+With two players most choices come long before a world can be solved: a round starts with
+28 unplayed tiles (5 in each hand, 18 in the boneyard) and usually ends by a domino with
+more than 12 still unplayed. Counted by a Python seat that plays the largest award and
+records each of its choices (two or more placements), against ``greedy`` (300 matches, seed
+5), 5.2% of the choices had at most 12 unplayed tiles at 2 players (7.9% at 4). At 2 players ``pimc`` is therefore mostly
+``matchplay``'s search with 280 playouts per candidate instead of 36.
+
+Measured on fresh seeds, 1,500 duplicate deals each, 2 players (2026-12-05, 2-core VM):
+``five-up strength --players 2 --ladder 'pimc,V,...' --versus matchplay --deals 1500 --seed S
+--timing-matches 0``, whose ``strategy_contrasts`` is each variant's win rate against
+``matchplay`` minus ``pimc``'s on the same deals (95% interval over deals):
+
+==========================================  ====  ===============================
+variant ``V``                                seed  V - pimc, points [95%]
+==========================================  ====  ===============================
+``samples=1000`` (3.6x the search budget)    9202  +0.5 [-1.3, +2.3]
+``exact_below=16, node_limit=8000``          9203  -1.4 [-3.0, +0.2]
+``model_beta=0.6``                           9203  -0.4 [-1.5, +0.7]
+``exact_below=8``                            9204  -0.9 [-2.2, +0.3]
+``exact_below=0`` (never solve)              9204  -0.5 [-1.8, +0.8]
+==========================================  ====  ===============================
+
+No variant differs detectably from the defaults: neither a larger search budget nor solving
+earlier, later or never. ``pimc[raw_weight=0.6]`` against ``pimc`` head to head (seed 9201)
+won 50.8% [49.4, 52.1]. ``pimc`` itself won 53.0%, 54.9% and 53.9% against ``matchplay`` on
+seeds 9202-9204, 54.0% [53.1, 54.8] over the 4,500 deals: short of the search issue's 55%.
+What would close more of the gap to ``cheater`` at 2 players is what ``cheater[order_known=0]``
+has and a fair player lacks, the other hand (the ``ceiling`` result, README).
 """
 
 from __future__ import annotations
