@@ -133,6 +133,7 @@ STRENGTH = Command(
     "each strategy, self-play, one thread), wall, matches (parquet and CSV), ladder.png and "
     "summary.md; with --versus also contrasts (each strategy's win rate against one yardstick "
     "minus against the next) and, with two or more ladder strategies, strategy_contrasts "
-    "(each strategy's win rate against a yardstick minus the first ladder strategy's), paired by deal with 95% intervals. Finished shards are kept in DIR/shards while it runs: after a crash the same "
-    "command resumes from them.",
+    "(each strategy's win rate against a yardstick minus the first ladder strategy's), paired "
+    "by deal with 95% intervals. Finished shards are kept in DIR/shards while it runs: after a "
+    "crash the same command resumes from them.",
     add_arguments, run_strength_command)

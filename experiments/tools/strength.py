@@ -583,22 +583,24 @@ def strategy_contrasts(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=STRATEGY_CONTRAST_COLUMNS)
 
 
-def strategy_contrast_sentence(row) -> str:
-    """A :func:`strategy_contrasts` row in words: a finding only where its interval excludes 0
+def win_rate_contrast_words(row, a: str, b: str) -> str:
+    """A contrast row (``players``, ``difference``, ``low``, ``high``, ``deals``, ``effect``) of
+    win rate ``a`` minus ``b`` in words: a finding only where its interval excludes 0
     (:func:`experiments.stats.contrast_words`)."""
     contrast = Contrast(row.difference, row.low, row.high, int(row.deals), row.effect)
-    return f"{row.players}p: " + contrast_words(
-        contrast, f"{row.strategy} vs {row.yardstick}", f"{row.first} vs {row.yardstick}",
-        "match win rate", pct=True)
+    return f"{row.players}p: " + contrast_words(contrast, a, b, "match win rate", pct=True)
+
+
+def strategy_contrast_sentence(row) -> str:
+    """A :func:`strategy_contrasts` row in words."""
+    return win_rate_contrast_words(row, f"{row.strategy} vs {row.yardstick}",
+                                   f"{row.first} vs {row.yardstick}")
 
 
 def contrast_sentence(row) -> str:
-    """A :func:`yardstick_contrasts` row in words: a finding only where its interval excludes 0
-    (:func:`experiments.stats.contrast_words`)."""
-    contrast = Contrast(row.difference, row.low, row.high, int(row.deals), row.effect)
-    return f"{row.players}p: " + contrast_words(
-        contrast, f"{row.upper} vs {row.yardstick_a}", f"{row.upper} vs {row.yardstick_b}",
-        "match win rate", pct=True)
+    """A :func:`yardstick_contrasts` row in words."""
+    return win_rate_contrast_words(row, f"{row.upper} vs {row.yardstick_a}",
+                                   f"{row.upper} vs {row.yardstick_b}")
 
 
 def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
