@@ -603,6 +603,20 @@ def contrast_sentence(row) -> str:
                                    f"{row.upper} vs {row.yardstick_b}")
 
 
+CONTRAST_SECTIONS = (
+    ("contrasts", "The yardsticks compared",
+     "Each ladder strategy's win rate against one yardstick minus against the next, on the same "
+     "deals: 95% Student-t interval over deals, d = the standardised effect; a positive "
+     "difference means the second yardstick is the harder one.", contrast_sentence),
+    ("strategy_contrasts", "The strategies compared with the first",
+     "Each ladder strategy's win rate against a yardstick minus the first ladder strategy's "
+     "against it, on the same deals: 95% interval over deals, d = the standardised effect; a "
+     "positive difference means the later strategy does better against that yardstick.",
+     strategy_contrast_sentence),
+)
+"""The summary's contrast sections: frame, heading, what a row means, and its sentence."""
+
+
 def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
             wall: pd.DataFrame | None = None) -> ExperimentResult:
     """The ladder's frames, figure and summary from its match rows (:func:`strength_job`
@@ -865,22 +879,11 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         title = f"{count} players" + (" (partnerships)" if count == 4 else "")
         section = "The ladder" if kinds_of(s) != {"versus"} else "Against each yardstick"
         lines += ["", f"## {section}, {title}", "", md_table(table, 2)]
-    contrasts = frames.get("contrasts")
-    if contrasts is not None and not contrasts.empty:
-        lines += ["", "## The yardsticks compared (paired by deal)", "",
-                  ("Each ladder strategy's win rate against one yardstick minus against the "
-                   "next, on the same deals: 95% Student-t interval over deals, d = the "
-                   "standardised effect; a positive difference means the second yardstick is "
-                   "the harder one."), ""]
-        lines += [f"- {contrast_sentence(row)}." for row in contrasts.itertuples()]
-    compared = frames.get("strategy_contrasts")
-    if compared is not None and not compared.empty:
-        lines += ["", "## The strategies compared with the first (paired by deal)", "",
-                  ("Each ladder strategy's win rate against a yardstick minus the first ladder "
-                   "strategy's against it, on the same deals: 95% interval over deals, d = the "
-                   "standardised effect; a positive difference means the later strategy does "
-                   "better against that yardstick."), ""]
-        lines += [f"- {strategy_contrast_sentence(row)}." for row in compared.itertuples()]
+    for name, heading, explanation, sentence in CONTRAST_SECTIONS:
+        table = frames.get(name)
+        if table is not None and not table.empty:
+            lines += ["", f"## {heading} (paired by deal)", "", explanation, ""]
+            lines += [f"- {sentence(row)}." for row in table.itertuples()]
     gap = frames["gap"]
     # the section only when the run has the three roles (a run against yardsticks has none)
     if not gap.empty:
