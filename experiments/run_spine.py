@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from experiments.comparisons import ComparisonPlan
 from experiments.reporting.reports import ExperimentResult
 from experiments.settings import study_settings
 from experiments.sources import DEFAULT_SHARD_SIZE, DataRun
@@ -61,11 +62,15 @@ class StudySpec:
     scale : sim.scale.options.ScaleOptions
         Backend, threads, shards, output directory and progress: what does not change the
         results.
+    plan : experiments.comparisons.ComparisonPlan or None
+        The comparisons the run will state, declared from its settings before it plays
+        (written as ``plan.json`` when the output directory is claimed).
     """
 
     settings: dict
     strategies: tuple = field(default=(), repr=False)
     scale: ScaleOptions = field(default_factory=study_scale)
+    plan: ComparisonPlan | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, name: str, players=DEFAULT_PLAYERS, strategies=DEFAULT_STRATEGIES,
@@ -180,11 +185,14 @@ def given_spec(name: str, args: tuple, options: dict) -> StudySpec | None:
 def claim_run(spec: StudySpec) -> None:
     """Claim the run's output directory, once per run, before anything plays: the shards of
     another run are refused first (:meth:`experiments.sources.DataRun.check`), then the
-    directory (:func:`sim.files.claim_directory`). Nothing without an output directory."""
+    directory (:func:`sim.files.claim_directory`), and the run's declared comparisons are
+    written there (``plan.json``). Nothing without an output directory."""
     if spec.out is None:
         return
     DataRun.of(spec).check()
     claim_directory(spec.out, spec.settings)
+    if spec.plan is not None:
+        spec.plan.write(spec.out)
 
 
 def execute(spec: StudySpec, compute: Callable) -> ExperimentResult:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from typing import NamedTuple
 
 import numpy as np
@@ -177,23 +178,32 @@ def paired_contrast(a, b, clusters=None, z: float = Z95) -> Contrast:
     return Contrast(diff, low, high, int(a.size), effect)
 
 
+def interval_text(difference: float, low: float, high: float, digits: int = 3,
+                  pct: bool = False) -> str:
+    """A signed difference and its interval as text: ``"+0.039 [+0.023, +0.056]"``, or in
+    percentage points with ``pct`` (``"+3.9 pp [+2.3, +5.6]"``), with enough decimals that no
+    bound which is not 0 prints as 0 ("[-0.5, -0.0]" reads as touching 0 where the interval
+    excludes it)."""
+    scale, unit = (100.0, " pp") if pct else (1.0, "")
+    d, lo, hi = (scale * difference, scale * low, scale * high)
+    places = max(digits - 2, 1) if pct else digits
+    while places < digits + 4 and any(v != 0 and round(v, places) == 0 for v in (lo, hi)
+                                      if np.isfinite(v)):
+        places += 1
+    return f"{d:+.{places}f}{unit} [{lo:+.{places}f}, {hi:+.{places}f}]"
+
+
 def contrast_words(contrast: Contrast, a: str, b: str, quantity: str, digits: int = 3,
                    pct: bool = False) -> str:
     """A contrast as a sentence: a finding only where its interval excludes 0.
 
     ``"exact - greedy, discards per match: -0.041 [-0.060, -0.022], d = -0.12: exact lower"``
     or ``"...: +0.004 [-0.010, 0.018]: no detectable difference"``. ``pct`` prints a
-    difference of proportions in percentage points.
+    difference of proportions in percentage points. A summary words a declared comparison by
+    its family-adjusted interval instead (:func:`experiments.comparisons.adjusted_words`).
     """
-    scale, unit = (100.0, " pp") if pct else (1.0, "")
-    d, lo, hi = (scale * contrast.difference, scale * contrast.low, scale * contrast.high)
-    places = max(digits - 2, 1) if pct else digits
-    # enough decimals that no bound which is not 0 prints as 0 ("[-0.5, -0.0]" reads as
-    # touching 0 where the interval excludes it)
-    while places < digits + 4 and any(v != 0 and round(v, places) == 0 for v in (lo, hi)
-                                      if np.isfinite(v)):
-        places += 1
-    text = (f"{a} - {b}, {quantity}: {d:+.{places}f}{unit} [{lo:+.{places}f}, {hi:+.{places}f}], "
+    text = (f"{a} - {b}, {quantity}: "
+            f"{interval_text(contrast.difference, contrast.low, contrast.high, digits, pct)}, "
             f"n = {contrast.units:,}")
     if np.isfinite(contrast.effect):
         text += f", d = {contrast.effect:+.2f}"
@@ -702,3 +712,168 @@ def clustered_proportion(successes, clusters, groups=None, z: float = Z95) -> pd
         deff = np.maximum(np.where(independent > 0, linear / independent, worst), 1.0)
         effective = events / deff
     return _clustered_rates(sums, p, deff, effective, z)
+
+
+# ---------------------------------------------------------------------------
+# Tail probabilities, pooling across replications
+# ---------------------------------------------------------------------------
+def normal_quantile(p: float) -> float:
+    """The standard normal quantile ``Phi^-1(p)`` (``p`` in (0, 1))."""
+    return statistics.NormalDist().inv_cdf(p)
+
+
+def z_for_level(alpha: float) -> float:
+    """The two-sided normal quantile of a ``1 - alpha`` interval (0.05 -> 1.96)."""
+    return normal_quantile(1.0 - alpha / 2.0)
+
+
+def _continued_beta(a: float, b: float, x: float) -> float:
+    """The continued fraction of the regularised incomplete beta function (modified Lentz)."""
+    tiny, eps = 1e-300, 1e-15
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 10_000):
+        m2 = 2 * m
+        for numerator in (m * (b - m) * x / ((a + m2 - 1) * (a + m2)),
+                          -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1))):
+            d = 1.0 + numerator * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < eps:
+            break
+    return h
+
+
+def incomplete_beta(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function ``I_x(a, b)``."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                 + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _continued_beta(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _continued_beta(b, a, 1.0 - x) / b
+
+
+def t_two_sided_p(t: float, df: float) -> float:
+    """``P(|T| >= |t|)`` for Student's t with ``df`` degrees of freedom (normal for ``df`` inf)."""
+    if not np.isfinite(t):
+        return 0.0 if np.isinf(t) else float("nan")
+    if not np.isfinite(df):
+        return math.erfc(abs(t) / math.sqrt(2.0))
+    if df <= 0:
+        return float("nan")
+    return incomplete_beta(df / 2.0, 0.5, df / (df + t * t))
+
+
+def t_quantile_at(alpha: float, df: float) -> float:
+    """The two-sided Student-t quantile of a ``1 - alpha`` interval (:func:`t_quantile` at the
+    matching normal quantile; normal for ``df`` inf)."""
+    z = z_for_level(alpha)
+    return z if not np.isfinite(df) else t_quantile(int(df), z)
+
+
+def chi2_sf(x: float, df: float) -> float:
+    """``P(X >= x)`` for a chi-square variable with ``df`` degrees of freedom (the regularised
+    upper incomplete gamma function ``Q(df / 2, x / 2)``)."""
+    if df <= 0 or not np.isfinite(x):
+        return float("nan")
+    if x <= 0:
+        return 1.0
+    a, y = df / 2.0, x / 2.0
+    log_front = a * math.log(y) - y - math.lgamma(a)
+    if y < a + 1.0:  # series for the lower function
+        term = total = 1.0 / a
+        for n in range(1, 10_000):
+            term *= y / (a + n)
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - math.exp(log_front) * total)
+    tiny = 1e-300  # continued fraction for the upper function (modified Lentz)
+    b = y + 1.0 - a
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for n in range(1, 10_000):
+        an = -n * (n - a)
+        b += 2.0
+        d = an * d + b
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = b + an / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return math.exp(log_front) * h
+
+
+class Pooled(NamedTuple):
+    """Estimates of one quantity from independent replications, pooled.
+
+    Attributes
+    ----------
+    estimate, low, high : float
+        The inverse-variance (fixed-effect) pooled estimate and its 95% normal interval.
+    q : float
+        Cochran's Q, ``sum_i w_i (x_i - pooled)^2`` with ``w_i = 1 / se_i^2``.
+    df : int
+        Its degrees of freedom, replications - 1.
+    p : float
+        ``P(chi2_df >= Q)``: small when the replications disagree beyond their own errors.
+    i2 : float
+        Higgins' I^2 = ``max(0, (Q - df) / Q)``: the share of the spread that is not chance.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    q: float
+    df: int
+    p: float
+    i2: float
+
+
+def pooled_estimate(estimates, standard_errors, z: float = Z95) -> Pooled:
+    """Pool one quantity's estimates from independent replications (fresh seeds).
+
+    Parameters
+    ----------
+    estimates, standard_errors : array_like of float, shape (replications,)
+        Each replication's estimate and its standard error (replications with a non-finite or
+        zero standard error are left out).
+    """
+    x = np.asarray(estimates, dtype=np.float64)
+    se = np.asarray(standard_errors, dtype=np.float64)
+    keep = np.isfinite(x) & np.isfinite(se) & (se > 0)
+    x, se = x[keep], se[keep]
+    if x.size == 0:
+        nan = float("nan")
+        return Pooled(nan, nan, nan, nan, 0, nan, nan)
+    w = 1.0 / (se * se)
+    pooled = float((w * x).sum() / w.sum())
+    half = z / math.sqrt(float(w.sum()))
+    df = int(x.size - 1)
+    q = float((w * (x - pooled) ** 2).sum())
+    p = chi2_sf(q, df) if df > 0 else float("nan")
+    i2 = max(0.0, (q - df) / q) if q > 0 else 0.0
+    return Pooled(pooled, pooled - half, pooled + half, q, df, p, i2)
+
+
+def interval_se(low, high, units=None, alpha: float = 0.05):
+    """The standard error behind a two-sided ``1 - alpha`` interval ``[low, high]``: its width
+    over twice the t quantile on ``units - 1`` degrees of freedom (normal without ``units``).
+    For a percentile (bootstrap) interval this is the normal-equivalent standard error."""
+    low = np.asarray(low, dtype=np.float64)
+    high = np.asarray(high, dtype=np.float64)
+    if units is None:
+        q = np.full(np.broadcast(low, high).shape, z_for_level(alpha))
+    else:
+        df = np.asarray(units, dtype=np.float64) - 1
+        q = np.vectorize(lambda d: t_quantile_at(alpha, d) if d >= 1 else np.nan,
+                         otypes=[np.float64])(df)
+    return (high - low) / (2.0 * q)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from experiments.comparisons import PLAN_FILE, ComparisonPlan
 from experiments.release import readme_numbers
 from sim.files import atomic_write, canonical
 from sim.machine import machine_facts
@@ -279,6 +280,14 @@ def sample_of(settings: dict) -> dict:
     return {key: settings[key] for key in keys if key in settings}
 
 
+def plan_digest_of(directory: Path) -> str | None:
+    """The digest of the comparison plan a finished run declared (its ``plan.json``), or None."""
+    path = directory / PLAN_FILE
+    if not path.exists():
+        return None
+    return ComparisonPlan.from_json(json.loads(path.read_text())).digest()
+
+
 def children_cpu_seconds() -> float:
     """CPU seconds (user + system) used so far by this process's finished children."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -286,16 +295,19 @@ def children_cpu_seconds() -> float:
 
 
 def manifest(result: CommittedResult, command: str, code: dict, settings: dict,
-             wall_seconds: float, started: datetime, cpu_seconds: float | None = None) -> dict:
+             wall_seconds: float, started: datetime, cpu_seconds: float | None = None,
+             plan_digest: str | None = None) -> dict:
     """The manifest written beside a committed result (JSON-ready). ``cpu_seconds``: the
     command's CPU time (its process and theirs), steadier than the wall time on a shared
-    machine."""
+    machine; ``plan_digest``: the digest of the comparisons the run declared
+    (:func:`plan_digest_of`), when it declared any."""
     return {
         "result": result.name,
         "command": command,
         "code_commit": code["commit"],
         "uncommitted_changes": code["changes"],
         **sample_of(settings),
+        **({} if plan_digest is None else {"plan_digest": plan_digest}),
         "started_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "wall_seconds": round(wall_seconds, 1),
         "cpu_seconds": None if cpu_seconds is None else round(cpu_seconds, 1),
@@ -441,7 +453,8 @@ def regenerate(result: CommittedResult, out: Path, size: str, code: dict, *,
     if done.returncode != 0:
         raise RuntimeError(f"{result.name}: the command failed (exit status {done.returncode}); "
                            f"{target} is unchanged, {staging} holds what it did")
-    record = manifest(result, command, code, read_settings(staging), wall, started, cpu)
+    record = manifest(result, command, code, read_settings(staging), wall, started, cpu,
+                      plan_digest_of(staging))
     commit_outputs(result, staging, target, record)
     shutil.rmtree(staging)
     print(f"{result.name}: done in {wall:.0f} s", file=log, flush=True)

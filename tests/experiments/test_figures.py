@@ -1,108 +1,113 @@
-"""Every figure a reader sees, checked by rule: no text over text or over a plotting area, one
-colour per strategy in every figure, no empty panel, no legend entry without its artist.
+"""Every figure a reader sees, checked by rule at print size: one column or the page wide, no text
+under 7 pt, no text over text, off the figure or over a plotting area, every legend entry
+distinct and categories never in a strategy's colour, no empty panel, every plotted estimate
+with its interval (bars with caps, above their markers).
 
-The rules are checked on synthetic figures (each rule can fail) and then on every figure of
-every committed result, rendered at the small size in this process: the check wraps
-:func:`experiments.reporting.figures.place_footer`, which :func:`experiments.reporting.figures.save_png` calls on
-every figure just before writing it.
+The rules (:func:`experiments.reporting.figures.print_problems`) are checked on synthetic
+figures, each rule shown to fail, and then on every figure of every committed result rendered
+at the small size (slow): :func:`experiments.reporting.figures.save_png` raises on a figure
+that breaks them under ``FIVE_UP_FIGURE_AUDIT=strict``, which the test suite sets
+(``tests/conftest.py``), so every figure any test writes is checked too.
 """
 
 from __future__ import annotations
 
 import pytest
-from matplotlib.colors import to_hex
-from matplotlib.container import Container
-from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
+from PIL import Image
 
 from cli.main import main as five_up
 from experiments.release import results
 from experiments.reporting import figures
-from experiments.reporting.figures import STRATEGY_COLOURS, new_figure, stamp, strategy_colour
+from experiments.reporting.figures import (COLUMN_WIDTH, PAGE_WIDTH, PRINT_DPI, STRATEGY_COLOURS,
+                                           category_colours, estimates, new_figure, stamp,
+                                           strategy_colour)
 
 
-def handle_colour(handle) -> str | None:
-    """The colour a legend handle shows (a line's, a patch's face, a container's first part)."""
-    if isinstance(handle, Container):
-        parts = [p for p in handle if p is not None]
-        handle = parts[0] if parts else None
-        if isinstance(handle, (list, tuple)):
-            handle = handle[0] if handle else None
-    if isinstance(handle, Line2D):
-        return to_hex(handle.get_color())
-    if isinstance(handle, Patch):
-        return to_hex(handle.get_facecolor())
-    if hasattr(handle, "get_facecolor"):
-        faces = handle.get_facecolor()
-        if len(faces):
-            return to_hex(faces[0])
-    return None
-
-
-def strategy_of(label: str) -> str | None:
-    """The built-in strategy a legend label names, alone or before ``" ("`` / ``", "``."""
-    for cut in (" (", ", ", ": "):
-        label = label.split(cut, 1)[0]
-    return label if label in STRATEGY_COLOURS else None
-
-
-def defects(figure) -> list[str]:
-    """What a reader would stumble on in ``figure`` (empty for a good figure)."""
-    found = [f"overlap: {a!r} / {b!r}" for a, b in figures.text_overlaps(figure)]
-    lines = [line for ax in figure.axes for line in ax.get_lines()]
-    for ax in figure.axes:
-        if ax.get_visible() and ax.axison and not ax.has_data():
-            found.append(f"empty panel {ax.get_title()!r}")
-        legend = ax.get_legend()
-        if legend is None:
-            continue
-        for handle, text in zip(legend.legend_handles, legend.get_texts()):
-            label = text.get_text()
-            name = strategy_of(label)
-            colour = handle_colour(handle)
-            if name is not None and colour is not None and colour != strategy_colour(name):
-                found.append(f"{label!r} drawn in {colour}, not {strategy_colour(name)}")
-            if isinstance(handle, Line2D) and handle.get_marker() not in (None, "None", ""):
-                shown = [line for line in lines if len(line.get_xdata())
-                         and line.get_marker() == handle.get_marker()
-                         and line.get_fillstyle() == handle.get_fillstyle()
-                         and (line.get_markerfacecolor() == "none")
-                         == (handle.get_markerfacecolor() == "none")]
-                if not shown:
-                    found.append(f"legend entry {label!r}: marker {handle.get_marker()!r} "
-                                 "drawn nowhere")
-    return found
-
-
-def test_each_rule_can_fail():
-    figure, (left, right) = new_figure(1, 2, figsize=(4, 3))
-    left.plot([0, 1], [0, 1], color="#123456", label="greedy")
-    left.plot([], [], marker="s", markerfacecolor="none", linestyle="none", label="marker")
+@figures.house_style()
+def good_figure():
+    """A figure that keeps every rule: two strategies with intervals, a reference line, a
+    category band, a footer."""
+    figure, (left, right) = new_figure(1, 2, width="page", height=2.2)
+    for k, name in enumerate(("greedy", "rollout")):
+        estimates(left, [0, 1], [0.4 + 0.1 * k, 0.6], [0.35 + 0.1 * k, 0.55],
+                  [0.45 + 0.1 * k, 0.65], color=strategy_colour(name), label=name)
+    figures.reference_line(left, 0.5)
     left.legend()
     left.set_xlabel("x label")
-    stamp(figure, "a footer long enough to reach the x label")
-    figure.text(0.3, 0.5, "over the axes")
-    found = defects(figure)
-    assert "overlap: 'x label' / 'a footer long enough to reach the x label'" in found
-    assert "overlap: 'over the axes' / \"the plotting area of axes 0 ''\"" in found
-    assert any(d.startswith("empty panel") for d in found)  # the right panel
-    assert any("'greedy' drawn in #123456" in d for d in found)
-    assert any("marker 's' drawn nowhere" in d for d in found)
+    figures.band(right, [0, 1, 2], [1, 2, 3], [0.5, 1.5, 2.5], [1.5, 2.5, 3.5],
+                 color=category_colours(1)[0], label="2 players")
+    right.legend()
+    stamp(figure, "a footer, 1,000 matches, seed 1")
+    return figure
 
 
-def test_a_good_figure_passes_once_its_footer_is_placed(tmp_path):
-    figure, ax = new_figure(figsize=(4, 3))
-    for name in ("greedy", "rollout"):
-        ax.errorbar([0, 1], [0.4, 0.6], yerr=0.05, color=strategy_colour(name), marker="o",
-                    label=name)
+def test_a_good_figure_passes_and_prints_at_its_width(tmp_path, monkeypatch):
+    monkeypatch.setenv(figures.AUDIT_ENV, "strict")
+    figure = good_figure()
+    assert figures.print_problems(figure) == []
+    figures.save_png(figure, tmp_path / "good.png")
+    width, _ = Image.open(tmp_path / "good.png").size
+    assert width == round(PAGE_WIDTH * PRINT_DPI)
+
+
+@figures.house_style()
+def test_each_rule_can_fail(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="inches wide"):
+        new_figure(width=5.0)
+    figure, (left, middle, right) = new_figure(1, 3, width="page", height=2.0)
+    left.plot([0, 1], [0.2, 0.3], "o", color=strategy_colour("greedy"), label="greedy")
+    left.plot([0, 1], [0.3, 0.4], "s", color=STRATEGY_COLOURS["exact"], label="2 players")
+    left.plot([0, 1], [0.5, 0.6], color="#123456", label="rollout")
+    left.legend()
+    container = middle.errorbar([0, 1], [1, 2], yerr=0.1, fmt="o", capsize=0, label="a")
+    container.lines[2][0].set_zorder(0.1)
+    middle.errorbar([0, 1], [1.5, 2.5], yerr=0.1, fmt="o", capsize=0,
+                    color=container.lines[0].get_color(), label="a")
+    middle.legend()
+    middle.set_title("small", fontsize=5)
+    figure.text(0.98, 0.5, "off the edge of the page")
+    found = figures.print_problems(figure)
+    text = "\n".join(found)
+    assert "'2 players' is not a strategy but takes a strategy colour" in text
+    assert "'rollout' is a strategy drawn in another colour" in text
+    assert "estimates 'greedy' drawn without intervals" in text
+    assert "curve 'rollout' drawn without an interval band" in text
+    assert "interval bars without caps" in text
+    assert "interval bars drawn under their markers" in text
+    assert "legend entry 'a' appears twice" in text
+    assert "'small' is 5.0 pt" in text
+    assert "runs off the figure" in text
+    assert any(p.startswith("panel 2") and p.endswith("is empty") for p in found)
+    monkeypatch.setenv(figures.AUDIT_ENV, "strict")
+    with pytest.raises(ValueError, match="is empty"):
+        figures.save_png(figure, tmp_path / "bad.png")
+    assert not (tmp_path / "bad.png").exists()
+
+
+@figures.house_style()
+def test_two_entries_alike_and_a_column_figure():
+    figure, ax = new_figure(width="column", height=2.0)
+    colour = category_colours(1)[0]
+    for label in ("exact vs greedy", "rollout vs greedy"):
+        estimates(ax, [0, 1], [1, 2], [0.5, 1.5], [1.5, 2.5], color=colour, label=label)
     ax.legend()
-    ax.set_xlabel("x label")
-    stamp(figure, "a footer long enough to reach the x label")
-    figures.save_png(figure, tmp_path / "good.png", 80)
-    assert defects(figure) == []
+    assert figure.get_figwidth() == COLUMN_WIDTH
+    assert any("look the same" in p for p in figures.print_problems(figure))
 
 
-def test_one_colour_per_strategy_for_variants_and_other_names():
+@figures.house_style()
+def test_an_axes_marked_without_estimates_is_exempt():
+    figure, ax = new_figure(width="column", height=2.0)
+    ax.plot([0, 1, 2], [3, 1, 2], color=category_colours(1)[0], label="matches")
+    assert any("without an interval band" in p for p in figures.print_problems(figure))
+    figures.no_intervals(ax, "counts of a histogram")
+    assert figures.print_problems(figure) == []
+
+
+def test_categories_share_no_colour_with_strategies():
+    palette = set(category_colours(9))
+    assert len(palette) == 9
+    assert not palette & {c.lower() for c in STRATEGY_COLOURS.values()}
     assert strategy_colour("weighted[w=1]") == strategy_colour("weighted") \
         == strategy_colour("weighted_tuned")
     assert strategy_colour("mine.py:bold") == strategy_colour("mine.py:bold")
@@ -110,22 +115,13 @@ def test_one_colour_per_strategy_for_variants_and_other_names():
 
 
 @pytest.mark.slow  # every committed result's command at the small size, in this process
-def test_every_figure_of_every_result_reads_cleanly(compiled_engine, tmp_path, monkeypatch):
-    seen: list[tuple[str, list[str]]] = []
-    place = figures.place_footer
-
-    def checked(figure):
-        place(figure)
-        seen.append((figure.axes[0].get_title() if figure.axes else "", defects(figure)))
-
-    monkeypatch.setattr(figures, "place_footer", checked)
+def test_every_figure_of_every_result_prints(compiled_engine, tmp_path, monkeypatch):
+    monkeypatch.setenv(figures.AUDIT_ENV, "strict")
     for result in results.RESULTS:
         if not results.available(result.needs):
             continue
-        before = len(seen)
         out = tmp_path / result.name
         assert five_up([*result.small, "--out", str(out)]) == 0, result.name
-        written = sorted(p.name for p in out.glob("*.png"))
-        assert len(seen) - before == len(written), (result.name, written)
-        bad = [(title, found) for title, found in seen[before:] if found]
-        assert bad == [], result.name
+        for png in sorted(out.glob("*.png")):
+            width, _ = Image.open(png).size
+            assert width in (round(COLUMN_WIDTH * PRINT_DPI), round(PAGE_WIDTH * PRINT_DPI)), png

@@ -208,13 +208,12 @@ def test_rounds_contrast_is_paired_by_deal(result, engine_frames):
 
 
 def test_figures_use_the_strategy_colours_and_captions(result):
-    from experiments.reporting.figures import place_footer, strategy_colour, text_overlaps
+    from experiments.reporting.figures import strategy_colour, text_overlaps
 
     settings = result.settings
     for figure in (length_plots.rounds_per_match_figure(result.frames["rounds_hist"], settings),
                    length_plots.score_gap_figure(result.frames["gaps"], settings),
                    length_plots.score_paths_figure(result.frames["trajectories"], settings)):
-        place_footer(figure)
         assert text_overlaps(figure) == []
     figure = length_plots.rounds_per_match_figure(result.frames["rounds_hist"], settings)
     for line in figure.axes[0].get_lines():

@@ -484,9 +484,7 @@ def test_seats_claims_follow_their_intervals(seats_mixed):
     assert values.groupby("players").size().to_dict() == {2: 1, 3: 2, 4: 1}
     figure = table_plots.head_to_head_figure(seats_mixed.frames["first_lot"],
                                              seats.HEAD_TO_HEAD_PANELS, seats_mixed.settings, "t")
-    from experiments.reporting.figures import place_footer, strategy_colour, text_overlaps
-
-    place_footer(figure)
+    from experiments.reporting.figures import strategy_colour, text_overlaps
     assert text_overlaps(figure) == []
     labels = [t.get_text() for t in figure.legends[0].get_texts()]
     assert labels == ["greedy", "exact"]  # every entry a drawn strategy, no marker legend
