@@ -171,7 +171,7 @@ def domino_parts_figure(parts: pd.DataFrame, settings: dict):
     """
     players = sorted(parts["players"].unique())
     strategies = list(dict.fromkeys(parts["strategy"]))
-    offsets = _offsets(strategies, spread=0.7)
+    offsets = _offsets(strategies, spread=0.5)
     shown = [part for part in DOMINO_PARTS if (parts["part"] == part).any()]
     fig, axes = figures.new_figure(1, len(shown), width="page", height=2.9, squeeze=False)
     for ax, part in zip(axes[0], shown):
@@ -194,7 +194,7 @@ def domino_parts_figure(parts: pd.DataFrame, settings: dict):
         ax.set_xlim(-0.6, len(counts) - 0.4)
         figures.reference_line(ax, 0.0)
         ax.set_title(PART_TITLES[part])
-    axes[0, 0].set_ylabel(f"raw points per event\n({SCORE_UNITS})")
+    axes[0, 0].set_ylabel("raw points per event\n(5 raw = 1 displayed point)")
     _legend_above(fig, axes, title="self-play: mean (95%), box 25-75%, line 10-90%",
                   ncol=min(len(strategies), 8))
     figures.stamp(fig, self_play_footer(settings))
@@ -259,7 +259,8 @@ def point_sources_figure(share: pd.DataFrame, settings: dict):
         axes[0, j].set_title(f"{count} players")
         axes[0, j].set_xlim(left=0)
         axes[0, j].set_xlabel("displayed points per match\n(1 displayed = 5 raw)")
-        axes[1, j].set_xlabel("% of accepted points")
+        axes[1, j].set_xlim(left=0)
+        axes[1, j].set_xlabel("% of accepted raw points")
     axes[0, 0].set_yticks(rows, strategies)
     axes[0, 0].set_ylim(-0.6, len(strategies) - 0.4)
     _legend_above(fig, axes, ncol=3)
