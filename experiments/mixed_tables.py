@@ -45,6 +45,16 @@ Those rows are the same deal seen several times, not independent
 observations: :func:`per_deal_means` averages them into one value per deal
 and strategy, and every interval and paired contrast of a table is taken over
 those per-deal values (``n`` = deals, whatever the seats).
+
+Comparisons
+-----------
+Every comparison a study states has an id built from its settings alone (:func:`pair_id`, no
+seed), is declared in the study's plan before the run (:func:`table_comparisons` for the
+tables' pairs) and computed as a row (:func:`comparison_row`, :func:`table_contrasts`,
+:func:`self_play_contrasts`); :func:`adjusted_comparisons` adjusts the rows as the plan's
+families and words each by its adjusted interval (the run's ``comparisons`` frame), which the
+summaries (:func:`comparison_lines`), key numbers (:func:`comparison_key_numbers`) and captions
+(:func:`verdict_finding`) quote.
 """
 
 from __future__ import annotations

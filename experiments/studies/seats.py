@@ -357,7 +357,7 @@ def _clustered(mask: np.ndarray, clusters: np.ndarray) -> tuple[float, float, fl
 # ---------------------------------------------------------------------------
 def _mixed(table, label: str, players: int) -> dict:
     """One mixed table's rows of ``first_lot``, ``positions``, ``absolute_seats``,
-    ``head_to_head`` and ``contrasts``: every rotation on the same deals, each strategy
+    ``head_to_head`` and its comparison rows: every rotation on the same deals, each strategy
     counted once per deal (:func:`experiments.mixed_tables.per_deal_means`)."""
     first = table.data[table.data["round"] == 0]
     rotation = first["rotation"].to_numpy().astype(np.int64)

@@ -301,8 +301,11 @@ def contrasts_figure(comparisons: pd.DataFrame, settings: dict, plan, quantities
     players = sorted(comparisons["players"].unique())
     names = quantities or list(dict.fromkeys(comparisons["quantity"]))
     names = [q for q in names if (comparisons["quantity"] == q).any()]
+    # room for each row's tick labels when they stand on end (more than two pairs)
+    ticks = max(len(max(comparisons["a"], key=len)), 6) * 0.055
     fig, axes = figures.new_figure(len(names), len(players), width="page",
-                                   height=0.9 + 1.75 * len(names), squeeze=False, sharey="row")
+                                   height=0.9 + (1.45 + ticks) * len(names), squeeze=False,
+                                   sharey="row")
     for i, name in enumerate(names):
         quantity = plan.quantity(name)
         rows = comparisons[comparisons["quantity"] == name]

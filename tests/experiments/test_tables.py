@@ -537,6 +537,15 @@ def test_seats_claims_follow_their_adjusted_intervals(seats_mixed, monkeypatch, 
     seats_mixed.plots["head_to_head"](tmp_path / "head_to_head.png")
 
 
+def test_settlement_and_lengths_head_to_head_figures_are_fit_for_print(settlement_mixed,
+                                                                      lengths_mixed, tmp_path,
+                                                                      monkeypatch):
+    monkeypatch.setenv(AUDIT_ENV, "strict")  # save_png raises on any print problem
+    for result in (settlement_mixed, lengths_mixed):
+        result.plots["head_to_head"](tmp_path / f"{result.name}.png")
+        assert (tmp_path / f"{result.name}.png").stat().st_size > 0
+
+
 @pytest.fixture(scope="module")
 def greedy_copy_table(compiled_engine):
     """greedy against a copy of itself under another name, beside greedy's self-play, and
