@@ -39,6 +39,7 @@ class Study:
     compute: Callable
     matches_default: int
     description: str
+    plan_for: Callable | None = None
 
 
 STUDIES = (
@@ -47,19 +48,27 @@ STUDIES = (
           "the probability that a score event is discarded as a function of its entity's\n"
           "displayed score before it (0..60), the turns and rounds the winner spent within 10\n"
           "points of 61, how often the entity first within 5 points of 61 lost, and raw points\n"
-          "discarded per match. Writes by_score, paths and zone_turns (parquet and CSV),\n"
-          "discard_probability.png, zone_turns.png and summary.md into --out; with --table\n"
-          "also contrasts (paired A - B per table, the deal as the unit) and head_to_head.png.\n"
-          "--strong adds slow strong strategies (rollout, matchplay) at --strong-matches."),
+          "discarded per match and per event at risk (an event whose entity some event could\n"
+          "take past 61: exposure taken out). Comparisons are declared before the run\n"
+          "(plan.json: primary, the first --table's discards per event at risk; the rest\n"
+          "exploratory) and adjusted as families (comparisons.csv, worded by the adjusted\n"
+          "interval: a finding, equivalent within the smallest effect of interest, or no\n"
+          "detectable difference). Writes by_score, paths, zone_turns, comparisons (parquet and\n"
+          "CSV), discard_probability.png, zone_turns.png and summary.md into --out; with\n"
+          "--table also head_to_head.png. --strong adds slow strong strategies (rollout,\n"
+          "matchplay) at --strong-matches.", overshoot.plan_for),
     Study("settlement", settlement.compute, settlement.DEFAULT_MATCHES,
           "Settlement value, per strategy (self-play) and player count: distributions of the\n"
           "domino event's parts (final placement, credit, debit, net) and of blocked credits,\n"
           "the share of accepted points that comes from settlement, how often rounds end\n"
           "blocked, and what the partner debit does in 4-player play (shares net of the\n"
-          "partner debit and gross). Writes domino_parts, parts_hist, blocked, points,\n"
-          "partner_debit (parquet and CSV), domino_parts.png, point_sources.png and summary.md\n"
-          "into --out; with --table also contrasts (paired A - B per table, the deal as the\n"
-          "unit) and head_to_head.png. --strong adds slow strong strategies at --strong-matches."),
+          "partner debit and gross). With --table, the tables' strategies compared A - B on the\n"
+          "same deals, declared before the run (plan.json: primary, the first --table's net\n"
+          "settlement share) and adjusted as families (comparisons.csv). Writes domino_parts,\n"
+          "parts_hist, blocked, points, partner_debit (parquet and CSV), domino_parts.png,\n"
+          "point_sources.png and summary.md into --out; with --table also comparisons and\n"
+          "head_to_head.png. --strong adds slow strong strategies at --strong-matches.",
+          settlement.plan_for),
     Study("openings", opening_leads.compute, opening_leads.DEFAULT_MATCHES,
           "Openings: for each of the 28 tiles as the match's first opening (and as any round's\n"
           "opening), the leader's mean round point differential and match win rate with 95%\n"
@@ -71,24 +80,32 @@ STUDIES = (
           "cf_values, cf_gain (parquet and CSV), opening_tiles.png, counterfactual.png,\n"
           "state_values.png, gain_playouts.png and summary.md."),
     Study("seats", seats.compute, seats.DEFAULT_MATCHES,
-          "Seats: the value of winning the first lot (the lot winner's side's match win rate\n"
-          "against the fair share), match win rates by seat clockwise from the first leader\n"
-          "(seat effects with 3 and 4 players), by absolute seat (a check), and who wins each\n"
-          "round relative to its leader, per strategy (self-play) and player count, with 95%\n"
-          "intervals, and the first-lot edge of each strategy against greedy's on the same\n"
-          "deals (paired contrasts). Writes first_lot, positions, absolute_seats,\n"
-          "round_positions, contrasts (parquet and CSV), seats.png and summary.md into --out\n"
-          "(with --table also head_to_head and head_to_head.png)."),
+          "Seats: the first lot's effect within a strategy (its side's match win when it won\n"
+          "the lot minus when it lost it, on the same deals), match win rates by seat clockwise\n"
+          "from the first leader against chance (1/n; seat effects with 3 and 4 players), by\n"
+          "absolute seat (a check), and who wins each round relative to its leader, per\n"
+          "strategy (self-play) and player count, with 95% intervals; with --table each\n"
+          "strategy's lot effect in the table (the rotations put it on both sides of every\n"
+          "lot) and, apart, the strategies' strength (match win share A - B). Comparisons are\n"
+          "declared before the run (plan.json: primary, the reference strategy's self-play lot\n"
+          "effect per player count) and adjusted as families (comparisons.csv). Writes\n"
+          "first_lot, positions, absolute_seats, round_positions, comparisons (parquet and\n"
+          "CSV), seats.png and summary.md into --out (with --table also head_to_head and\n"
+          "head_to_head.png).", seats.plan_for),
     Study("lengths", lengths.compute, lengths.DEFAULT_MATCHES,
           "Match length and score paths, per strategy (self-play) and player count: rounds per\n"
           "match (mean with a 95% interval, p10, median, p90, the share lasting 10+ rounds),\n"
           "placements and turns per match, the displayed score of the eventual winner and of\n"
           "the losers after each of the first 20 rounds (mean and 10-90% band; a match that\n"
           "ended is carried at its final score; finished matches only), and the winner's lead\n"
-          "over the best loser per round, and each strategy's rounds per match against\n"
-          "greedy's on the same deals (paired contrasts). Writes lengths, rounds_hist,\n"
-          "trajectories, gaps, contrasts (parquet and CSV), rounds_per_match.png,\n"
-          "score_paths.png, score_gap.png and summary.md into --out."),
+          "over the best loser per round against chance (1/n), and each strategy's rounds per\n"
+          "match against greedy's on the same deals (paired). Comparisons are declared before\n"
+          "the run (plan.json: primary, each strong strategy's rounds per match minus greedy's)\n"
+          "and adjusted as families (comparisons.csv). Writes lengths, rounds_hist,\n"
+          "trajectories, gaps, comparisons (parquet and CSV), rounds_per_match.png,\n"
+          "score_paths.png, score_gap.png and summary.md into --out (with --table also\n"
+          "head_to_head.png: each table's rounds per match against greedy's self-play).",
+          lengths.plan_for),
 )
 
 
@@ -217,6 +234,8 @@ def study_spec(study: Study, args, scale: dict) -> StudySpec:
                   if study.name in STRONG_STUDIES else {})
         spec = StudySpec.build(study.name, args.players, resolved, args.matches, args.seed,
                                **tables, **strong, **seal)
+        if study.plan_for is not None:
+            spec = replace(spec, plan=study.plan_for(spec.settings))
     return replace(spec, scale=scale_options)
 
 

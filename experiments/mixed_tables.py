@@ -45,6 +45,16 @@ Those rows are the same deal seen several times, not independent
 observations: :func:`per_deal_means` averages them into one value per deal
 and strategy, and every interval and paired contrast of a table is taken over
 those per-deal values (``n`` = deals, whatever the seats).
+
+Comparisons
+-----------
+Every comparison a study states has an id built from its settings alone (:func:`pair_id`, no
+seed), is declared in the study's plan before the run (:func:`table_comparisons` for the
+tables' pairs) and computed as a row (:func:`comparison_row`, :func:`table_contrasts`,
+:func:`self_play_contrasts`); :func:`adjusted_comparisons` adjusts the rows as the plan's
+families and words each by its adjusted interval (the run's ``comparisons`` frame), which the
+summaries (:func:`comparison_lines`), key numbers (:func:`comparison_key_numbers`) and captions
+(:func:`verdict_finding`) quote.
 """
 
 from __future__ import annotations
@@ -54,9 +64,18 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from experiments.comparisons import (
+    EXPLORATORY,
+    PRIMARY,
+    VERDICTS,
+    Comparison,
+    ComparisonPlan,
+    adjusted_words,
+    comparison_id,
+)
 from experiments.reporting.reports import figure_caption, md_table
 from experiments.seatings import Pairing
-from experiments.stats import contrast_words, paired_contrast, paired_proportion
+from experiments.stats import paired_contrast, paired_proportion
 from sim.tiles import entity_count
 from sim.wording import counted
 from strategies.catalogue import StrategyError, resolve, strategy_entries
@@ -222,71 +241,186 @@ def per_deal_means(values, deals, strategies) -> pd.DataFrame:
     return wide.astype(np.float64)
 
 
-def table_contrasts(per_deal: dict, quantities, table: str, players: int) -> pd.DataFrame:
-    """Paired contrasts ``A - B`` of a table's strategies, the deal as the unit.
+def pair_id(players: int, table: str, a: str, b: str, quantity: str) -> str:
+    """The comparison id of ``a - b`` of ``quantity`` in ``table`` (or :data:`SELF_PLAY`) at
+    ``players``: ``"2p | exact vs greedy | exact - greedy | won"``. Built from the settings
+    alone (no seed), so the runs of one command on different seeds share it."""
+    return comparison_id(f"{players}p", table, f"{a} - {b}", quantity)
+
+
+def table_pairs(settings: dict) -> list[tuple[str, int, str, str]]:
+    """Every ``(table, players, a, b)`` a study's mixed tables compare: each table at each
+    player count it plays at, each pair of its strategies once (in the table's order)."""
+    out = []
+    for table in tables_of(settings):
+        for players in settings["players"]:
+            if not table.plays_at(players):
+                continue
+            names = strategies_in(table.rotations(players))
+            out += [(table.label, players, a, b) for i, a in enumerate(names)
+                    for b in names[i + 1:]]
+    return out
+
+
+def self_play_pairs(settings: dict) -> list[tuple[int, str, str]]:
+    """Every ``(players, strategy, reference)`` of the self-play comparisons with
+    :func:`self_play_reference`: each other self-played strategy at each player count."""
+    reference = self_play_reference(settings)
+    return [(players, name, reference) for name in settings["strategies"]
+            for players in settings["players"] if name != reference]
+
+
+def table_contrasts(per_deal: dict, quantities, table: str, players: int) -> list[dict]:
+    """Paired contrasts ``A - B`` of a table's strategies, the deal as the unit, as comparison
+    rows (:func:`comparison_row`, id :func:`pair_id`).
 
     Parameters
     ----------
     per_deal : dict of str -> DataFrame
-        Per quantity (column name), :func:`per_deal_means` of it (deals x strategies).
-    quantities : sequence of (str, str, bool)
-        ``(column, words, pct)``: the key of ``per_deal``, its name in a sentence and whether
-        it is a share (printed in percentage points by
-        :func:`experiments.stats.contrast_words`).
+        Per quantity (its key), :func:`per_deal_means` of it (deals x strategies).
+    quantities : sequence of (str, str)
+        ``(key, quantity)``: the key of ``per_deal`` and the plan's quantity name.
     table : str
         The table's label (the ``table`` column).
     players : int
 
     Returns
     -------
-    DataFrame
+    list of dict
         One row per strategy pair ``(a, b)`` (column order of ``per_deal``; every pair once)
-        and quantity: ``table``, ``players``, ``a``, ``b``, ``quantity`` (the words),
-        ``column``, ``difference``, ``low``, ``high`` (95% t interval over deals), ``deals``
-        (the deals paired), ``effect`` (Cohen's d), ``detected`` (the interval excludes 0) and
-        ``words`` (:func:`experiments.stats.contrast_words`: a finding only when detected).
+        and quantity, the 95% t interval over deals.
     """
-
     rows = []
-    for column, words, pct in quantities:
+    for column, quantity in quantities:
         wide = per_deal[column]
         strategies = list(wide.columns)
         for i, a in enumerate(strategies):
             for b in strategies[i + 1:]:
                 c = paired_contrast(wide[a].to_numpy(), wide[b].to_numpy())
-                rows.append({"table": table, "players": players, "a": a, "b": b,
-                             "quantity": words, "column": column, "difference": c.difference,
-                             "low": c.low, "high": c.high, "deals": c.units, "effect": c.effect,
-                             "detected": c.detected,
-                             "words": contrast_words(c, a, b, words, pct=pct)})
-    return pd.DataFrame(rows)
+                rows.append(comparison_row(pair_id(players, table, a, b, quantity), table,
+                                           players, a, b, quantity, c))
+    return rows
 
 
-def contrast_finding(contrasts: pd.DataFrame, quantity: str, name: str | None = None) -> str:
-    """One sentence (a figure caption's finding) from :func:`table_contrasts` rows of
-    ``quantity``: how many of their intervals exclude 0, and which (``name``: the quantity's
-    short name in the sentence, default ``quantity``)."""
-    sel = contrasts[contrasts["quantity"] == quantity]
-    found = sel[sel["detected"]]
-    text = f"{len(found)} of {len(sel)} contrasts of {name or quantity} exclude 0"
+def table_comparisons(settings: dict, quantities, primary: str | None = None,
+                      only_at: dict | None = None) -> list[Comparison]:
+    """The declared comparisons of a study's mixed tables: every pair of every table
+    (:func:`table_pairs`) in each of ``quantities`` (plan quantity names; ``only_at[name]``:
+    the player counts a quantity is compared at, default all). The ``primary`` quantity of the
+    **first** table given is primary (Holm); everything else exploratory."""
+    tables = tables_of(settings)
+    first = tables[0].label if tables else None
+    only_at = only_at or {}
+    out = []
+    for label, players, a, b in table_pairs(settings):
+        for quantity in quantities:
+            if players not in only_at.get(quantity, (players,)):
+                continue
+            family = PRIMARY if (quantity == primary and label == first) else EXPLORATORY
+            out.append(Comparison(pair_id(players, label, a, b, quantity), family, quantity))
+    return out
+
+
+COMPARISON_COLUMNS = ["id", "table", "players", "a", "b", "quantity", "difference", "low",
+                      "high", "deals", "effect"]
+"""The columns of a computed comparison, before its plan adjusts it (:func:`comparison_row`)."""
+
+
+def comparison_row(id: str, table: str, players: int, a: str, b: str, quantity: str,
+                   contrast) -> dict:
+    """One computed comparison (:data:`COMPARISON_COLUMNS`): ``a - b`` of the plan's
+    ``quantity`` from a :class:`experiments.stats.Contrast` (its marginal 95% interval, its
+    units as ``deals`` and Cohen's d as ``effect``)."""
+    return {"id": id, "table": table, "players": players, "a": a, "b": b,
+            "quantity": quantity, "difference": contrast.difference, "low": contrast.low,
+            "high": contrast.high, "deals": contrast.units, "effect": contrast.effect}
+
+
+def adjusted_comparisons(plan: ComparisonPlan, rows) -> pd.DataFrame:
+    """The run's ``comparisons`` frame: the computed comparison rows adjusted as ``plan``
+    declares them (:meth:`experiments.comparisons.ComparisonPlan.adjust`, the deals as units),
+    each with its ``words`` (:func:`experiments.comparisons.adjusted_words`: a finding, an
+    equivalence within the smallest effect of interest, or no detectable difference)."""
+    frame = pd.DataFrame(list(rows), columns=COMPARISON_COLUMNS)
+    out = plan.adjust(frame, units="deals")
+    words = []
+    for row in out.itertuples(index=False):
+        quantity = plan.quantity(row.quantity)
+        words.append(adjusted_words(row, row.a, row.b, quantity.words, quantity.pct))
+    out["words"] = words
+    return out
+
+
+def comparison_value(row) -> str:
+    """A comparison's sentence without its ``"a - b, words: "`` head: the value of a key number
+    whose label already names it (``"+2.5 pp [+1.9, +3.1] (Holm, 99.2%), n = 800: exact
+    higher"``)."""
+    head = f"{row.a} - {row.b}, "
+    text = row.words[len(head):] if row.words.startswith(head) else row.words
+    return text.split(": ", 1)[1] if ": " in text else text
+
+
+def comparison_key_numbers(comparisons: pd.DataFrame, label) -> dict[str, str]:
+    """Key numbers of ``comparisons``, one per row: ``label(row)`` -> :func:`comparison_value`."""
+    return {label(row): comparison_value(row) for row in comparisons.itertuples(index=False)}
+
+
+def table_label(row) -> str:
+    """The key-number label of a mixed table's comparison row:
+    ``"TABLE, Np: A - B, QUANTITY WORDS"`` (the words from the row's sentence)."""
+    words = row.words[len(f"{row.a} - {row.b}, "):].split(": ", 1)[0]
+    return f"{row.table}, {row.players}p: {row.a} - {row.b}, {words}"
+
+
+def comparison_lines(comparisons: pd.DataFrame, prefix=None) -> list[str]:
+    """One markdown bullet per comparison row, its adjusted sentence after ``prefix(row)``
+    (default ``"Np, TABLE"``)."""
+    prefix = prefix or (lambda row: f"{row.players}p, {row.table}")
+    return [f"- {prefix(row)}: {row.words}" for row in comparisons.itertuples(index=False)]
+
+
+ADJUSTED_NOTE = ("Each line is A's value minus B's, its interval adjusted for its family "
+                 "(primary: Holm; exploratory: Benjamini-Hochberg; the level in brackets), the "
+                 "number of deals and the verdict: \"A higher\" / \"A lower\" only where the "
+                 "adjusted interval excludes 0; \"equivalent within +-D\" where it lies inside "
+                 "the smallest effect of interest D; otherwise \"no detectable difference\".")
+"""How to read the adjusted comparison lines of a summary."""
+
+
+def verdict_finding(comparisons: pd.DataFrame, quantity: str, name: str) -> str:
+    """One sentence (a figure caption's finding) from the ``comparisons`` rows of ``quantity``
+    (``name``: its short name): how many are findings, equivalences and undecided, by their
+    adjusted intervals, and which are findings."""
+    sel = comparisons[comparisons["quantity"] == quantity]
+    if sel.empty:
+        return f"No comparison of {name}"
+    found = sel[sel["verdict"] == VERDICTS.finding]
+    same = int((sel["verdict"] == VERDICTS.equivalent).sum())
+    text = (f"Of {len(sel)} comparisons of {name} (adjusted intervals), {len(found)} "
+            f"{'is a finding' if len(found) == 1 else 'are findings'}")
     if len(found):
         text += " (" + "; ".join(
             f"{r.players}p, {r.table}: {r.a} {'lower' if r.difference < 0 else 'higher'} "
             f"than {r.b}" for r in found.itertuples(index=False)) + ")"
-    return text
+    return text + (f", {same} equivalent within the smallest effect of interest, "
+                   f"{len(sel) - len(found) - same} with no detectable difference")
 
 
-def contrast_lines(contrasts: pd.DataFrame, mean_note: str = "") -> list[str]:
-    """The paired contrasts of a study's head-to-head section, as markdown lines: the heading,
-    how to read a line (``mean_note`` says what the mean over deals is of, after "A's value
-    minus B's on the same deal") and one line per row of ``contrasts``
-    (:func:`table_contrasts`)."""
-    return (["### Paired contrasts A - B (deal = unit)", "",
-             ("Each line is the mean over deals of A's value minus B's on the same deal"
-              f"{mean_note}, its 95% Student-t interval, the number of deals and Cohen's d; it is "
-              "a finding (\"A lower\" / \"A higher\") only where the interval excludes 0."), ""]
-            + [f"- {row.players}p, {row.table}: {row.words}"
-               for row in contrasts.itertuples(index=False)])
+def comparisons_caption(comparisons: pd.DataFrame, rows: str, settings: dict, quantity: str,
+                        name: str) -> str:
+    """The summary's caption of a study's ``head_to_head`` figure of a table's comparisons
+    (:func:`experiments.studies.study_plots.contrasts_figure`): ``rows`` says what its rows of
+    panels show; the finding is :func:`verdict_finding` of ``quantity`` (``name``: its short
+    name)."""
+    return figure_caption(
+        "head_to_head",
+        f"Paired contrasts A - B of each mixed table's strategies (rows: {rows}; columns: player "
+        "counts)",
+        f"{settings['table_matches']:,} deals per table rotation, seed {settings['seed']}",
+        "Bars: the adjusted intervals of the comparisons (Holm for the primary, "
+        "Benjamini-Hochberg for the exploratory; the deal is the unit, a strategy in several "
+        "seats counted once); filled markers: findings", verdict_finding(comparisons, quantity,
+                                                                          name))
 
 
 def table_sections(mixed: pd.DataFrame, row_of, digits: int) -> list[str]:
@@ -298,21 +432,6 @@ def table_sections(mixed: pd.DataFrame, row_of, digits: int) -> list[str]:
         rows = [row_of(row) for row in table.itertuples(index=False)]
         lines += [f"### {label}", "", md_table(pd.DataFrame(rows), digits), ""]
     return lines
-
-
-def contrasts_caption(contrasts: pd.DataFrame, rows: str, settings: dict, quantity: str,
-                      name: str | None = None) -> str:
-    """The summary's caption of a study's ``head_to_head`` figure of paired contrasts
-    (:func:`experiments.studies.study_plots.contrasts_figure`): ``rows`` says what its rows of
-    panels show, the finding is :func:`contrast_finding` of ``quantity`` (``name``: its short
-    name)."""
-    return figure_caption(
-        "head_to_head",
-        f"Paired contrasts A - B of each mixed table's strategies (rows: {rows}; columns: player "
-        "counts)",
-        f"{settings['table_matches']:,} deals per table rotation, seed {settings['seed']}",
-        "Bars: 95% Student-t intervals over deals (the deal is the unit; a strategy in several "
-        "seats counted once)", contrast_finding(contrasts, quantity, name))
 
 
 def deal_share(per_deal: pd.Series) -> tuple[float, float, float, int]:
@@ -328,40 +447,6 @@ def deal_share(per_deal: pd.Series) -> tuple[float, float, float, int]:
     return float(r["rate"]), float(r["low"]), float(r["high"]), int(values.size)
 
 
-CONTRAST_COLUMNS = ["table", "players", "a", "b", "quantity", "column", "difference", "low",
-                    "high", "deals", "effect", "detected", "words"]
-"""The columns of a study's ``contrasts`` frame (as :func:`table_contrasts`'s rows)."""
-
-
-def contrast_row(table: str, players: int, a: str, b: str, quantity: str, column: str,
-                 contrast, pct: bool) -> dict:
-    """One ``contrasts`` row (:data:`CONTRAST_COLUMNS`) from a
-    :class:`experiments.stats.Contrast` ``a - b`` of ``quantity`` (the frame ``column`` it
-    compares; ``pct``: a share, worded in percentage points by
-    :func:`experiments.stats.contrast_words`)."""
-
-    return {"table": table, "players": players, "a": a, "b": b, "quantity": quantity,
-            "column": column, "difference": contrast.difference, "low": contrast.low,
-            "high": contrast.high, "deals": contrast.units, "effect": contrast.effect,
-            "detected": contrast.detected,
-            "words": contrast_words(contrast, a, b, quantity, pct=pct)}
-
-
-def contrast_value(row) -> str:
-    """A ``contrasts`` row's sentence without its ``"a - b, quantity: "`` head: the value of a
-    key number whose label already names the contrast
-    (``"+2.5 pp [+1.9, +3.1], n = 800, d = +0.05: rollout higher"``)."""
-    head = f"{row.a} - {row.b}, {row.quantity}: "
-    return row.words[len(head):] if row.words.startswith(head) else row.words
-
-
-def contrast_key_numbers(contrasts: pd.DataFrame) -> dict[str, str]:
-    """A study's key numbers of its head-to-head contrasts, one per row of ``contrasts``
-    (:data:`CONTRAST_COLUMNS`): ``"TABLE, Np: A - B, QUANTITY"`` -> :func:`contrast_value`."""
-    return {f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}": contrast_value(row)
-            for row in contrasts.itertuples(index=False)}
-
-
 SELF_PLAY_REFERENCE = "greedy"
 """The self-played strategy a study compares every other self-played strategy with (the seats
 study's first-lot edge, the lengths study's rounds per match), when studied; otherwise the first
@@ -375,10 +460,9 @@ def self_play_reference(settings: dict) -> str:
     return SELF_PLAY_REFERENCE if SELF_PLAY_REFERENCE in names else names[0]
 
 
-def self_play_contrasts(by_deal: dict, reference: str, quantity: str, column: str,
-                        pct: bool) -> list[dict]:
-    """Per player count, every self-played strategy's ``quantity`` minus ``reference``'s, as
-    ``contrasts`` rows (:func:`contrast_row`), paired by deal.
+def self_play_contrasts(by_deal: dict, reference: str, quantity: str) -> list[dict]:
+    """Per player count, every self-played strategy's per-deal value minus ``reference``'s, as
+    comparison rows (:func:`comparison_row`, table :data:`SELF_PLAY`), paired by deal.
 
     ``by_deal[(strategy, players)]`` holds a self-play configuration's per-deal values (a Series
     by match index): match ``i`` of every self-play configuration of a player count is the same
@@ -390,8 +474,9 @@ def self_play_contrasts(by_deal: dict, reference: str, quantity: str, column: st
         if strategy == reference or base is None:
             continue
         a, b = values.align(base, join="inner")
-        rows.append(contrast_row(SELF_PLAY, players, strategy, reference, quantity, column,
-                                 paired_contrast(a.to_numpy(), b.to_numpy()), pct=pct))
+        rows.append(comparison_row(pair_id(players, SELF_PLAY, strategy, reference, quantity),
+                                   SELF_PLAY, players, strategy, reference, quantity,
+                                   paired_contrast(a.to_numpy(), b.to_numpy())))
     return rows
 
 

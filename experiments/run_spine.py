@@ -219,13 +219,17 @@ def run_experiment(spec: StudySpec, compute: Callable) -> ExperimentResult:
 
 
 def run_study(name: str, default_matches: int, compute: Callable, args: tuple, options: dict,
-              given=None) -> ExperimentResult:
+              given=None, plan_for: Callable | None = None) -> ExperimentResult:
     """The body of a self-play study's ``run(*args, traces=None, **options)`` (overshoot,
     settlement, lengths; seats with ``rounds``): the spec of ``run(*args, **options)``
     (:meth:`StudySpec.of`, ``matches`` by default ``default_matches``) run by
     :func:`run_experiment`, the result computed by ``compute(data, given)``; ``given`` is what
-    the caller precomputed for the same settings (the traces, the rounds) or None."""
+    the caller precomputed for the same settings (the traces, the rounds) or None.
+    ``plan_for(settings)``: the study's declared comparisons, given to a spec without a plan
+    (written as ``plan.json`` when the output directory is claimed)."""
     spec = StudySpec.of(name, args, options, default_matches)
+    if plan_for is not None and spec.plan is None:
+        spec = replace(spec, plan=plan_for(spec.settings))
     return run_experiment(spec, lambda data: compute(data, given))
 
 

@@ -178,6 +178,43 @@ def paired_contrast(a, b, clusters=None, z: float = Z95) -> Contrast:
     return Contrast(diff, low, high, int(a.size), effect)
 
 
+def paired_ratio_contrast(num_a, den_a, num_b, den_b, z: float = Z95) -> Contrast:
+    """``sum(num_a) / sum(den_a) - sum(num_b) / sum(den_b)``, two ratios of sums over the same
+    units (deals), with a 95% t interval from the units' linearised values (the delta method of
+    :func:`clustered_ratio`, paired: each unit's contribution to A's ratio minus to B's).
+
+    Every unit counts, also one where a side's denominator is 0 (it adds nothing to that side's
+    ratio, but its weight): unlike a mean of per-unit ratios, no unit is dropped for lacking
+    exposure, so the contrast does not condition on what the units did.
+
+    Parameters
+    ----------
+    num_a, den_a, num_b, den_b : array_like of float, shape (units,)
+        Per unit: each side's numerator (events) and denominator (exposure). nan rows are
+        dropped.
+
+    Returns
+    -------
+    Contrast
+        ``difference``, ``low``, ``high``, ``units`` and ``effect`` (the difference over the
+        pooled standard deviation of the linearised values; nan without two units).
+    """
+    values = [np.asarray(v, dtype=np.float64) for v in (num_a, den_a, num_b, den_b)]
+    keep = np.logical_and.reduce([np.isfinite(v) for v in values])
+    ya, xa, yb, xb = (v[keep] for v in values)
+    n = ya.size
+    if n == 0 or xa.sum() <= 0 or xb.sum() <= 0:
+        return Contrast(float("nan"), float("nan"), float("nan"), int(n), float("nan"))
+    ra, rb = ya.sum() / xa.sum(), yb.sum() / xb.sum()
+    # each unit's linearised contribution to the ratio (mean: the ratio itself)
+    la = ra + (ya - ra * xa) / xa.mean()
+    lb = rb + (yb - rb * xb) / xb.mean()
+    diff, low, high = mean_interval(la - lb, z)
+    pooled = math.sqrt((la.var(ddof=1) + lb.var(ddof=1)) / 2) if n >= 2 else float("nan")
+    effect = (ra - rb) / pooled if pooled > 0 else float("nan")
+    return Contrast(float(ra - rb), float(low), float(high), int(n), effect)
+
+
 def interval_text(difference: float, low: float, high: float, digits: int = 3,
                   pct: bool = False) -> str:
     """A signed difference and its interval as text: ``"+0.039 [+0.023, +0.056]"``, or in

@@ -170,7 +170,9 @@ def study_numbers(results: Path) -> str:
         key_table(results, "overshoot", "mixed tables, A - B", [
             (f"{a} - {b}: {what}", f"{a} vs {b}, {{n}}p: {a} - {b}, {key}")
             for a, b in (("exact", "greedy"), ("rollout", "greedy"))
-            for what, key in (("overshoot discards per entity per match",
+            for what, key in (("overshoot discards per event at risk",
+                               "overshoot discards per event at risk"),
+                              ("overshoot discards per entity per match",
                                "overshoot discards per entity"),
                               ("match win share per entity", "match win share"))]),
         "", ("Settlement ([plot](docs/results/settlement/point_sources.png)), self-play; the "
@@ -211,16 +213,17 @@ def study_numbers(results: Path) -> str:
             for name in ("greedy", "rollout", "matchplay")] + [
             (f"{name} - greedy (paired by deal)", f"{name} - greedy, {{n}}p: rounds per match")
             for name in ("rollout", "matchplay")]),
-        "", ("Seats ([plot](docs/results/seats/head_to_head.png)): the first-lot edge, the lot "
-             "winner's match win rate minus its fair share, in weak and strong self-play, and "
-             "each strong strategy's minus greedy's on the same deals:"), "",
+        "", ("Seats ([plot](docs/results/seats/head_to_head.png)): the first-lot effect within "
+             "a strategy (its side's match win when it won the lot minus the other sides', on "
+             "the same deals), in weak and strong self-play, and each strong strategy's minus "
+             "greedy's on the same deals (adjusted intervals):"), "",
         key_table(results, "seats", "self-play", [
             ("greedy: the first lot's winner wins the match",
              "greedy, {n}p: lot winner's side wins")]
-            + [(f"{name}: first-lot edge", f"{name}, {{n}}p: first-lot edge")
+            + [(f"{name}: first-lot effect", f"{name}, {{n}}p: first-lot effect")
                for name in ("greedy", "rollout", "matchplay")]
-            + [(f"{name} - greedy: first-lot edge (paired by deal)",
-                f"{name} - greedy, {{n}}p: first-lot edge") for name in ("rollout", "matchplay")]),
+            + [(f"{name} - greedy: first-lot effect (paired by deal)",
+                f"{name} - greedy, {{n}}p: first-lot effect") for name in ("rollout", "matchplay")]),
     ]
     return "\n".join(parts)
 

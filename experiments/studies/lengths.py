@@ -20,14 +20,14 @@ For every strategy (in self-play) and player count:
   loser), mean with a 95% interval over finished matches (carried, as
   above), and the share of matches whose eventual winner leads strictly after
   that round (Wilson);
-- ``contrasts``: every comparison the summary states, as a paired contrast
-  ``A - B`` of rounds per match with its 95% t interval and effect size
-  (:func:`experiments.stats.paired_contrast`), worded as a finding only where
-  the interval excludes 0: each self-played strategy minus ``greedy`` (match
-  ``i`` of every self-play configuration of a player count starts from the
-  same deal and lot, so the pairs are the deals both played), and each mixed
-  table (per deal, the mean over its rotations) minus ``greedy`` self-play on
-  the same deals.
+- ``comparisons``: every comparison the run states, declared before it plays
+  (:func:`plan_for`) and adjusted as families: rounds per match of each self-played strategy
+  minus ``greedy``'s (match ``i`` of every self-play configuration of a player count starts
+  from the same deal and lot, so the pairs are the deals both played), of each mixed table (per
+  deal, the mean over its rotations) minus ``greedy`` self-play on the same deals, and whether
+  the eventual winner already leads after rounds :data:`GAP_ROUNDS` more often than chance,
+  1/n for n sides (1/2, 1/3, and 1/2 for two partnerships; a tie is not a lead, so chance of a
+  strict lead is at most 1/n and the comparison errs against a finding).
 
 Strong strategies (``strong``, e.g. ``rollout,matchplay``) are self-played
 like the others at ``strong_matches`` matches each
@@ -64,11 +64,19 @@ import numpy as np
 import pandas as pd
 
 from experiments import mixed_tables, stats
+from experiments.comparisons import (
+    EXPLORATORY,
+    PRIMARY,
+    Comparison,
+    ComparisonPlan,
+    Quantity,
+    plan_sentence,
+)
 from experiments.reporting import reports
 from experiments.run_spine import run_study, traced_result
 from experiments.settings import matches_clause
 from experiments.sources import pairs
-from experiments.studies import length_plots
+from experiments.studies import length_plots, study_plots
 from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 
 NAME = "lengths"
@@ -83,6 +91,62 @@ GAP_ROUNDS = (1, 3, 5)
 QUANTILE_METHOD = "inverted_cdf"
 """Quantiles are observed values: the smallest value whose cumulative share reaches q."""
 
+ROUNDS = "rounds"
+LEADS = "leads"
+QUANTITIES = (
+    Quantity(ROUNDS, "rounds per match", 0.5, False,
+             "half a round in a match of 7 to 17 rounds: less than a player could tell from "
+             "an evening's play"),
+    Quantity(LEADS, "eventual winner ahead after the round, against chance", 0.02, True,
+             "2 pp of matches, one in 50: a lead that early says nothing a player could use"),
+)
+"""The quantities the study compares, each with its smallest effect of interest."""
+CHANCE = "chance"
+"""The ``b`` of a comparison with chance (1/n)."""
+
+
+def leader_label(strategy: str, after: int) -> str:
+    """The ``a`` of a comparison of the eventual winner's lead with chance."""
+    return f"{strategy} winner ahead after round {after}"
+
+
+def plan_for(settings: dict) -> ComparisonPlan:
+    """The study's comparisons, declared from its settings before it plays.
+
+    Primary (Holm): rounds per match of each strong strategy (``strong``) minus the reference
+    strategy's (``greedy`` when studied) at each player count, paired by deal: does stronger
+    play make matches longer or shorter (without strong strategies: every self-played strategy
+    minus the reference). Exploratory (Benjamini-Hochberg): the other strategies against the
+    reference, each mixed table against the reference's self-play on the same deals, and the
+    eventual winner's lead after rounds :data:`GAP_ROUNDS` against chance (1/n) per strategy
+    and player count.
+    """
+    strong = set(settings.get("strong", ()))
+    primary, rest = [], []
+    for players, name, ref in mixed_tables.self_play_pairs(settings):
+        rows = primary if (name in strong or not strong) else rest
+        rows.append(Comparison(mixed_tables.pair_id(players, mixed_tables.SELF_PLAY, name, ref,
+                                                    ROUNDS),
+                               PRIMARY if rows is primary else EXPLORATORY, ROUNDS))
+    reference = mixed_tables.self_play_reference(settings)
+    for table in mixed_tables.tables_of(settings):
+        rest += [Comparison(mixed_tables.pair_id(players, table.label, table.label,
+                                                 f"{reference} self-play", ROUNDS),
+                            EXPLORATORY, ROUNDS)
+                 for players in settings["players"] if table.plays_at(players)]
+    rest += [Comparison(mixed_tables.pair_id(players, mixed_tables.SELF_PLAY,
+                                             leader_label(name, after), CHANCE, LEADS),
+                        EXPLORATORY, LEADS)
+             for name in settings["strategies"] for players in settings["players"]
+             for after in GAP_ROUNDS]
+    which = ("each strong strategy" if strong else "each self-played strategy")
+    return ComparisonPlan(NAME, QUANTITIES, tuple(primary + rest), note=(
+        f"Primary: rounds per match of {which} minus {reference}'s at each player count, "
+        "paired by deal (does stronger play change how long a match lasts). Exploratory: the "
+        "other strategies and the mixed tables against the same deals, and the eventual "
+        "winner's lead after rounds " + ", ".join(map(str, GAP_ROUNDS)) + " against chance "
+        "(1/n)."))
+
 
 def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResult:
     """Run the match-length study (arguments as :func:`experiments.studies.overshoot.run`: a
@@ -96,10 +160,10 @@ def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResul
     Returns
     -------
     ExperimentResult
-        Frames ``lengths``, ``rounds_hist``, ``trajectories``, ``gaps``, ``contrasts``, each
-        with a ``table`` column.
+        Frames ``lengths``, ``rounds_hist``, ``trajectories``, ``gaps`` (each with a ``table``
+        column) and ``comparisons``.
     """
-    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces)
+    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces, plan_for)
 
 
 def compute(data, traces: dict | None = None) -> reports.ExperimentResult:
@@ -113,7 +177,7 @@ def analyse(traces, settings: dict, tables=()) -> reports.ExperimentResult:
     and the mixed tables' ``(table, players) -> experiments.sources.TableData`` pairs
     (:meth:`experiments.sources.DataRun.table_traces`)."""
     parts = {name: [] for name in FRAMES}
-    by_deal = {}
+    by_deal, leads = {}, []
     for (strategy, players), trace in pairs(traces):
         by_deal[(strategy, players)] = pd.Series(
             trace.matches["rounds"].to_numpy(dtype=np.float64),
@@ -123,19 +187,20 @@ def analyse(traces, settings: dict, tables=()) -> reports.ExperimentResult:
         sides = _sides(trace.matches, score_paths(trace.matches, trace.events, players)).of()
         parts["trajectories"].append(_trajectories(sides, strategy, players))
         parts["gaps"].append(_gaps(sides, strategy, players))
+        leads += _leads_against_chance(sides, strategy, players)
     for name in FRAMES:
         for frame in parts[name]:
             frame["table"] = mixed_tables.SELF_PLAY
     reference = mixed_tables.self_play_reference(settings)
-    contrasts = mixed_tables.self_play_contrasts(by_deal, reference, ROUNDS, "rounds_mean",
-                                                 pct=False)
+    compared = mixed_tables.self_play_contrasts(by_deal, reference, ROUNDS) + leads
     for (label, players), table in pairs(tables):
         for name, frame in _mixed(table, label, players).items():
             parts[name].append(frame)
-        contrasts += _table_contrast(table, label, players, by_deal.get((reference, players)),
-                                     reference)
+        compared += _table_contrast(table, label, players, by_deal.get((reference, players)),
+                                    reference)
+    plan = plan_for(settings)
     frames = {name: pd.concat(parts[name], ignore_index=True) for name in FRAMES}
-    frames["contrasts"] = pd.DataFrame(contrasts, columns=mixed_tables.CONTRAST_COLUMNS)
+    frames["comparisons"] = mixed_tables.adjusted_comparisons(plan, compared)
     # the self-play figures and key numbers come from the self-play rows only
     selfplay = mixed_tables.self_play_rows(frames)
     plots = {
@@ -146,21 +211,37 @@ def analyse(traces, settings: dict, tables=()) -> reports.ExperimentResult:
         "score_gap": lambda p: length_plots.plot_score_gap(selfplay["gaps"], p, settings),
     }
     key = _key_numbers(selfplay)
-    markdown = _markdown(settings, selfplay, key)
+    markdown = _markdown(settings, selfplay, key, plan, frames["comparisons"])
     mixed = {name: frame[frame["table"] != mixed_tables.SELF_PLAY]
              for name, frame in frames.items()}
     if len(mixed["lengths"]):
         key.update(_table_key_numbers(mixed, settings))
-        plots["head_to_head"] = lambda p: length_plots.plot_table_paths(
-            mixed["trajectories"], p, settings)
+        plots["head_to_head"] = lambda p: study_plots.plot_contrasts(
+            mixed["comparisons"], p, settings, plan)
         markdown += _table_markdown(mixed, settings)
     return reports.ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
 FRAMES = ("lengths", "rounds_hist", "trajectories", "gaps")
-"""The study's frames computed per configuration, in order (then ``contrasts``)."""
-ROUNDS = "rounds per match (paired by deal)"
-"""The ``quantity`` of the ``contrasts`` rows."""
+"""The study's frames computed per configuration, in order (then ``comparisons``)."""
+
+
+def _leads_against_chance(sides, strategy: str, players: int) -> list[dict]:
+    """Self-play: after each round of :data:`GAP_ROUNDS`, whether the eventual winner strictly
+    leads the best loser, per finished match (``sides``: :meth:`EntitySides.of`), against chance
+    (1/n; t interval over matches)."""
+    chance = 1.0 / entity_count(players)
+    rows = []
+    for after in GAP_ROUNDS:
+        if after > sides.lead.shape[1]:
+            continue
+        ahead = (sides.lead[:, after - 1] > 0).astype(np.float64)
+        a = leader_label(strategy, after)
+        rows.append(mixed_tables.comparison_row(
+            mixed_tables.pair_id(players, mixed_tables.SELF_PLAY, a, CHANCE, LEADS),
+            mixed_tables.SELF_PLAY, players, a, CHANCE, LEADS,
+            stats.paired_contrast(ahead, np.full(ahead.size, chance))))
+    return rows
 
 
 def _table_contrast(table, label: str, players: int, base, reference: str) -> list[dict]:
@@ -173,10 +254,10 @@ def _table_contrast(table, label: str, players: int, base, reference: str) -> li
                                            matches["match"].to_numpy(),
                                            np.full(len(matches), label))[label]
     a, b = per_deal.align(base, join="inner")
-    return [mixed_tables.contrast_row(label, players, label, f"{reference} self-play", ROUNDS,
-                                      "rounds_mean",
-                                      stats.paired_contrast(a.to_numpy(), b.to_numpy()),
-                                      pct=False)]
+    b_label = f"{reference} self-play"
+    return [mixed_tables.comparison_row(
+        mixed_tables.pair_id(players, label, label, b_label, ROUNDS), label, players, label,
+        b_label, ROUNDS, stats.paired_contrast(a.to_numpy(), b.to_numpy()))]
 
 
 def _mixed(table, label: str, players: int) -> dict:
@@ -404,9 +485,15 @@ def _key_numbers(frames: dict) -> dict:
             key[f"{tag}: winner's lead over the best loser after rounds "
                 f"{', '.join(map(str, shown))} (displayed)"] = ", ".join(
                 f"{gaps.loc[(row.strategy, row.players, k), 'gap_mean']:.1f}" for k in shown)
-    for row in frames["contrasts"].itertuples(index=False):
+    comparisons = frames["comparisons"]
+    for row in comparisons[comparisons["quantity"] == ROUNDS].itertuples(index=False):
         key[f"{row.a} - {row.b}, {row.players}p: rounds per match"] = (
-            mixed_tables.contrast_value(row))
+            mixed_tables.comparison_value(row))
+    for row in comparisons[(comparisons["quantity"] == LEADS)
+                           & (comparisons["a"].str.endswith("after round 1"))].itertuples():
+        key[f"{row.a[:-len(' winner ahead after round 1')]}, {row.players}p: eventual winner "
+            f"ahead after round 1 - chance (1/{entity_count(row.players)})"] = (
+            mixed_tables.comparison_value(row))
     return key
 
 
@@ -421,9 +508,10 @@ def _table_key_numbers(mixed: dict, settings: dict) -> dict:
         tag = f"{row.table}, {row.players}p"
         key[f"{tag}: rounds per match"] = reports.fmt_ci(row.rounds_mean, row.rounds_low,
                                                   row.rounds_high, 2)
-        for c in mixed["contrasts"][(mixed["contrasts"]["table"] == row.table)
-                                    & (mixed["contrasts"]["players"] == row.players)].itertuples():
-            key[f"{tag}: {c.a} - {c.b}: rounds per match"] = mixed_tables.contrast_value(c)
+        compared = mixed["comparisons"]
+        for c in compared[(compared["table"] == row.table)
+                          & (compared["players"] == row.players)].itertuples():
+            key[f"{tag}: {c.a} - {c.b}: rounds per match"] = mixed_tables.comparison_value(c)
         finished = row.matches - row.unfinished
         sel = wins[(wins["table"] == row.table) & (wins["players"] == row.players)]
         seats = tables[row.table].entity_strategies(row.players)
@@ -452,25 +540,20 @@ def _table_markdown(mixed: dict, settings: dict) -> str:
                   "round of those matches (displayed points):"), "",
              reports.md_table(_pivot(gaps, ["table", "players", "strategy", "matches"], "gap_mean",
                                      shown), 1), ""]
-    contrasts = mixed["contrasts"]
+    contrasts = mixed["comparisons"]
     if len(contrasts):
         lines += [("Each table's rounds per match (per deal, the mean over its rotations) minus "
-                   "the same deals' in self-play, paired by deal (95% t interval, Cohen's d):"),
-                  ""]
-        lines += [f"- {row.players}p: {row.words}" for row in contrasts.itertuples(index=False)]
+                   "the same deals' in self-play, paired by deal (adjusted intervals):"), ""]
+        lines += mixed_tables.comparison_lines(contrasts, lambda row: f"{row.players}p")
         lines.append("")
-    found = int(contrasts["detected"].sum()) if len(contrasts) else 0
     lines += ["### Figure", "", reports.figure_caption(
         "head_to_head",
-        "each strategy's displayed score after each round in the mixed tables: its entity in "
-        "the finished matches it won (eventual winner) and its entities that lost (losers); "
-        "mean, 10-90% band and the mean of matches still in play; one row per (strategy, "
-        "table), one column per player count",
-        _table_sample(settings),
-        "Bands: the 10% and 90% quantiles of the paths (no interval: a description of the "
-        "matches, not an estimate)",
-        f"A table's matches last detectably longer or shorter than the same deals in self-play "
-        f"in {found} of {len(contrasts)} (table, players) contrasts"), ""]
+        "each mixed table's rounds per match minus the reference strategy's self-play on the "
+        "same deals, one panel per player count (the tables' score paths per strategy are in "
+        "`trajectories.csv`)", _table_sample(settings),
+        "Bars: the adjusted intervals of the comparisons (the deal is the unit); filled "
+        "markers: findings", mixed_tables.verdict_finding(contrasts, ROUNDS, "rounds per match")),
+        ""]
     return "\n".join(lines)
 
 
@@ -485,19 +568,13 @@ def _table_sample(settings: dict) -> str:
             f"rotation (duplicate deals), seed {settings['seed']}")
 
 
-def _longer(contrasts: pd.DataFrame) -> str:
-    """One sentence from the self-play contrasts: which strategies' matches last detectably
-    longer or shorter than the reference's."""
-    if not len(contrasts):
+def _longer(comparisons: pd.DataFrame) -> str:
+    """One sentence from the self-play comparisons of rounds per match (adjusted)."""
+    sel = comparisons[(comparisons["table"] == mixed_tables.SELF_PLAY)
+                      & (comparisons["quantity"] == ROUNDS)]
+    if not len(sel):
         return "One strategy only: nothing to compare"
-    found = contrasts[contrasts["detected"]]
-    text = (f"{len(found)} of {len(contrasts)} paired contrasts of rounds per match against "
-            f"{contrasts['b'].iloc[0]} exclude 0")
-    if len(found):
-        text += " (" + "; ".join(
-            f"{r.a} {r.players}p {'longer' if r.difference > 0 else 'shorter'}"
-            for r in found.itertuples(index=False)) + ")"
-    return text
+    return mixed_tables.verdict_finding(sel, ROUNDS, f"rounds per match against {sel['b'].iloc[0]}")
 
 
 def _pivot(frame: pd.DataFrame, index: list[str], value: str, rounds) -> pd.DataFrame:
@@ -507,7 +584,8 @@ def _pivot(frame: pd.DataFrame, index: list[str], value: str, rounds) -> pd.Data
     return table.reset_index()
 
 
-def _markdown(settings: dict, frames: dict, key: dict) -> str:
+def _markdown(settings: dict, frames: dict, key: dict, plan: ComparisonPlan,
+              comparisons: pd.DataFrame) -> str:
     lengths = frames["lengths"]
     horizon = int(frames["gaps"]["round"].max())
     shown = [k for k in (1, 2, 3, 5, 7, 10, 15, 20) if k <= horizon]
@@ -515,12 +593,14 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         "Match length and score paths", settings,
         "Intervals are 95% with the match as the unit (Student t for means, Wilson for "
         "shares); comparisons are paired contrasts A - B over the deals both played (match i of "
-        "every self-play configuration of a player count starts from the same deal and lot), "
-        "with their t interval and Cohen's d, a finding only where the interval excludes 0. "
+        "every self-play configuration of a player count starts from the same deal and lot). "
+        "Chance for n sides is 1/n (1/2, 1/3, and 1/2 for two partnerships). "
         f"Scores are displayed points (1 displayed = 5 raw; {TARGET_RAW // RAW_PER_DISPLAYED} "
         f"displayed = {TARGET_RAW} raw is the target). Quantiles are observed values (the "
         "smallest value whose cumulative share reaches the level). A turn ends with a play or "
-        "a pass (turns = placements + passes).") + ["", "## Key numbers", ""]
+        "a pass (turns = placements + passes).") + [
+        "", plan_sentence(plan, comparisons), "", plan.note, "", mixed_tables.ADJUSTED_NOTE,
+        "", "## Key numbers", ""]
     lines += [f"- {k}: {v}" for k, v in key.items()]
     lines += ["", "## Rounds and turns per match", "",
               (f"`share_long` = matches lasting at least {LONG_MATCH_ROUNDS} rounds; "
@@ -546,11 +626,19 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                                1), "",
               reports.md_table(_pivot(frames["gaps"], ["strategy", "players"], "leads_rate",
                                       shown), 3)]
-    contrasts = frames["contrasts"]
-    if len(contrasts):
-        lines += ["", f"## Rounds per match: each strategy - {contrasts['b'].iloc[0]}", "",
-                  "Paired by deal (the same first deal and lot), 95% t interval, Cohen's d:", ""]
-        lines += [f"- {row.players}p: {row.words}" for row in contrasts.itertuples(index=False)]
+    rounds = comparisons[(comparisons["table"] == mixed_tables.SELF_PLAY)
+                         & (comparisons["quantity"] == ROUNDS)]
+    if len(rounds):
+        lines += ["", f"## Rounds per match: each strategy - {rounds['b'].iloc[0]}", "",
+                  "Paired by deal (the same first deal and lot), adjusted intervals:", ""]
+        lines += mixed_tables.comparison_lines(rounds, lambda row: f"{row.players}p")
+    leads = comparisons[comparisons["quantity"] == LEADS]
+    if len(leads):
+        lines += ["", "## Is the eventual winner ahead early? (against chance, 1/n)", "",
+                  ("The share of finished matches whose eventual winner strictly leads the best "
+                   "loser after the round, minus chance (1/n for n sides); a tie is no lead, so "
+                   "chance of a strict lead is at most 1/n:"), ""]
+        lines += mixed_tables.comparison_lines(leads, lambda row: f"{row.players}p")
     sample = _sample(settings)
     lines += ["", "## Figures", "",
               reports.figure_caption(
@@ -558,28 +646,32 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                   "the cumulative share of matches that ended within a number of rounds, per "
                   "strategy (self-play), one panel per player count", sample,
                   "No bars: every configuration's whole distribution (its mean with a t "
-                  "interval is in the table above)", _longer(contrasts)), "",
+                  "interval is in the table above)", _longer(comparisons)), "",
               reports.figure_caption(
                   "score_paths",
                   "the eventual winner's and the losers' displayed score after each round: "
                   "mean, 10-90% band and the mean of the matches still in play; one row per "
                   "strategy, one column per player count", sample,
                   "Bands: the 10% and 90% quantiles of the paths (a description, not an "
-                  "estimate)", _leads(frames["gaps"], 1)), "",
+                  "estimate)", _leads(comparisons, 1)), "",
               reports.figure_caption(
                   "score_gap",
                   "top: the eventual winner's mean lead over the best loser after each round "
                   "(displayed points); bottom: the share of matches whose eventual winner "
                   "already leads", sample,
                   "Bars: 95% intervals, the match as the unit (Student t for the lead, Wilson "
-                  "for the share)", _leads(frames["gaps"], 1)), ""]
+                  "for the share; dashed in the bottom row: chance, 1/n)",
+                  _leads(comparisons, 1)), ""]
     return "\n".join(lines)
 
 
-def _leads(gaps: pd.DataFrame, after: int) -> str:
-    """One sentence from the numbers: where the eventual winner already leads after round
-    ``after`` in more than half of the matches (its interval above one half)."""
-    sel = gaps[gaps["round"] == after]
-    above = sel[sel["leads_low"] > 0.5]
-    return (f"After round {after} the eventual winner already leads in more than half of the "
-            f"matches (interval above 1/2) in {len(above)} of {len(sel)} configurations")
+def _leads(comparisons: pd.DataFrame, after: int) -> str:
+    """One sentence from the comparisons with chance (adjusted): after round ``after``, in how
+    many configurations the eventual winner leads more often than chance (1/n)."""
+    sel = comparisons[(comparisons["quantity"] == LEADS)
+                      & comparisons["a"].str.endswith(f"after round {after}")]
+    found = sel[sel["verdict"] == "finding"]
+    above = int((found["difference"] > 0).sum())
+    return (f"After round {after} the eventual winner already leads more often than chance "
+            f"(1/n; adjusted interval above it) in {above} of {len(sel)} configurations, less "
+            f"often in {len(found) - above}")

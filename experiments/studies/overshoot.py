@@ -14,12 +14,25 @@ For every strategy (in self-play) and player count:
 - ``zone_turns``: the distribution of the winner's own turns begun within 10
   points (for the plot).
 
+Exposure: a strategy that spends longer near 61 has more chances to overshoot, so discards
+per match mix how often a strategy is at risk with what it does there. Beside them the study
+gives **discards per event at risk**: discarded events over the scoring events that were at
+risk. An event is **at risk** when some possible event could take its entity past 61 from
+where it stood: ``score_before + MAX_EVENT_RAW > 305`` raw, with :data:`MAX_EVENT_RAW` (170)
+the most any single event can score under the rules (so every event from displayed 28 on; no
+event below is ever discarded). Whether an event is at risk is known before it is scored: the
+ratio conditions on nothing that follows.
+
 With mixed tables (:mod:`experiments.mixed_tables`) the same figures are given per strategy
 of each table, a strategy that fills several seats of a deal counted once per deal, and
-``contrasts`` holds the paired contrasts ``A - B`` of each table's strategies (discards and raw
-points discarded per entity per match, P(discard) at displayed 51..60, match win share), the deal
-as the unit (:func:`experiments.mixed_tables.table_contrasts`); the summary words a difference as
-a finding only where its interval excludes 0.
+``comparisons`` holds the paired contrasts ``A - B`` of each table's strategies (discards per
+event at risk, discards and raw points discarded per entity per match, match win share), the
+deal as the unit, declared before the run (:func:`plan_for`) and adjusted as families. Discards
+per event at risk are compared as ratios of sums over all deals
+(:func:`experiments.stats.paired_ratio_contrast`), a deal with no event at risk weighing
+nothing, never dropped: no contrast is restricted to deals where both strategies reached some
+score (that would condition on an outcome). In self-play each strategy's discards per event at
+risk are compared with the reference strategy's the same way, paired by deal.
 
 What is provable, and checked by the tests: an event is discarded exactly
 when ``score_before + raw > 305``; no single event can be worth more than 170
@@ -37,12 +50,14 @@ import numpy as np
 import pandas as pd
 
 from experiments import mixed_tables, stats
+from experiments.comparisons import EXPLORATORY, Comparison, ComparisonPlan, Quantity
+from experiments.comparisons import plan_sentence
 from experiments.reporting import reports
 from experiments.run_spine import run_study, traced_result
 from experiments.settings import matches_clause, strong_sentence
 from experiments.sources import pairs
 from experiments.studies import study_plots
-from sim.tiles import entity_count
+from sim.tiles import TARGET_RAW, entity_count
 
 NAME = "overshoot"
 DEFAULT_MATCHES = 10_000
@@ -51,6 +66,57 @@ MAX_EVENT_RAW = 170
 """No event can exceed 170 raw (168 pips in the set, round5 adds at most 2)."""
 SAFE_BELOW_DISPLAYED = (305 - MAX_EVENT_RAW) // 5 + 1
 """Displayed scores below this (28) can never see a discard."""
+
+DISCARDS_PER_RISK = "discards_per_risk"
+DISCARDS = "discarded"
+RAW_DISCARDED = "raw_discarded"
+WON = "won"
+QUANTITIES = (
+    Quantity(DISCARDS_PER_RISK, "overshoot discards per event at risk", 0.005, True,
+             "0.5 pp of the 10 to 20 events at risk a player scores per match is about one "
+             "discard in 10 to 20 matches: less than a player would notice"),
+    Quantity(DISCARDS, "overshoot discards per entity per match", 0.05, False,
+             "one discarded event in 20 matches per player: less than a player would notice"),
+    Quantity(RAW_DISCARDED, "raw points discarded per entity per match", 5.0, False,
+             "5 raw is one displayed point per match, the smallest score step a player sees"),
+    Quantity(WON, "match win share per entity", 0.02, True,
+             "2 pp of match win share, one match in 50: the smallest strength gap a player "
+             "would notice over a season"),
+)
+"""The quantities the study compares, each with its smallest effect of interest."""
+
+
+def at_risk(events: pd.DataFrame) -> np.ndarray:
+    """Which scoring events were at risk of overshooting: some possible event could have taken
+    the entity past 61 from its score before it (``score_before + MAX_EVENT_RAW > 305`` raw;
+    the module docstring)."""
+    return events["score_before"].to_numpy(dtype=np.int64) + MAX_EVENT_RAW > TARGET_RAW
+
+
+def plan_for(settings: dict) -> ComparisonPlan:
+    """The study's comparisons, declared from its settings before it plays.
+
+    Primary (Holm): discards per event at risk, A - B, of the first mixed table given, at each
+    player count (in the committed run ``exact,greedy``: whether the overshoot-aware strategy
+    throws fewer events away per chance to do so than its base on the same deals). Exploratory
+    (Benjamini-Hochberg): every other table comparison (discards per event at risk, discards
+    and raw points discarded per entity per match, match win share) and, in self-play, each
+    strategy's discards per event at risk minus the reference strategy's, paired by deal.
+    """
+    tables = mixed_tables.tables_of(settings)
+    comparisons = mixed_tables.table_comparisons(
+        settings, (DISCARDS_PER_RISK, DISCARDS, RAW_DISCARDED, WON), DISCARDS_PER_RISK)
+    comparisons += [Comparison(mixed_tables.pair_id(players, mixed_tables.SELF_PLAY, name, ref,
+                                                    DISCARDS_PER_RISK),
+                               EXPLORATORY, DISCARDS_PER_RISK)
+                    for players, name, ref in mixed_tables.self_play_pairs(settings)]
+    first = tables[0].label if tables else "none"
+    return ComparisonPlan(NAME, QUANTITIES, tuple(comparisons), note=(
+        f"Primary: discards per event at risk, A - B, in the first mixed table ({first}) at each "
+        "player count, paired by deal: the overshoot rate with exposure taken out. "
+        "Exploratory: the other tables and quantities (per match figures mix the rate with "
+        "how long a strategy stays near 61) and the self-play strategies against the "
+        "reference."))
 
 
 def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResult:
@@ -68,11 +134,10 @@ def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResul
     -------
     ExperimentResult
         Frames ``by_score``, ``paths``, ``zone_turns`` (the rows of a mixed table per
-        strategy, ``table`` naming it; ``"self-play"`` otherwise) and, with tables,
-        ``contrasts`` (the paired contrasts ``A - B`` of each table's strategies, deals as
-        units: :func:`experiments.mixed_tables.table_contrasts`).
+        strategy, ``table`` naming it; ``"self-play"`` otherwise) and ``comparisons`` (the
+        declared comparisons, adjusted).
     """
-    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces)
+    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces, plan_for)
 
 
 def compute(data, traces: dict | None = None) -> reports.ExperimentResult:
@@ -89,10 +154,13 @@ def analyse(traces: dict, settings: dict, tables=()) -> reports.ExperimentResult
     (:meth:`experiments.sources.DataRun.table_traces`), whose rows are added per strategy.
     """
     by_score, paths, zone, contrasts = [], [], [], []
+    risk_by_deal = {}
     for (strategy, players), trace in pairs(traces):
         by_score.append(_by_score(trace.events, strategy, players))
         paths.append(_paths(trace, strategy, players))
         zone.append(_zone_turns(trace.paths, strategy, players))
+        risk_by_deal[(strategy, players)] = _risk_per_match(trace)
+    contrasts += _self_play_risk(risk_by_deal, mixed_tables.self_play_reference(settings))
     for (label, players), table in pairs(tables):
         trace = table.data
         ev_names = mixed_tables.entity_names(table.rotations, trace.events["rotation"],
@@ -104,14 +172,14 @@ def analyse(traces: dict, settings: dict, tables=()) -> reports.ExperimentResult
             by_score.append(_by_score(trace.events[own_events], strategy, players, label))
             paths.append(_paths(trace, strategy, players, label, own, own_events))
             zone.append(_zone_turns(trace.paths[own], strategy, players, label))
-        contrasts.append(mixed_tables.table_contrasts(_per_deal(table), CONTRASTS, label, players))
+        contrasts += _table_contrasts(table, label, players)
+    plan = plan_for(settings)
     frames = {
         "by_score": pd.concat(by_score, ignore_index=True),
         "paths": pd.concat(paths, ignore_index=True),
         "zone_turns": pd.concat(zone, ignore_index=True),
+        "comparisons": mixed_tables.adjusted_comparisons(plan, contrasts),
     }
-    if contrasts:
-        frames["contrasts"] = pd.concat(contrasts, ignore_index=True)
     # the self-play figures, key numbers and sections are computed from the self-play rows only
     selfplay = mixed_tables.self_play_rows(frames)
     plots = {
@@ -121,15 +189,45 @@ def analyse(traces: dict, settings: dict, tables=()) -> reports.ExperimentResult
     }
     key = _key_numbers(selfplay)
     mixed = frames["paths"][frames["paths"]["table"] != mixed_tables.SELF_PLAY]
+    table_rows = frames["comparisons"][frames["comparisons"]["table"] != mixed_tables.SELF_PLAY]
     if len(mixed):
-        key.update(_table_key_numbers(mixed, frames["contrasts"]))
-        plots["head_to_head"] = lambda p: study_plots.plot_contrasts(
-            frames["contrasts"], p, settings,
-            "Overshoot head to head: paired contrasts A - B on the same deals")
-    markdown = _markdown(settings, selfplay, key)
+        key.update(_table_key_numbers(mixed, table_rows))
+        plots["head_to_head"] = lambda p: study_plots.plot_contrasts(table_rows, p, settings,
+                                                                     plan)
+    markdown = _markdown(settings, selfplay, key, plan, frames["comparisons"])
     if len(mixed):
         markdown += _table_markdown(frames, settings)
     return reports.ExperimentResult(NAME, settings, frames, markdown, plots, key)
+
+
+def _risk_per_match(trace) -> pd.DataFrame:
+    """Per match (index: the match, the deal), the discarded events and the events at risk of
+    every entity (self-play)."""
+    ev = trace.events
+    frame = pd.DataFrame({"match": ev["match"].to_numpy(),
+                          "discarded": (~ev["accepted"].to_numpy()).astype(np.float64),
+                          "at_risk": at_risk(ev).astype(np.float64)})
+    sums = frame.groupby("match", sort=True)[["discarded", "at_risk"]].sum()
+    return sums.reindex(trace.matches["match"].to_numpy(), fill_value=0.0)
+
+
+def _self_play_risk(by_deal: dict, reference: str) -> list[dict]:
+    """Each self-played strategy's discards per event at risk minus the reference's at each
+    player count, ratios of sums paired by deal (match i of every self-play configuration of a
+    player count is the same deal)."""
+    rows = []
+    for (strategy, players), own in by_deal.items():
+        base = by_deal.get((reference, players))
+        if strategy == reference or base is None:
+            continue
+        a, b = own.align(base, join="inner")
+        c = stats.paired_ratio_contrast(a["discarded"], a["at_risk"], b["discarded"],
+                                        b["at_risk"])
+        rows.append(mixed_tables.comparison_row(
+            mixed_tables.pair_id(players, mixed_tables.SELF_PLAY, strategy, reference,
+                                 DISCARDS_PER_RISK), mixed_tables.SELF_PLAY, players, strategy,
+            reference, DISCARDS_PER_RISK, c))
+    return rows
 
 
 def _by_score(events: pd.DataFrame, strategy: str, players: int,
@@ -234,6 +332,14 @@ def _paths(trace, strategy: str, players: int, label: str = mixed_tables.SELF_PL
     rate = p.iloc[0] if len(p) else {"rate": np.nan, "low": 0.0, "high": 1.0}
     row["zone10_p_discard"], row["zone10_p_discard_low"], row["zone10_p_discard_high"] = (
         float(rate["rate"]), float(rate["low"]), float(rate["high"]))
+    # exposure: discards per event at risk, a ratio of sums clustered by match (by deal)
+    risk = at_risk(ev)
+    r = stats.clustered_ratio((~ev["accepted"].to_numpy()).astype(np.float64),
+                              risk.astype(np.float64), ev["match"].to_numpy())
+    r = r.iloc[0] if len(r) and risk.any() else {"ratio": np.nan, "low": np.nan, "high": np.nan}
+    row["discards_per_risk"], row["discards_per_risk_low"], row["discards_per_risk_high"] = (
+        float(r["ratio"]), float(r["low"]), float(r["high"]))
+    row["events_at_risk_per_match"] = float(risk.sum() / len(matches))
     # appended columns: the table, per-entity scales and (mixed tables) the paired win rate
     row["table"] = label
     row["deals"] = int(matches["match"].nunique())
@@ -317,41 +423,52 @@ def _key_numbers(frames: dict) -> dict:
             pct=True, digits=3)
         key[f"{tag}: raw discarded per match"] = reports.fmt_ci(
             row.raw_discarded_per_match, row.raw_discarded_low, row.raw_discarded_high, 1)
+        key[f"{tag}: discards per event at risk (events at risk per match: "
+            f"{row.events_at_risk_per_match:.1f})"] = reports.fmt_ci(
+            row.discards_per_risk, row.discards_per_risk_low, row.discards_per_risk_high, 4)
+    own = frames["comparisons"]
+    for row in own[own["quantity"] == DISCARDS_PER_RISK].itertuples(index=False):
+        key[f"{row.a} - {row.b}, {row.players}p: discards per event at risk"] = (
+            mixed_tables.comparison_value(row))
     return key
 
 
-CONTRASTS = (
-    ("discarded", "overshoot discards per entity per match (events)", False),
-    ("raw_discarded", "raw points discarded per entity per match", False),
-    ("zone10_discarded", "P(event discarded) at displayed 51..60 (per deal)", True),
-    ("won", "match win share per entity", True),
-)
-"""The head-to-head contrasts: per-deal column, words, whether a share."""
-
-
-def _per_deal(table) -> dict:
-    """Per quantity of :data:`CONTRASTS`, :func:`experiments.mixed_tables.per_deal_means` of one
-    mixed table (deals x strategies): every strategy's value per entity, averaged over its seats
-    and the deal's rotations (counted once per deal)."""
+def _table_contrasts(table, label: str, players: int) -> list[dict]:
+    """One mixed table's comparison rows: every pair of its strategies, paired by deal, in
+    discards per event at risk (ratios of sums over every deal,
+    :func:`experiments.stats.paired_ratio_contrast`), discards and raw points discarded per
+    entity per match and match win share per entity (:func:`experiments.mixed_tables.per_deal_means`:
+    a strategy's seats and the deal's rotations counted once per deal)."""
     trace = table.data
     paths, matches, events = trace.paths, trace.matches, trace.events
     n_entities = entity_count(table.players)
     names = mixed_tables.entity_names(table.rotations, paths["rotation"], paths["entity"])
+    order = mixed_tables.strategies_in(table.rotations)
     deals = paths["match"].to_numpy()
     finished = np.repeat(matches["winner"].to_numpy() >= 0, n_entities)
-    out = {column: mixed_tables.per_deal_means(paths[column].to_numpy(dtype=np.float64), deals,
-                                               names)
-           for column in ("discarded", "raw_discarded")}
-    out["won"] = mixed_tables.per_deal_means(
+    per_deal = {column: mixed_tables.per_deal_means(paths[column].to_numpy(dtype=np.float64),
+                                                    deals, names)
+                for column in (DISCARDS, RAW_DISCARDED)}
+    per_deal[WON] = mixed_tables.per_deal_means(
         np.where(finished, paths["won"].to_numpy(dtype=np.float64), np.nan), deals, names)
-    zone = (events["displayed_before"] >= 51).to_numpy()
     ev_names = mixed_tables.entity_names(table.rotations, events["rotation"], events["entity"])
-    # the share of the strategy's events begun at 51..60 that were discarded, per deal
-    out["zone10_discarded"] = mixed_tables.per_deal_means(
-        (~events["accepted"].to_numpy()[zone]).astype(np.float64),
-        events["match"].to_numpy()[zone], ev_names[zone]).reindex(
-            columns=mixed_tables.strategies_in(table.rotations))
-    return out
+    counts = pd.DataFrame({"deal": events["match"].to_numpy(), "strategy": ev_names,
+                           "discarded": (~events["accepted"].to_numpy()).astype(np.float64),
+                           "at_risk": at_risk(events).astype(np.float64)})
+    sums = counts.groupby(["deal", "strategy"])[["discarded", "at_risk"]].sum().unstack(
+        "strategy").reindex(np.unique(matches["match"].to_numpy()), fill_value=0.0).fillna(0.0)
+    rows = []
+    for i, a in enumerate(order):
+        for b in order[i + 1:]:
+            c = stats.paired_ratio_contrast(*(sums[(column, name)] if (column, name) in sums
+                                              else np.zeros(len(sums))
+                                              for name in (a, b)
+                                              for column in ("discarded", "at_risk")))
+            rows.append(mixed_tables.comparison_row(
+                mixed_tables.pair_id(players, label, a, b, DISCARDS_PER_RISK), label, players,
+                a, b, DISCARDS_PER_RISK, c))
+    return rows + mixed_tables.table_contrasts(
+        per_deal, [(q, q) for q in (DISCARDS, RAW_DISCARDED, WON)], label, players)
 
 
 def _self_play_row(paths: pd.DataFrame, strategy: str, players: int):
@@ -370,10 +487,12 @@ def _table_key_numbers(mixed: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
         key[f"{tag}: overshoot discards per entity per match (events)"] = reports.fmt_ci(
             row.events_discarded_per_entity, row.events_discarded_per_entity_low,
             row.events_discarded_per_entity_high)
+        key[f"{tag}: overshoot discards per event at risk"] = reports.fmt_ci(
+            row.discards_per_risk, row.discards_per_risk_low, row.discards_per_risk_high, 4)
         if np.isfinite(row.zone10_p_discard):
             key[f"{tag}: P(discard) at 51..60"] = reports.fmt_ci(
                 row.zone10_p_discard, row.zone10_p_discard_low, row.zone10_p_discard_high)
-    key.update(mixed_tables.contrast_key_numbers(contrasts))
+    key.update(mixed_tables.comparison_key_numbers(contrasts, mixed_tables.table_label))
     return key
 
 
@@ -382,28 +501,34 @@ def _table_markdown(frames: dict, settings: dict) -> str:
     table, per strategy, beside its self-play."""
     paths = frames["paths"]
     mixed = paths[paths["table"] != mixed_tables.SELF_PLAY]
-    contrasts = frames["contrasts"]
+    comparisons = frames["comparisons"]
+    contrasts = comparisons[comparisons["table"] != mixed_tables.SELF_PLAY]
     lines = ["", "## Head to head (mixed tables)", "",
              ("Each table is played in every rotation of its strategies over the entities "
               "(every strategy at every seat) on the same deals (duplicate deals: match i of "
               "every rotation is one deal). A strategy that fills several seats of a deal (two "
               "of three at 3 players) is counted once per deal: its value is the mean over its "
-              "seats and the deal's rotations, and every interval is taken over deals."), "",
-             *mixed_tables.contrast_lines(contrasts)]
+              "seats and the deal's rotations, and every interval is taken over deals. Discards "
+              "per event at risk are ratios of sums over every deal (a deal without an event "
+              "at risk weighs nothing; none is dropped)."), "",
+             "### Paired contrasts A - B (deal = unit)", "", mixed_tables.ADJUSTED_NOTE, "",
+             *mixed_tables.comparison_lines(contrasts)]
     lines += ["", ("Units: `discards / entity-match` = overshoot discards (events) "
               "per match per entity of the strategy; `raw / entity-match` = raw points "
               "discarded per match per entity (1 displayed = 5 raw); `P(discard) 51..60` = "
               "share of the strategy's score events begun at displayed 51..60 that are thrown "
-              "away (Wilson, deal-clustered); `win rate` = share of its seats' finished matches "
+              "away (Wilson, deal-clustered; a description of play near 61, not compared: it "
+              "counts only deals where the strategy got there); `per risk` = its discarded "
+              "events over its events at risk (from displayed 28 on); `win rate` = share of its seats' finished matches "
               "won (fair share 1/2 with two entities, 1/3 at three; Wilson, deal-clustered); "
               "`first5 lost` = of the matches where the strategy's entity was first within 5 "
               "points of 61, the share it lost. `self-play` = the same strategy's discards per "
               "entity-match in self-play, for comparison."), ""]
     lines += mixed_tables.table_sections(mixed, lambda row: _table_row(row, paths), 2)
-    lines += [mixed_tables.contrasts_caption(
-        contrasts, "discards per entity per match, raw points discarded per entity per match, "
-        "P(discard) at displayed 51..60, match win share per entity", settings,
-        CONTRASTS[0][1]), ""]
+    lines += [mixed_tables.comparisons_caption(
+        contrasts, "discards per event at risk, discards per entity per match, raw points "
+        "discarded per entity per match, match win share per entity", settings,
+        DISCARDS_PER_RISK, "discards per event at risk"), ""]
     return "\n".join(lines)
 
 
@@ -420,6 +545,8 @@ def _table_row(row, paths: pd.DataFrame) -> dict:
         "raw / entity-match": reports.fmt_ci(row.raw_discarded_per_entity,
                                              row.raw_discarded_per_entity_low,
                                              row.raw_discarded_per_entity_high, 1),
+        "per risk": reports.fmt_ci(row.discards_per_risk, row.discards_per_risk_low,
+                                   row.discards_per_risk_high, 4),
         "P(discard) 51..60": reports.fmt_ci(row.zone10_p_discard, row.zone10_p_discard_low,
                                             row.zone10_p_discard_high),
         "first5 lost": reports.fmt_ci(row.first_zone5_lost_rate, row.first_zone5_lost_low,
@@ -449,7 +576,8 @@ def _self_play_warning(paths: pd.DataFrame) -> str:
     return text
 
 
-def _markdown(settings: dict, frames: dict, key: dict) -> str:
+def _markdown(settings: dict, frames: dict, key: dict, plan: ComparisonPlan,
+              comparisons: pd.DataFrame) -> str:
     s = settings
     paths = frames["paths"]
     by = frames["by_score"]
@@ -461,9 +589,18 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         "sample size of events clustered by match, since the events of one match "
         "are not independent. Scores are displayed points (1 displayed = 5 raw; "
         "61 displayed = 305 raw). \"Within 10 points\" means displayed 51..60 "
-        "(raw 255..300), \"within 5\" displayed 56..60.") + [
+        "(raw 255..300), \"within 5\" displayed 56..60. Exposure: an event is at risk when "
+        f"some possible event could take its entity past 61 (score before + {MAX_EVENT_RAW} "
+        "raw > 305, every event from displayed 28 on); discards per event at risk take out "
+        "how long a strategy stays near 61, which discards per match leave in.") + [
         "",
         _self_play_warning(paths),
+        "",
+        plan_sentence(plan, comparisons),
+        "",
+        plan.note,
+        "",
+        mixed_tables.ADJUSTED_NOTE,
         "",
         "## Key numbers",
         "",
@@ -494,11 +631,16 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
             paths.first_zone5_lost_high)],
         "raw discarded / match": [reports.fmt_ci(a, b, c, 1) for a, b, c in zip(
             paths.raw_discarded_per_match, paths.raw_discarded_low, paths.raw_discarded_high)],
+        "at risk / match": paths["events_at_risk_per_match"],
+        "discards per risk": [reports.fmt_ci(a, b, c, 4) for a, b, c in zip(
+            paths.discards_per_risk, paths.discards_per_risk_low, paths.discards_per_risk_high)],
         "matches with a discard": paths["matches_with_discard"],
     })
     lines.append(reports.md_table(table))
     lines += ["", ("Units: turns and rounds are the winner's own turns / rounds (per winner); "
               "`raw discarded / match` = raw points thrown away per match, all entities; "
+              "`at risk / match` = events at risk per match, all entities; `discards per risk` "
+              "= discarded events over events at risk (ratio of sums, clustered by match); "
               "`skipped`, `first5 lost` and `matches with a discard` are shares of matches."),
               "", "## Discard probability by displayed score before the event", "",
               "Columns are displayed scores; cells P(discard) (events).", ""]
@@ -512,6 +654,13 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                            if d in sel.index else "")
         pivot_rows.append(row)
     lines.append(reports.md_table(pd.DataFrame(pivot_rows)))
+    own = comparisons[(comparisons["table"] == mixed_tables.SELF_PLAY)
+                      & (comparisons["quantity"] == DISCARDS_PER_RISK)]
+    if len(own):
+        lines += ["", f"## Discards per event at risk: each strategy - {own['b'].iloc[0]}", "",
+                  ("Self-play, ratios of sums paired by deal (match i of every self-play "
+                   "configuration of a player count is the same deal):"), ""]
+        lines += mixed_tables.comparison_lines(own, lambda row: f"{row.players}p")
     lines += ["", ("Units: P(discard) = share of score events at that displayed score that are "
               "thrown away; in brackets the number of events (all matches, all entities).")]
     lines += [

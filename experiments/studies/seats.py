@@ -1,36 +1,33 @@
-"""Seats: the value of winning the first lot, and seat effects with 3 and 4 players.
+"""Seats: the first lot's value within a strategy, and seat effects with 3 and 4 players.
 
 The first leader is drawn by a uniform lot (ruling 14), so absolute seats
 are equivalent by construction; what matters is where a seat sits relative
 to the first leader. For every strategy (in self-play) and player count:
 
-- ``first_lot``: the match win rate of the side that won the first lot, with
-  a 95% Wilson interval, against the fair share (1/2, 1/3 or 1/2 for
-  partnerships); the **first-lot edge** ``edge`` = that win rate minus the
-  fair share; and ``lot_value``, the lot winner's win rate minus an average
-  other side's (the lot's value to a side: won it minus lost it, per deal);
+- ``first_lot``: the match win rate of the side that won the first lot (95% Wilson interval,
+  the match is the unit) against chance, 1/n for n sides (1/2, 1/3, and 1/2 for the two
+  partnerships at 4 players): ``edge`` = that rate minus chance; and the **first-lot effect**
+  ``lot_effect``: the lot winner's side's match win (0 or 1) minus the mean of the other
+  sides' on the same deal, averaged over deals with a 95% t interval (at two sides: the lot
+  winner's rate minus the lot loser's, ``2 p - 1``);
 - ``positions``: the match win rate of each seat counted clockwise from the
   first leader (0 = the lot winner); with 4 players positions 0 and 2 are the
   leader's partnership, 1 and 3 the other;
 - ``absolute_seats``: win rate by absolute seat (a check: every seat should
-  be at the fair share);
+  be at chance);
 - ``round_positions``: per round, the share of rounds won by each side
   counted clockwise from that round's leader (a blocked tie or a round cut
   short by the target counts for nobody), and the leader's mean round point
   differential; a match's rounds are not independent, so these intervals take
   the match (the deal) as the cluster;
-- ``contrasts``: every comparison the summary states, as a paired contrast
-  ``A - B`` with its 95% t interval and effect size
-  (:func:`experiments.stats.paired_contrast`), worded as a finding only where
-  the interval excludes 0 (:func:`experiments.stats.contrast_words`). In
-  self-play each strategy's first-lot edge is compared with the reference
-  strategy's (``greedy`` when studied): match ``i`` of every self-play
-  configuration of a player count is the same deal and the same lot, so the
-  pairs are the deals both played.
+- ``comparisons``: every comparison the run states, declared before it plays
+  (:func:`plan_for`) and adjusted as families
+  (:meth:`experiments.comparisons.ComparisonPlan.adjust`).
 
-Strong strategies (``strong``, e.g. ``rollout,matchplay``) are self-played
-like the others at ``strong_matches`` matches each
-(:func:`experiments.settings.study_settings`).
+The lot effect is measured **within a strategy**: the same strategy's match win when its side
+won the lot minus when it lost it, on the same deals. Two strategies' lot winners' rates are
+never subtracted from each other: with A leading in one rotation and B in the other, "A's
+lot-winning rate - B's" is twice their strength gap, and the lot cancels.
 
 Mixed tables (``--table A,B``, :mod:`experiments.mixed_tables`): every frame also holds rows per
 (table, players, strategy), from the same matches. A strategy that fills several seats of a
@@ -38,12 +35,14 @@ deal (every rotation; two of three entities at 3 players) counts **once per deal
 per-deal value is the mean over those seats
 (:func:`experiments.mixed_tables.per_deal_means`), and every interval is over deals
 (:func:`experiments.stats.paired_proportion` of the per-deal values, Wilson at the deals'
-effective size; ``deals`` is that n). ``first_lot`` and ``positions`` rows hold the seats the
-strategy held, ``absolute_seats`` the matches in which each seat played it,
-``round_positions`` the rounds its entity led (clustered by deal); ``head_to_head`` holds
-each strategy's match win rate per entity, with and without the first lot; ``contrasts`` the
-lot's value to each strategy (won the lot minus lost it, paired by deal) and the strategies'
-differences.
+effective size; ``deals`` is that n). The rotations put each strategy on both sides of each
+deal's lot, so its **lot effect** is its win rate per entity when one of its entities won the
+lot minus when another strategy's did, paired by deal. In a two-strategy table at 2 or 4
+players A's lot effect equals B's exactly (A's lot won is B's lot lost, and A's win is B's
+loss), so it is stated once. ``first_lot`` rows of a table hold the strategy's rate with and
+without the lot and its lot effect; ``head_to_head`` each strategy's match win rate per entity
+(its strength in that table, against chance 1/n); the strength difference A - B, paired by
+deal, is its own comparison, apart from the lot.
 
 Run ``five-up seats --help``; from Python, :func:`run`.
 """
@@ -54,6 +53,8 @@ import numpy as np
 import pandas as pd
 
 from experiments import mixed_tables, stats
+from experiments.comparisons import EXPLORATORY, PRIMARY, Comparison, ComparisonPlan, Quantity
+from experiments.comparisons import plan_sentence
 from experiments.reporting import reports
 from experiments.run_spine import run_study
 from experiments.sources import leader_differential, pairs
@@ -63,6 +64,99 @@ from sim.tiles import entities_for, entity_count
 NAME = "seats"
 DEFAULT_MATCHES = 20_000
 """Matches per configuration when none are given."""
+
+LOT_EFFECT = "lot_effect"
+LOT_EFFECT_DIFFERENCE = "lot_effect_difference"
+WIN_SHARE = "win_share"
+SEAT_SHARE = "seat_share"
+QUANTITIES = (
+    Quantity(LOT_EFFECT, "match win share, first-lot effect", 0.02, True,
+             "2 pp of match win share, one match in 50: less than a player could tell from a "
+             "season's play"),
+    Quantity(LOT_EFFECT_DIFFERENCE, "first-lot effect", 0.02, True,
+             "the lot's value to two strategies differing by less than 2 pp of match win share "
+             "is the same value for any practical purpose"),
+    Quantity(WIN_SHARE, "match win share per entity", 0.02, True,
+             "2 pp of match win share, one match in 50: the smallest strength gap a player "
+             "would notice over a season"),
+    Quantity(SEAT_SHARE, "match win share against chance", 0.02, True,
+             "a seat within 2 pp of chance (1/n) is a fair seat for any practical purpose"),
+)
+"""The quantities the study compares, each with its smallest effect of interest."""
+
+
+def won_lot(strategy: str) -> str:
+    """The ``a`` of a lot-effect comparison: ``"greedy won the lot"``."""
+    return f"{strategy} won the lot"
+
+
+def lost_lot(strategy: str) -> str:
+    """The ``b`` of a lot-effect comparison: ``"greedy lost it"``."""
+    return f"{strategy} lost it"
+
+
+def sides(players: int) -> list[str]:
+    """The sides counted clockwise from the first leader (two partnerships at 4 players)."""
+    return [_side(players, k) for k in range(entity_count(players))]
+
+
+CHANCE = "chance"
+"""The ``b`` of a seat's comparison with chance (1/n)."""
+
+
+def plan_for(settings: dict) -> ComparisonPlan:
+    """The study's comparisons, declared from its settings before it plays.
+
+    Primary (Holm): the first-lot effect in the reference strategy's self-play
+    (:func:`experiments.mixed_tables.self_play_reference`, ``greedy`` when studied) at each
+    player count: what winning the lot is worth, the question the study is for. Exploratory
+    (Benjamini-Hochberg): every other self-played strategy's lot effect and its difference from
+    the reference's (paired by deal), each self-play seat's match win share against chance
+    (1/n), and in every mixed table each strategy's lot effect (once at two sides, where the two
+    are equal), at 3 players the difference of two strategies' lot effects, and the strategies'
+    strength (match win share per entity, A - B).
+    """
+    reference = mixed_tables.self_play_reference(settings)
+    primary, rest = [], []
+    for players in settings["players"]:
+        for name in settings["strategies"]:
+            rows = primary if name == reference else rest
+            rows.append(Comparison(mixed_tables.pair_id(
+                players, mixed_tables.SELF_PLAY, won_lot(name), lost_lot(name), LOT_EFFECT),
+                PRIMARY if name == reference else EXPLORATORY, LOT_EFFECT))
+    for players, name, ref in mixed_tables.self_play_pairs(settings):
+        rest.append(Comparison(mixed_tables.pair_id(players, mixed_tables.SELF_PLAY, name, ref,
+                                                    LOT_EFFECT_DIFFERENCE),
+                               EXPLORATORY, LOT_EFFECT_DIFFERENCE))
+    for name in settings["strategies"]:
+        for players in settings["players"]:
+            for side in sides(players):
+                rest.append(Comparison(mixed_tables.pair_id(
+                    players, mixed_tables.SELF_PLAY, f"{name} {side}", CHANCE, SEAT_SHARE),
+                    EXPLORATORY, SEAT_SHARE))
+    for table in mixed_tables.tables_of(settings):
+        for players in settings["players"]:
+            if not table.plays_at(players):
+                continue
+            names = mixed_tables.strategies_in(table.rotations(players))
+            subjects = names if entity_count(players) > 2 else names[:1]
+            rest += [Comparison(mixed_tables.pair_id(players, table.label, won_lot(name),
+                                                     lost_lot(name), LOT_EFFECT),
+                                EXPLORATORY, LOT_EFFECT) for name in subjects]
+    for label, players, a, b in mixed_tables.table_pairs(settings):
+        if entity_count(players) > 2:
+            rest.append(Comparison(mixed_tables.pair_id(players, label, a, b,
+                                                        LOT_EFFECT_DIFFERENCE),
+                                   EXPLORATORY, LOT_EFFECT_DIFFERENCE))
+        rest.append(Comparison(mixed_tables.pair_id(players, label, a, b, WIN_SHARE),
+                               EXPLORATORY, WIN_SHARE))
+    return ComparisonPlan(
+        NAME, QUANTITIES, tuple(primary + rest),
+        note=(f"Primary: the first-lot effect (the lot winner's side's match win minus the "
+              f"other sides', paired by deal) in {reference}'s self-play at each player count, "
+              "the value of winning the lot that the study measures. Everything else "
+              "(other strategies, seats against chance, the mixed tables' lot effects and "
+              "strength differences) is exploratory."))
 
 
 def run(*args, rounds: dict | None = None, **options) -> reports.ExperimentResult:
@@ -77,11 +171,11 @@ def run(*args, rounds: dict | None = None, **options) -> reports.ExperimentResul
     -------
     ExperimentResult
         Frames ``first_lot``, ``positions``, ``absolute_seats``, ``round_positions``,
-        ``contrasts`` (every row with a ``table`` column, ``"self-play"`` for self-play) and,
+        ``comparisons`` (every row with a ``table`` column, ``"self-play"`` for self-play) and,
         with mixed tables, ``head_to_head``; every frame then also holds a row per (table,
         players, strategy).
     """
-    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, rounds)
+    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, rounds, plan_for)
 
 
 def compute(data, rounds: dict | None = None) -> reports.ExperimentResult:
@@ -95,20 +189,25 @@ def analyse(rounds, settings: dict, tables=()) -> reports.ExperimentResult:
     """The study's frames from ``(strategy, players) -> rounds`` pairs (a dict or iterable) and
     the mixed tables' ``(table, players) -> experiments.sources.TableData`` pairs
     (:meth:`experiments.sources.DataRun.table_rounds`)."""
-    lot, positions, absolute, round_pos = [], [], [], []
+    lot, positions, absolute, round_pos, compared = [], [], [], [], []
     lot_by_deal = {}
     for (strategy, players), frame in pairs(rounds):
-        a, b, c, d, per_deal = _tables(frame, strategy, players)
+        a, b, c, d, per_deal, seat_rows = _tables(frame, strategy, players)
         lot.append(a)
         positions.append(b)
         absolute.append(c)
         round_pos.append(d)
         lot_by_deal[(strategy, players)] = per_deal
+        compared += seat_rows
+        compared.append(mixed_tables.comparison_row(
+            mixed_tables.pair_id(players, mixed_tables.SELF_PLAY, won_lot(strategy),
+                                 lost_lot(strategy), LOT_EFFECT),
+            mixed_tables.SELF_PLAY, players, won_lot(strategy), lost_lot(strategy), LOT_EFFECT,
+            stats.paired_contrast(per_deal.to_numpy(), np.zeros(len(per_deal)))))
     for frame in lot + positions + absolute + round_pos:
         frame["table"] = mixed_tables.SELF_PLAY
-    contrasts = [pd.DataFrame(mixed_tables.self_play_contrasts(
-        lot_by_deal, mixed_tables.self_play_reference(settings), LOT_EDGE, "win_rate", pct=True),
-        columns=mixed_tables.CONTRAST_COLUMNS)]
+    compared += mixed_tables.self_play_contrasts(
+        lot_by_deal, mixed_tables.self_play_reference(settings), LOT_EFFECT_DIFFERENCE)
     head = []
     for (label, players), table in pairs(tables):
         mixed = _mixed(table, label, players)
@@ -116,26 +215,28 @@ def analyse(rounds, settings: dict, tables=()) -> reports.ExperimentResult:
         positions.append(mixed["positions"])
         absolute.append(mixed["absolute_seats"])
         head.append(mixed["head_to_head"])
-        contrasts.append(mixed["contrasts"])
+        compared += mixed["comparisons"]
         round_pos.append(_mixed_round_positions(table, label, players))
+    plan = plan_for(settings)
     frames = {
         "first_lot": pd.concat(lot, ignore_index=True),
         "positions": pd.concat(positions, ignore_index=True),
         "absolute_seats": pd.concat(absolute, ignore_index=True),
         "round_positions": pd.concat(round_pos, ignore_index=True),
-        "contrasts": pd.concat(contrasts, ignore_index=True),
+        "comparisons": mixed_tables.adjusted_comparisons(plan, compared),
     }
     selfplay = mixed_tables.self_play_rows(frames)
     plots = {"seats": lambda p: study_plots.plot_seats(selfplay["positions"], p, settings)}
     key = _key_numbers(selfplay)
-    markdown = _markdown(settings, selfplay, key)
     if head:
         frames["head_to_head"] = pd.concat(head, ignore_index=True)
         key.update(_table_key_numbers(frames))
         plots["head_to_head"] = lambda p: table_plots.plot_head_to_head(
-            frames["first_lot"], HEAD_TO_HEAD_PANELS, p, settings,
-            "Seats: the first lot's edge in self-play and head to head")
-        markdown = _markdown(settings, selfplay, key) + _table_markdown(frames, settings)
+            head_to_head_rows(frames), HEAD_TO_HEAD_PANELS, p, settings,
+            "Seats: the first lot's effect within each strategy, and strength")
+    markdown = _markdown(settings, selfplay, key, plan, frames["comparisons"])
+    if head:
+        markdown += _table_markdown(frames, settings)
     return reports.ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
@@ -146,20 +247,11 @@ def _entity(seat: np.ndarray, players: int) -> np.ndarray:
     return np.asarray(entities_for(players))[seat]
 
 
-def _edge_columns(rate: float, low: float, high: float, fair: float, n_entities: int) -> dict:
-    """The first-lot edge (win rate minus the fair share) and the lot's value (the lot
-    winner's win rate minus an average other side's) from a win rate and its interval."""
-    scale = 1 + 1 / (n_entities - 1)
-    return {"edge": rate - fair, "edge_low": low - fair, "edge_high": high - fair,
-            "lot_value": rate * scale - 1 / (n_entities - 1),
-            "lot_value_low": low * scale - 1 / (n_entities - 1),
-            "lot_value_high": high * scale - 1 / (n_entities - 1)}
-
-
 def _tables(rounds: pd.DataFrame, strategy: str, players: int):
     """One self-play configuration's rows of ``first_lot``, ``positions``, ``absolute_seats``
-    and ``round_positions``, and the lot winner's side's result per deal (a Series of 0/1 by
-    match index, finished matches only: the pairs of the self-play contrasts)."""
+    and ``round_positions``; its first-lot effect per deal (a Series by match index, finished
+    matches only: the lot winner's side's win minus the mean of the other sides'); and its
+    seats' comparisons with chance (1/n, paired t over deals)."""
     n_entities = entity_count(players)
     first = rounds[rounds["round"] == 0]
     winner = first["match_winner"].to_numpy().astype(np.int64)
@@ -172,23 +264,35 @@ def _tables(rounds: pd.DataFrame, strategy: str, players: int):
     n = int(finished.sum())
     p = stats.proportion(lot_wins, n)
     rate, low, high = float(p["rate"]), float(p["low"]), float(p["high"])
+    won = lot_won[finished].astype(np.float64)
+    # the lot winner's win minus the mean of the other sides' (one of them won when it did not)
+    effect = won - (1.0 - won) / (n_entities - 1)
+    value = stats.paired_contrast(effect, np.zeros(effect.size))
     first_lot = pd.DataFrame([{
         "strategy": strategy, "players": players, "matches": len(first), "finished": n,
         "deals": n, "lot_side_wins": lot_wins, "win_rate": rate, "win_low": low,
-        "win_high": high, "fair_share": fair, **_edge_columns(rate, low, high, fair, n_entities),
+        "win_high": high, "fair_share": fair, "edge": rate - fair, "edge_low": low - fair,
+        "edge_high": high - fair, "lot_effect": value.difference, "lot_effect_low": value.low,
+        "lot_effect_high": value.high,
     }])
-    per_deal = pd.Series(lot_won[finished].astype(np.float64),
-                         index=first["match"].to_numpy()[finished])
+    per_deal = pd.Series(effect, index=first["match"].to_numpy()[finished])
 
-    rows = []
+    rows, compared = [], []
     for position in range(players):
         seat = (leader + position) % players
-        wins = int((winner[finished] == _entity(seat[finished], players)).sum())
+        side_won = winner[finished] == _entity(seat[finished], players)
+        wins = int(side_won.sum())
         p = stats.proportion(wins, n)
         rows.append({"strategy": strategy, "players": players, "position": position,
                      "side": _side(players, position), "matches": n, "deals": n, "wins": wins,
                      "win_rate": float(p["rate"]), "win_low": float(p["low"]),
                      "win_high": float(p["high"])})
+        if position < n_entities:  # at 4 players positions 2, 3 repeat the partnerships
+            side = f"{strategy} {_side(players, position)}"
+            compared.append(mixed_tables.comparison_row(
+                mixed_tables.pair_id(players, mixed_tables.SELF_PLAY, side, CHANCE, SEAT_SHARE),
+                mixed_tables.SELF_PLAY, players, side, CHANCE, SEAT_SHARE,
+                stats.paired_contrast(side_won.astype(np.float64), np.full(n, fair))))
     positions = pd.DataFrame(rows)
 
     rows = []
@@ -202,7 +306,7 @@ def _tables(rounds: pd.DataFrame, strategy: str, players: int):
     absolute = pd.DataFrame(rows)
 
     round_positions = _round_rows(rounds, np.ones(len(rounds), bool), strategy, players)
-    return first_lot, positions, absolute, round_positions, per_deal
+    return first_lot, positions, absolute, round_positions, per_deal, compared
 
 
 def _side(players: int, position: int) -> str:
@@ -253,7 +357,7 @@ def _clustered(mask: np.ndarray, clusters: np.ndarray) -> tuple[float, float, fl
 # ---------------------------------------------------------------------------
 def _mixed(table, label: str, players: int) -> dict:
     """One mixed table's rows of ``first_lot``, ``positions``, ``absolute_seats``,
-    ``head_to_head`` and ``contrasts``: every rotation on the same deals, each strategy
+    ``head_to_head`` and its comparison rows: every rotation on the same deals, each strategy
     counted once per deal (:func:`experiments.mixed_tables.per_deal_means`)."""
     first = table.data[table.data["round"] == 0]
     rotation = first["rotation"].to_numpy().astype(np.int64)
@@ -284,7 +388,7 @@ def _mixed(table, label: str, players: int) -> dict:
     lot_won = mixed_tables.per_deal_means(won[holds], deal[m][holds], strategy_of[holds])
     lot_lost = mixed_tables.per_deal_means(won[lost], deal[m][lost], strategy_of[lost])
     names = mixed_tables.strategies_in(table.rotations)
-    lots, head, contrasts = [], [], []
+    lots, head, compared = [], [], []
     for strategy in names:
         mine = entity_strategy == strategy
         r = mixed_tables.deal_share(win.get(strategy, pd.Series(dtype=float)))
@@ -302,53 +406,43 @@ def _mixed(table, label: str, players: int) -> dict:
             "lot_matches": int(held.sum()), "lot_deals": p[3], "lot_win_rate": p[0],
             "lot_win_low": p[1], "lot_win_high": p[2], "no_lot_win_rate": q[0],
             "no_lot_win_low": q[1], "no_lot_win_high": q[2],
-            "lot_value": value.difference, "lot_value_low": value.low,
-            "lot_value_high": value.high, "lot_value_deals": value.units,
-            "lot_value_effect": value.effect})
+            "lot_effect": value.difference, "lot_effect_low": value.low,
+            "lot_effect_high": value.high, "lot_effect_deals": value.units,
+            "lot_effect_size": value.effect})
+        # no edge (rate with the lot minus chance) here: against another strategy it measures
+        # strength as much as the lot; the lot effect compares the strategy with itself
         lots.append({
             "strategy": strategy, "players": players, "matches": int((lot_by == strategy).sum()),
             "finished": int(held.sum()), "deals": p[3],
             "lot_side_wins": int((winner == lot_entity)[held].sum()), "win_rate": p[0],
             "win_low": p[1], "win_high": p[2], "fair_share": fair,
-            "edge": p[0] - fair, "edge_low": p[1] - fair, "edge_high": p[2] - fair,
-            "lot_value": value.difference, "lot_value_low": value.low,
-            "lot_value_high": value.high, "table": label})
-        if n_entities > 2:
-            contrasts.append(mixed_tables.contrast_row(
-                label, players, f"{strategy} won the lot", f"{strategy} lost it", LOT_VALUE,
-                "lot_value", value, pct=True))
-        elif strategy == names[0]:
-            # two sides: one side's lot won is the other's lot lost, so the value of the lot is
-            # the same for both strategies (stated once)
-            contrasts.append(mixed_tables.contrast_row(
-                label, players, "won the lot", "lost it (either strategy: the same at two sides)",
-                LOT_VALUE, "lot_value", value, pct=True))
-    contrasts.extend(mixed_tables.table_contrasts({"win_rate": win.reindex(columns=names)},
-                                                  [("win_rate", WIN_RATE, True)], label,
-                                                  players).to_dict("records"))
+            "edge": np.nan, "edge_low": np.nan, "edge_high": np.nan,
+            "lot_effect": value.difference, "lot_effect_low": value.low,
+            "lot_effect_high": value.high, "table": label})
+        if n_entities > 2 or strategy == names[0]:
+            # at two sides one strategy's lot won is the other's lot lost, and its win the
+            # other's loss: the lot effect is the same for both, stated once
+            compared.append(mixed_tables.comparison_row(
+                mixed_tables.pair_id(players, label, won_lot(strategy), lost_lot(strategy),
+                                     LOT_EFFECT),
+                label, players, won_lot(strategy), lost_lot(strategy), LOT_EFFECT, value))
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            if n_entities == 2:
-                continue  # the lot's value is the same for both (above): nothing to compare
-            # the lot's value to a minus its value to b, deal by deal
-            da = _difference(lot_won, lot_lost, a)
-            db = _difference(lot_won, lot_lost, b)
-            contrasts.append(mixed_tables.contrast_row(
-                label, players, a, b, LOT_VALUE_DIFFERENCE, "lot_value",
-                stats.paired_contrast(*(s.to_numpy() for s in da.align(db, join="inner"))),
-                pct=True))
+            if n_entities > 2:
+                # the lot's value to a minus its value to b, deal by deal
+                da = _difference(lot_won, lot_lost, a)
+                db = _difference(lot_won, lot_lost, b)
+                compared.append(mixed_tables.comparison_row(
+                    mixed_tables.pair_id(players, label, a, b, LOT_EFFECT_DIFFERENCE), label,
+                    players, a, b, LOT_EFFECT_DIFFERENCE,
+                    stats.paired_contrast(*(s.to_numpy() for s in da.align(db, join="inner")))))
+    compared += mixed_tables.table_contrasts({WIN_SHARE: win.reindex(columns=names)},
+                                             [(WIN_SHARE, WIN_SHARE)], label, players)
     return {"first_lot": pd.DataFrame(lots), "head_to_head": pd.DataFrame(head),
             "positions": _mixed_positions(first, seat_names, seat_entity, label, players, names),
             "absolute_seats": _mixed_absolute(first, seat_names, seat_entity, label, players,
                                               names),
-            "contrasts": pd.DataFrame(contrasts, columns=mixed_tables.CONTRAST_COLUMNS)}
-
-
-LOT_EDGE = "first-lot edge (the lot winner's match win rate, paired by deal)"
-LOT_VALUE = "value of the first lot (match win rate per entity, paired by deal)"
-WIN_RATE = "match win rate per entity (paired by deal)"
-LOT_VALUE_DIFFERENCE = "value of the first lot, won - lost (paired by deal)"
-"""The ``quantity`` of the ``contrasts`` rows."""
+            "comparisons": compared}
 
 
 def _column(frame: pd.DataFrame, strategy: str) -> pd.Series:
@@ -435,14 +529,28 @@ def _mixed_round_positions(table, label: str, players: int) -> pd.DataFrame:
 
 
 HEAD_TO_HEAD_PANELS = (
-    table_plots.Panel("edge", "edge_low", "edge_high",
-                      "first-lot edge:\nP(win | won the lot) - fair share\n"
-                      "(percentage points, 95%)", scale=100.0, centred=True),
-    table_plots.Panel("lot_value", "lot_value_low", "lot_value_high",
-                      "value of the lot: P(win | won it)\n- P(win | lost it), per entity\n"
-                      "(percentage points, 95%)", scale=100.0, centred=True),
+    table_plots.Panel("lot_effect", "lot_effect_low", "lot_effect_high",
+                      "first-lot effect within the strategy:\nP(win | its side won the lot)\n"
+                      "- P(win | lost it), pp", scale=100.0, centred=True),
+    table_plots.Panel("strength", "strength_low", "strength_high",
+                      "strength: match win share\nper entity, % (dashed: chance 1/n)",
+                      rate=True, fair="fair_share", scale=100.0),
 )
-"""The head-to-head figure's rows (from ``first_lot``): column, interval columns, y label."""
+"""The head-to-head figure's rows (from :func:`head_to_head_rows`): column, interval columns,
+y label."""
+
+
+def head_to_head_rows(frames: dict) -> pd.DataFrame:
+    """The head-to-head figure's data: per (table, players, strategy), the first-lot effect
+    within the strategy (self-play and every table) and, in the tables, its match win share per
+    entity (``strength``; nan in self-play, where every seat is the same strategy)."""
+    lot = frames["first_lot"][["table", "players", "strategy", "fair_share", "lot_effect",
+                               "lot_effect_low", "lot_effect_high"]]
+    head = frames["head_to_head"][["table", "players", "strategy", "win_rate", "win_low",
+                                   "win_high"]].rename(columns={
+                                       "win_rate": "strength", "win_low": "strength_low",
+                                       "win_high": "strength_high"})
+    return lot.merge(head, on=["table", "players", "strategy"], how="left")
 
 
 # ---------------------------------------------------------------------------
@@ -453,31 +561,42 @@ def fmt_pp(value: float, low: float, high: float) -> str:
     return f"{100 * value:+.1f} pp [{100 * low:+.1f}, {100 * high:+.1f}]"
 
 
-def _lot_key_numbers(tag: str, wins: str, win: tuple, edge: tuple) -> dict:
-    """The key numbers of a side's first lot (``tag`` names the side): its win rate ``win``
-    (``wins`` says which) and its first-lot edge ``edge``, each ``(value, low, high)``."""
-    return {f"{tag}: {wins}": reports.fmt_ci(*win, 4),
-            f"{tag}: first-lot edge (P(win | won the lot) - fair share)": fmt_pp(*edge)}
+def _of(comparisons: pd.DataFrame, table: str, quantity: str) -> pd.DataFrame:
+    return comparisons[(comparisons["table"] == table) & (comparisons["quantity"] == quantity)]
+
+
+def _subject(row) -> str:
+    """The strategy a lot-effect row is about (``"greedy won the lot"`` -> ``"greedy"``)."""
+    return row.a[: -len(" won the lot")] if row.a.endswith(" won the lot") else row.a
 
 
 def _key_numbers(frames: dict) -> dict:
     key = {}
+    effects = {(row.a, row.players): row for row in _of(
+        frames["comparisons"], mixed_tables.SELF_PLAY, LOT_EFFECT).itertuples(index=False)}
     for row in frames["first_lot"].itertuples(index=False):
-        key.update(_lot_key_numbers(
-            f"{row.strategy}, {row.players}p",
-            f"lot winner's side wins (fair {row.fair_share:.3f})",
-            (row.win_rate, row.win_low, row.win_high), (row.edge, row.edge_low, row.edge_high)))
-    for row in frames["contrasts"].itertuples(index=False):
-        key[f"{row.a} - {row.b}, {row.players}p: first-lot edge"] = mixed_tables.contrast_value(row)
+        tag = f"{row.strategy}, {row.players}p"
+        key[f"{tag}: lot winner's side wins (chance {row.fair_share:.3f})"] = reports.fmt_ci(
+            row.win_rate, row.win_low, row.win_high, 4)
+        effect = effects.get((won_lot(row.strategy), row.players))
+        if effect is not None:
+            key[f"{tag}: first-lot effect (won the lot - lost it, match win share)"] = (
+                mixed_tables.comparison_value(effect))
+    for row in _of(frames["comparisons"], mixed_tables.SELF_PLAY,
+                   LOT_EFFECT_DIFFERENCE).itertuples(index=False):
+        key[f"{row.a} - {row.b}, {row.players}p: first-lot effect"] = (
+            mixed_tables.comparison_value(row))
     pos = frames["positions"]
     for (strategy, players), sel in pos[pos.players == 3].groupby(["strategy", "players"],
                                                                   sort=False):
-        key[f"{strategy}, 3p: win rate by seat from the first leader (0, +1, +2)"] = ", ".join(
-            reports.fmt_ci(r.win_rate, r.win_low, r.win_high, 3) for r in sel.itertuples())
+        key[f"{strategy}, 3p: win rate by seat from the first leader (0, +1, +2; chance "
+            "0.333)"] = ", ".join(reports.fmt_ci(r.win_rate, r.win_low, r.win_high, 3)
+                                  for r in sel.itertuples())
     rp = frames["round_positions"]
     for row in rp[rp.offset == 0].itertuples(index=False):
-        key[f"{row.strategy}, {row.players}p: round leader's side wins the round"] = reports.fmt_ci(
-            row.rate, row.low, row.high, 4)
+        key[f"{row.strategy}, {row.players}p: round leader's side wins the round (chance "
+            f"{1 / entity_count(row.players):.3f})"] = reports.fmt_ci(row.rate, row.low,
+                                                                     row.high, 4)
     return key
 
 
@@ -490,90 +609,105 @@ def _sample(settings: dict) -> str:
     return text + f", seed {settings['seed']}"
 
 
-def _seats_finding(first_lot: pd.DataFrame) -> str:
-    """One sentence from the numbers: in how many configurations the lot winner's side wins
-    more (less) than its fair share, its interval excluding it."""
-    above = int((first_lot["win_low"] > first_lot["fair_share"]).sum())
-    below = int((first_lot["win_high"] < first_lot["fair_share"]).sum())
-    total = len(first_lot)
-    text = (f"The lot winner's side wins more than its fair share in {above} of {total} "
-            "configurations (interval above it)")
-    if below:
-        text += f", less in {below}"
-    if above + below < total:
-        text += f"; no detectable edge in {total - above - below}"
-    return text
+def _seats_finding(comparisons: pd.DataFrame) -> str:
+    """One sentence from the seats' comparisons with chance (adjusted): how many sides win more
+    or less than chance, how many are within the smallest effect of interest of it."""
+    sel = _of(comparisons, mixed_tables.SELF_PLAY, SEAT_SHARE)
+    found = sel[sel["verdict"] == "finding"]
+    above = int((found["difference"] > 0).sum())
+    below = len(found) - above
+    same = int((sel["verdict"] == "equivalent").sum())
+    return (f"Of {len(sel)} sides (strategy, players, seat from the first leader), {above} win "
+            f"more than chance (1/n) and {below} less by their adjusted intervals; {same} are "
+            f"within +-2 pp of chance, {len(sel) - len(found) - same} undecided")
 
 
-def _markdown(settings: dict, frames: dict, key: dict) -> str:
+def _markdown(settings: dict, frames: dict, key: dict, plan: ComparisonPlan,
+              comparisons: pd.DataFrame) -> str:
     s = settings
     reference = mixed_tables.self_play_reference(settings)
     lines = reports.summary_head(
         "Seats and the first lot", s,
         "Unfinished matches are left out of win rates. Win rates are shares of finished matches "
         "with 95% Wilson intervals (the match is the unit: every self-play match is its own "
-        "deal); a side is a player, or with 4 players a partnership (seats 0 and 2, 1 and 3). "
-        "Rounds cluster within their match: the round intervals take the match as the cluster. "
-        "Comparisons are paired contrasts A - B over the deals both played (match i of every "
-        "self-play configuration of a player count is the same deal and lot), with their 95% "
-        "t interval and Cohen's d; a difference is a finding only where its interval excludes "
-        "0.") + ["", "## Key numbers", ""]
+        "deal); a side is a player, or with 4 players a partnership (seats 0 and 2, 1 and 3); "
+        "chance is 1/n for n sides (1/2, 1/3, and 1/2 for two partnerships). The first-lot "
+        "effect compares a strategy with itself: its side's match win when it won the first lot "
+        "minus the other sides' on the same deal (in self-play; at two sides 2 p - 1), t "
+        "interval over deals. Rounds cluster within their match: the round intervals take the "
+        "match as the cluster.") + ["", plan_sentence(plan, comparisons), "", plan.note,
+                                    "", mixed_tables.ADJUSTED_NOTE, "", "## Key numbers", ""]
     if s.get("strong"):
         lines[2] += (f" Strong strategies ({', '.join(s['strong'])}) play "
                      f"{s['strong_matches']:,} matches per configuration.")
     lines += [f"- {k}: {v}" for k, v in key.items()]
-    lines += ["", "## The first lot", "",
-              ("`edge` = the first-lot edge: the lot winner's side's match win rate minus its "
-               "fair share; `lot_value` = the lot winner's win rate minus an average other "
-               "side's (what winning rather than losing the lot is worth)."), "",
-              reports.md_table(frames["first_lot"][["strategy", "players", "finished", "win_rate",
-                                                    "win_low", "win_high", "fair_share", "edge",
-                                                    "edge_low", "edge_high", "lot_value"]], 4)]
-    contrasts = frames["contrasts"]
-    if len(contrasts):
+    lines += ["", "## The first lot within each strategy (self-play)", "",
+              ("`edge` = the lot winner's side's match win rate minus chance (1/n); "
+               "`lot_effect` = its win minus the other sides' mean on the same deal (what "
+               "winning rather than losing the lot is worth), t interval over deals."), "",
+              reports.md_table(frames["first_lot"][[
+                  "strategy", "players", "finished", "win_rate", "win_low", "win_high",
+                  "fair_share", "edge", "lot_effect", "lot_effect_low", "lot_effect_high"]], 4),
+              ""]
+    self_comparisons = comparisons[comparisons["table"] == mixed_tables.SELF_PLAY]
+    lines += mixed_tables.comparison_lines(_of(self_comparisons, mixed_tables.SELF_PLAY,
+                                               LOT_EFFECT),
+                                           lambda row: f"{row.players}p")
+    differences = _of(self_comparisons, mixed_tables.SELF_PLAY, LOT_EFFECT_DIFFERENCE)
+    if len(differences):
         lines += ["", f"## Does the first lot matter more to one strategy? (each - {reference})",
-                  "", ("The lot winner's side's win rate of each strategy minus "
-                       f"{reference}'s (percentage points), paired by deal:"), ""]
-        lines += [f"- {row.players}p: {row.words}" for row in contrasts.itertuples(index=False)]
+                  "", ("Each strategy's first-lot effect minus "
+                       f"{reference}'s, paired by deal (match i of every self-play configuration "
+                       "of a player count is the same deal and lot):"), ""]
+        lines += mixed_tables.comparison_lines(differences, lambda row: f"{row.players}p")
     lines += ["", "## Match win rate by seat, clockwise from the first leader", "",
               reports.md_table(frames["positions"][["strategy", "players", "position", "side",
                                                     "matches", "win_rate", "win_low",
                                                     "win_high"]], 4),
               "", ("With 4 players positions 0 and 2 (1 and 3) sit in one partnership: their rows "
-                   "are the same side counted twice, and `seats.png` shows each side once.")]
+                   "are the same side counted twice, and `seats.png` shows each side once. "
+                   "Each side against chance (1/n), paired t over deals:"), ""]
+    lines += mixed_tables.comparison_lines(_of(self_comparisons, mixed_tables.SELF_PLAY,
+                                               SEAT_SHARE), lambda row: f"{row.players}p")
     lines += ["", "## Check: win rate by absolute seat (fair by construction)", "",
               reports.md_table(frames["absolute_seats"][["strategy", "players", "seat", "win_rate",
                                                          "win_low", "win_high"]], 4)]
     lines += ["", "## Rounds: who wins a round, clockwise from its leader", "",
               ("`nobody` = blocked ties and rounds cut short when the target was hit; "
                "`leader_diff_mean` = the leader's side's round points minus the opponents' mean "
-               "(displayed points, 1 displayed = 5 raw); intervals clustered by match."), "",
+               "(displayed points, 1 displayed = 5 raw); intervals clustered by match. Chance "
+               "for a side is at most 1/n (a round can go to nobody)."), "",
               reports.md_table(frames["round_positions"][["strategy", "players", "side", "rounds",
                                                           "rate", "low", "high",
                                                           "leader_diff_mean"]], 4)]
     lines += ["", "## Figures", "", reports.figure_caption(
         "seats",
-        "match win rate of each side counted clockwise from the first leader minus its fair "
-        "share (percentage points), per strategy (self-play) and player count; with 4 players "
+        "match win rate of each side counted clockwise from the first leader minus chance "
+        "(1/n, percentage points), per strategy (self-play) and player count; with 4 players "
         "a side is a partnership",
         _sample(s), "Bars: 95% Wilson intervals, the match as the unit",
-        _seats_finding(frames["first_lot"])), ""]
+        _seats_finding(comparisons)), ""]
     return "\n".join(lines)
 
 
 def _table_key_numbers(frames: dict) -> dict:
     key = {}
     for row in frames["head_to_head"].itertuples(index=False):
-        fair = row.fair_share
-        key.update(_lot_key_numbers(
-            f"{row.table}, {row.players}p: {row.strategy}",
-            f"match win rate per entity (paired, fair {fair:.3f})",
-            (row.win_rate, row.win_low, row.win_high),
-            (row.lot_win_rate - fair, row.lot_win_low - fair, row.lot_win_high - fair)))
-    contrasts = frames["contrasts"]
-    for row in contrasts[contrasts["table"] != mixed_tables.SELF_PLAY].itertuples(index=False):
-        key[f"{row.table}, {row.players}p: {row.a} - {row.b}: {row.quantity}"] = (
-            mixed_tables.contrast_value(row))
+        key[f"{row.table}, {row.players}p: {row.strategy}: match win rate per entity (paired, "
+            f"chance {row.fair_share:.3f})"] = reports.fmt_ci(row.win_rate, row.win_low,
+                                                              row.win_high, 4)
+    comparisons = frames["comparisons"]
+    mixed = comparisons[comparisons["table"] != mixed_tables.SELF_PLAY]
+    for row in mixed.itertuples(index=False):
+        if row.quantity == LOT_EFFECT:
+            both = " (the same for both at two sides)" if entity_count(row.players) == 2 else ""
+            label = f"{row.table}, {row.players}p: {_subject(row)}: first-lot effect{both}"
+        elif row.quantity == LOT_EFFECT_DIFFERENCE:
+            label = f"{row.table}, {row.players}p: {row.a} - {row.b}: first-lot effect"
+        else:
+            label = (f"{row.table}, {row.players}p: {row.a} - {row.b}: strength (match win "
+                     "share per entity)")
+        key[label] = mixed_tables.comparison_value(row)
     return key
 
 
@@ -582,43 +716,53 @@ def _table_markdown(frames: dict, settings: dict) -> str:
     lines = ["", "## Head to head (mixed tables)", "",
              ("Each table is played in every rotation of its strategies over the entities "
               "(every strategy at every seat) on the same deals (duplicate deals: match i of "
-              "every rotation is one deal). A strategy that fills several seats of a deal (every "
-              "rotation; at 3 players the strategy named second holds two entities) counts once "
-              "per deal: its per-deal value is the mean over those seats, and `deals` is the n of "
-              "every interval (paired Wilson over the per-deal values). `win rate` = its share of "
-              "finished matches won, per entity (fair share 1/2 or 1/3); `won the lot` / `lost "
-              "the lot` = its win rate per entity when one of its entities / another strategy's "
-              "won the first lot; `lot value` = the difference, paired by deal (t interval)."),
-             ""]
+              "every rotation is one deal), so each strategy holds the first lot in some "
+              "rotations of a deal and not in others. A strategy that fills several seats of a "
+              "deal (every rotation; at 3 players the strategy named second holds two entities) "
+              "counts once per deal: its per-deal value is the mean over those seats, and "
+              "`deals` is the n of every interval (paired Wilson over the per-deal values). "
+              "`win rate` = its share of finished matches won, per entity (its strength in the "
+              "table; chance 1/2 or 1/3); `won the lot` / `lost the lot` = its win rate per "
+              "entity when one of its entities / another strategy's won the first lot; `lot "
+              "effect` = the difference, paired by deal (t interval)."), ""]
     for label, table in head.groupby("table", sort=False):
         out = pd.DataFrame({
             "players": table["players"], "strategy": table["strategy"],
             "entities / match": table["entities_per_match"], "deals": table["deals"],
             "win rate (paired)": [reports.fmt_ci(a, b, c, 4) for a, b, c in zip(
                 table.win_rate, table.win_low, table.win_high)],
-            "fair": table["fair_share"],
+            "chance": table["fair_share"],
             "won the lot": [reports.fmt_ci(a, b, c, 3) for a, b, c in zip(
                 table.lot_win_rate, table.lot_win_low, table.lot_win_high)],
             "lost the lot": [reports.fmt_ci(a, b, c, 3) for a, b, c in zip(
                 table.no_lot_win_rate, table.no_lot_win_low, table.no_lot_win_high)],
-            "lot value": [fmt_pp(a, b, c) for a, b, c in zip(
-                table.lot_value, table.lot_value_low, table.lot_value_high)],
+            "lot effect": [fmt_pp(a, b, c) for a, b, c in zip(
+                table.lot_effect, table.lot_effect_low, table.lot_effect_high)],
         })
         lines += [f"### {label}", "", reports.md_table(out, 3), ""]
-    contrasts = frames["contrasts"]
-    mixed = contrasts[contrasts["table"] != mixed_tables.SELF_PLAY]
-    lines += ["### Paired contrasts", "",
-              ("Per table and player count: the lot's value to each strategy (won the lot minus "
-               "lost it), the strategies' match win rates per entity, and the lot's value to one "
-               "minus to the other; deal by deal, 95% t intervals, Cohen's d."), ""]
-    for label, sel in mixed.groupby("table", sort=False):
-        lines += [f"- {label}, {row.players}p: {row.words}" for row in sel.itertuples(index=False)]
+    comparisons = frames["comparisons"]
+    mixed = comparisons[comparisons["table"] != mixed_tables.SELF_PLAY]
+    lot = mixed[mixed["quantity"].isin([LOT_EFFECT, LOT_EFFECT_DIFFERENCE])]
+    lines += ["### The first lot within each strategy", "",
+              ("Each strategy's match win rate per entity when its side won the lot minus when "
+               "it lost it, paired by deal; at 2 and 4 players a two-strategy table's lot "
+               "effect is the same for both strategies (one's lot won is the other's lot lost, "
+               "one's win the other's loss), so it is stated once; at 3 players also the "
+               "difference of two strategies' lot effects."), ""]
+    lines += mixed_tables.comparison_lines(lot)
+    strength = mixed[mixed["quantity"] == WIN_SHARE]
+    lines += ["", "### Strength: match win share per entity, A - B", "",
+              ("Apart from the lot: the strategies' match win shares per entity, paired by deal "
+               "(every rotation, so each holds the lot equally often)."), ""]
+    lines += mixed_tables.comparison_lines(strength)
     pos = frames["positions"]
     lines += ["", "### Win rate by seat from the first leader, per strategy", "",
               reports.md_table(pos[pos["table"] != mixed_tables.SELF_PLAY][
                   ["table", "players", "strategy", "position", "side", "deals", "win_rate",
                    "win_low", "win_high"]], 4), "",
-              ("`deals` = deals with the strategy at that position (once per deal)."), ""]
+              ("`deals` = deals with the strategy at that position (once per deal); a "
+               "strategy's rate at position 0 against another strategy's is strength and lot "
+               "together, not the lot's value."), ""]
     rp = frames["round_positions"]
     led = rp[(rp["table"] != mixed_tables.SELF_PLAY) & (rp["offset"] == 0)]
     lines += ["### Rounds the strategy's side led", "",
@@ -628,18 +772,28 @@ def _table_markdown(frames: dict, settings: dict) -> str:
               ("`rate` = share of those rounds the leader's side won; `leader_diff` = its "
                "round point differential (displayed points); intervals clustered by deal; every "
                "side and seat: `round_positions`, `absolute_seats` (rows with `table`)."), ""]
-    values = mixed[mixed["quantity"] == LOT_VALUE]
-    found = int(values["detected"].sum())
     lines += ["## Figure", "", reports.figure_caption(
         "head_to_head",
-        "top: the first-lot edge, P(win | won the lot) minus the fair share (percentage "
-        "points), per strategy in self-play and in each mixed table; bottom: the value of the "
-        "lot, P(win | won it) minus P(win | lost it) per entity; one column per player count",
+        "top: the first-lot effect within each strategy, P(win | its side won the lot) minus "
+        "P(win | lost it) (percentage points), in self-play and in each mixed table; bottom: "
+        "each strategy's match win share per entity in the mixed tables (its strength; dashed: "
+        "chance 1/n); one column per player count",
         table_plots.table_footer(settings),
         "Bars: 95% intervals, the deal as the unit (a strategy in several seats counted once "
-        "per deal; the value of the lot paired by deal)",
-        f"In the mixed tables winning the first lot rather than losing it makes a detectable "
-        f"difference (interval excluding 0) in {found} of {len(values)} (table, players, "
-        f"strategy) cells (one per table at 2 and 4 players, where it is the same for both)"),
-        ""]
+        "per deal; the lot effect paired by deal)", _head_to_head_finding(frames)), ""]
     return "\n".join(lines)
+
+
+def _head_to_head_finding(frames: dict) -> str:
+    """The head-to-head figure's finding, from what it draws: the lot effects' range in
+    self-play and in the tables, and the strength shares' range."""
+    rows = head_to_head_rows(frames)
+    own = rows[rows["table"] == mixed_tables.SELF_PLAY]["lot_effect"]
+    mixed = rows[rows["table"] != mixed_tables.SELF_PLAY]
+    text = "Within a strategy the first lot is worth "
+    if len(own):
+        text += f"{100 * own.min():+.1f} to {100 * own.max():+.1f} pp in self-play and "
+    text += (f"{100 * mixed['lot_effect'].min():+.1f} to {100 * mixed['lot_effect'].max():+.1f} "
+             "pp in the mixed tables, while the strategies' match win shares there run from "
+             f"{100 * mixed['strength'].min():.1f}% to {100 * mixed['strength'].max():.1f}%")
+    return text

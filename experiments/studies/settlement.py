@@ -24,9 +24,11 @@ For every strategy (in self-play) and player count:
   without the debit is accepted with it, an exact 61 made or missed).
 
 With mixed tables the figures are also given per strategy of each table (a strategy that fills
-several seats of a deal counted once per deal), and ``contrasts`` holds the paired contrasts
-``A - B`` of each table's strategies (settlement share net and gross, accepted points per entity
-per match), the deal as the unit (:func:`experiments.mixed_tables.table_contrasts`).
+several seats of a deal counted once per deal), and ``comparisons`` holds the paired contrasts
+``A - B`` of each table's strategies (settlement share net, gross at 4 players, accepted points
+per entity per match), the deal as the unit, declared before the run (:func:`plan_for`) and
+adjusted as families: a difference inside the smallest effect of interest reads "equivalent
+within +-D", not as a finding.
 
 Every interval of an event-level rate or mean (over dominoes, over blocked
 events) is clustered by match (:func:`experiments.stats.clustered_proportion`,
@@ -42,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from experiments import mixed_tables, stats
+from experiments.comparisons import ComparisonPlan, Quantity, plan_sentence
 from experiments.reporting import reports
 from experiments.run_spine import run_study, traced_result
 from experiments.settings import matches_clause, strong_sentence
@@ -52,6 +55,41 @@ from sim.tiles import TARGET_RAW, entity_count
 NAME = "settlement"
 DEFAULT_MATCHES = 10_000
 """Matches per configuration when none are given."""
+
+SHARE_NET = "share_net"
+SHARE_GROSS = "share_gross"
+ACCEPTED = "accepted"
+QUANTITIES = (
+    Quantity(SHARE_NET, "settlement share of accepted points, net of the partner debit", 0.01,
+             True, "1 pp of accepted points is about 3 raw of a winner's 305, less than one "
+             "domino's credit: no player would notice it"),
+    Quantity(SHARE_GROSS, "settlement share of accepted points, gross", 0.01, True,
+             "as the net share: 1 pp of accepted points"),
+    Quantity(ACCEPTED, "accepted raw points per entity per match", 5.0, False,
+             "5 raw is one displayed point per match, the smallest score step a player sees"),
+)
+"""The quantities the mixed tables compare, each with its smallest effect of interest."""
+
+
+def plan_for(settings: dict) -> ComparisonPlan:
+    """The study's comparisons, declared from its settings before it plays.
+
+    The self-play figures are descriptions (shares, parts, rates with their intervals), not
+    comparisons. The mixed tables compare their strategies on the same deals: the settlement
+    share net of the partner debit (gross too at 4 players, where the two differ) and the
+    accepted points per entity per match. Primary (Holm): the net settlement share of the first
+    table given, at each player count (in the committed run ``exact,greedy``: whether playing
+    for an exact 61 changes where a strategy's points come from); the rest exploratory
+    (Benjamini-Hochberg).
+    """
+    tables = mixed_tables.tables_of(settings)
+    comparisons = mixed_tables.table_comparisons(settings, (SHARE_NET, SHARE_GROSS, ACCEPTED),
+                                                 SHARE_NET, {SHARE_GROSS: (4,)})
+    first = tables[0].label if tables else "none"
+    return ComparisonPlan(NAME, QUANTITIES, tuple(comparisons), note=(
+        f"Primary: the net settlement share A - B of the first mixed table ({first}) at each "
+        "player count, paired by deal. Exploratory: the other tables, the gross share (4 "
+        "players) and accepted points per entity per match."))
 
 
 def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResult:
@@ -67,11 +105,10 @@ def run(*args, traces: dict | None = None, **options) -> reports.ExperimentResul
         ``domino_parts``, ``parts_hist`` and ``points`` also hold a row per
         (table, players, strategy): the strategy's own dominoes, blocked credits
         and accepted points; ``blocked`` and ``partner_debit`` stay self-play. With tables,
-        ``contrasts``: the paired contrasts ``A - B`` of each table's strategies (settlement
-        share gross and net, accepted points per entity), deals as units
-        (:func:`experiments.mixed_tables.table_contrasts`).
+        ``comparisons``: the paired contrasts ``A - B`` of each table's strategies, adjusted
+        as :func:`plan_for` declares them.
     """
-    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces)
+    return run_study(NAME, DEFAULT_MATCHES, compute, args, options, traces, plan_for)
 
 
 def compute(data, traces: dict | None = None) -> reports.ExperimentResult:
@@ -108,7 +145,9 @@ def analyse(traces: dict, settings: dict, tables=()) -> reports.ExperimentResult
             blocked.append(_blocked(trace, strategy, players, own, label))
             if players == 4:
                 debit.append(_partner_debit(trace, strategy, own, label))
-        contrasts.append(mixed_tables.table_contrasts(_per_deal(table), CONTRASTS, label, players))
+        contrasts += mixed_tables.table_contrasts(
+            _per_deal(table), [(q, q) for q in CONTRASTS if players == 4 or q != SHARE_GROSS],
+            label, players)
     frames = {
         "domino_parts": pd.concat(parts, ignore_index=True),
         "parts_hist": pd.concat(hist, ignore_index=True),
@@ -117,8 +156,9 @@ def analyse(traces: dict, settings: dict, tables=()) -> reports.ExperimentResult
     }
     if debit:
         frames["partner_debit"] = pd.concat(debit, ignore_index=True)
+    plan = plan_for(settings)
     if contrasts:
-        frames["contrasts"] = pd.concat(contrasts, ignore_index=True)
+        frames["comparisons"] = mixed_tables.adjusted_comparisons(plan, contrasts)
     # the self-play figures, key numbers and sections are computed from the self-play rows only
     selfplay = mixed_tables.self_play_rows(frames)
     plots = {
@@ -130,12 +170,14 @@ def analyse(traces: dict, settings: dict, tables=()) -> reports.ExperimentResult
     key = _key_numbers(selfplay)
     markdown = _markdown(settings, selfplay, key)
     if (frames["points"]["table"] != mixed_tables.SELF_PLAY).any():
-        key.update(_table_key_numbers(frames["points"], frames["contrasts"]))
+        key.update(_table_key_numbers(frames["points"], frames["comparisons"]))
         rows = _head_to_head_rows(frames)
+        # the gross share (4 players only) is in the summary: a row of one panel would leave
+        # two blank
         plots["head_to_head"] = lambda p: study_plots.plot_contrasts(
-            frames["contrasts"], p, settings,
-            "Settlement head to head: paired contrasts A - B on the same deals")
-        markdown = _markdown(settings, selfplay, key) + _table_markdown(frames, rows, settings)
+            frames["comparisons"], p, settings, plan, (SHARE_NET, ACCEPTED))
+        markdown = (_markdown(settings, selfplay, key) + _table_markdown(frames, rows, settings,
+                                                                          plan))
     return reports.ExperimentResult(NAME, settings, frames, markdown, plots, key)
 
 
@@ -320,7 +362,7 @@ def _table_points(trace, own: np.ndarray, rotations, strategy: str, players: int
         row = _points_row(strategy, players, len(m), total,
                           (per["placement"], per["credit"], per["debit"], per["blocked"]),
                           (r["ratio"], r["low"], r["high"]), (g["ratio"], g["low"], g["high"]),
-                          shares, p)
+                          shares, p, clusters=deal)
         return pd.DataFrame([{
             **row, "table": label, "deals": int(m["match"].nunique()),
             "entities_per_match": entities,
@@ -329,20 +371,25 @@ def _table_points(trace, own: np.ndarray, rotations, strategy: str, players: int
 
 
 def _points_row(strategy: str, players: int, matches: int, total: np.ndarray, parts: tuple,
-                net: tuple, gross: tuple, shares: tuple, won) -> dict:
+                net: tuple, gross: tuple, shares: tuple, won, clusters=None) -> dict:
     """The figures of a ``points`` row: the accepted raw points per match (``total``) and its
     parts per match (``parts``: placements, domino credit, domino debit, blocked credit), the
     settlement share net and gross (each ``(share, low, high)``), the credit, blocked credit and
     debit shares of all accepted points (``shares``) and the matches won by a settlement event
-    (``won``: its ``rate``, ``low``, ``high``)."""
+    (``won``: its ``rate``, ``low``, ``high``). Each per-match mean has its 95% t interval
+    (``*_low``, ``*_high``): the match as the unit, or the given ``clusters`` (a table's deals)."""
     placement, credit, debit, blocked = parts
+    row = {"strategy": strategy, "players": players, "matches": matches}
+    for name, values in (("accepted_raw", total), ("placement_raw", placement),
+                         ("domino_credit", credit), ("domino_debit", debit),
+                         ("blocked_credit", blocked)):
+        x = np.asarray(values, dtype=np.float64)
+        mean, low, high = (stats.mean_interval(x) if clusters is None
+                           else stats.clustered_mean(x, clusters))
+        row[f"{name}_per_match"] = float(x.mean())
+        row[f"{name}_per_match_low"], row[f"{name}_per_match_high"] = low, high
     return {
-        "strategy": strategy, "players": players, "matches": matches,
-        "accepted_raw_per_match": float(total.mean()),
-        "placement_raw_per_match": float(placement.mean()),
-        "domino_credit_per_match": float(credit.mean()),
-        "domino_debit_per_match": float(debit.mean()),
-        "blocked_credit_per_match": float(blocked.mean()),
+        **row,
         "settlement_share_net": float(net[0]), "settlement_share_net_low": float(net[1]),
         "settlement_share_net_high": float(net[2]), "settlement_share_gross": float(gross[0]),
         "settlement_share_gross_low": float(gross[1]),
@@ -354,13 +401,8 @@ def _points_row(strategy: str, players: int, matches: int, total: np.ndarray, pa
     }
 
 
-CONTRASTS = (
-    ("share_net", "settlement share of accepted points, net of the partner debit (per deal)",
-     True),
-    ("share_gross", "settlement share of accepted points, gross (per deal)", True),
-    ("accepted", "accepted raw points per entity per match", False),
-)
-"""The head-to-head contrasts: per-deal column, words, whether a share."""
+CONTRASTS = (SHARE_NET, SHARE_GROSS, ACCEPTED)
+"""The head-to-head contrasts (per-deal columns of :func:`_per_deal`, plan quantities)."""
 
 
 def _per_deal(table) -> dict:
@@ -398,7 +440,7 @@ def _head_to_head_rows(frames: dict) -> pd.DataFrame:
     return frames["points"].merge(net, on=["table", "strategy", "players"], how="left")
 
 
-def _table_key_numbers(points: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
+def _table_key_numbers(points: pd.DataFrame, comparisons: pd.DataFrame) -> dict:
     key = {}
     for row in points[points["table"] != mixed_tables.SELF_PLAY].itertuples(index=False):
         tag = f"{row.table}, {row.players}p: {row.strategy}"
@@ -410,25 +452,28 @@ def _table_key_numbers(points: pd.DataFrame, contrasts: pd.DataFrame) -> dict:
             row.settlement_share_gross_high, pct=True)
         key[f"{tag}: accepted raw points per entity per match"] = (
             f"{row.accepted_raw_per_entity:.1f}")
-    key.update(mixed_tables.contrast_key_numbers(contrasts))
+    key.update(mixed_tables.comparison_key_numbers(comparisons, mixed_tables.table_label))
     return key
 
 
-def _table_markdown(frames: dict, rows: pd.DataFrame, settings: dict) -> str:
+def _table_markdown(frames: dict, rows: pd.DataFrame, settings: dict,
+                    plan: ComparisonPlan) -> str:
     """The head-to-head section: the paired contrasts, then one table per mixed table, per
     strategy, beside its self-play."""
     mixed = rows[rows["table"] != mixed_tables.SELF_PLAY]
     own = rows[rows["table"] == mixed_tables.SELF_PLAY].set_index(["strategy", "players"])
-    contrasts = frames["contrasts"]
+    contrasts = frames["comparisons"]
     lines = ["", "## Head to head (mixed tables)", "",
              ("Each table is played in every rotation of its strategies over the entities "
               "(every strategy at every seat) on the same deals (duplicate deals). Every figure "
               "is the strategy's own, from its entities' accepted events in these matches; "
               "intervals take the deal as the cluster, and a strategy that fills several seats "
               "of a deal (two of three at 3 players) is counted once per deal."), "",
-             *mixed_tables.contrast_lines(
-                 contrasts, " (a share: the deal's ratio of sums over the strategy's seats and "
-                 "rotations)")]
+             "### Paired contrasts A - B (deal = unit)", "", plan_sentence(plan, contrasts), "",
+             plan.note, "",
+             mixed_tables.ADJUSTED_NOTE + (" A share is the deal's ratio of sums over the "
+                                           "strategy's seats and rotations."), "",
+             *mixed_tables.comparison_lines(contrasts)]
     lines += ["", ("Units: `accepted raw / entity-match` = "
               "raw points accepted per match per entity of the strategy (1 displayed = 5 raw; "
               "a finished match's winner has 305); `share net` = share of those points "
@@ -458,9 +503,9 @@ def _table_markdown(frames: dict, rows: pd.DataFrame, settings: dict) -> str:
                                           "debit_mean", "debit_low", "debit_high",
                                           "net_negative_rate", "rescued_from_overshoot_rate",
                                           "debit_per_match"]], 3), ""]
-    lines += [mixed_tables.contrasts_caption(
-        contrasts, "settlement share net of the partner debit, gross, accepted raw points per "
-        "entity per match", settings, CONTRASTS[0][1], "the net settlement share"), ""]
+    lines += [mixed_tables.comparisons_caption(
+        contrasts, "settlement share net of the partner debit, gross (4 players), accepted raw "
+        "points per entity per match", settings, SHARE_NET, "the net settlement share"), ""]
     return "\n".join(lines)
 
 

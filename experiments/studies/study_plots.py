@@ -1,10 +1,15 @@
-"""Figures of the research experiments (PNG files only, no display).
+"""Figures of the research experiments (PNG files only, no display), in the house style for print.
 
-Every ``plot_*`` function takes the experiment's frames, a path and the run's
-settings, and writes one PNG with deterministic metadata (same data, same
-bytes) that carries the run's sample size, player counts and seed
-(:func:`experiments.reporting.figures.run_footer`). The matching ``*_figure`` function
-builds the figure without writing it (for tests and notebooks).
+Every ``plot_*`` function takes the experiment's frames, a path and the run's settings, and
+writes one PNG at print size (:func:`experiments.reporting.figures.save_png`: one column or the
+page wide, 300 dpi, text >= 7 pt) with deterministic metadata (same data, same bytes) that
+carries the run's sample size, player counts and seed
+(:func:`experiments.reporting.figures.run_footer`). The matching ``*_figure`` function builds
+the figure without writing it (for tests and notebooks). Strategies take their own colours
+(:func:`experiments.reporting.figures.strategy_colour`); anything else (point sources, kinds of
+share) the house's categorical palette (:func:`experiments.reporting.figures.category_colours`).
+Every estimate is drawn with its interval (:func:`experiments.reporting.figures.estimates`); a
+panel of counts or quantiles says so (:func:`experiments.reporting.figures.no_intervals`).
 """
 
 from __future__ import annotations
@@ -14,11 +19,9 @@ import textwrap
 import numpy as np
 import pandas as pd
 
+from experiments.comparisons import VERDICTS
 from experiments.reporting import figures
 from experiments.settings import matches_clause
-
-DPI = 110
-"""Resolution of the studies' figures."""
 
 
 def self_play_footer(settings: dict) -> str:
@@ -28,30 +31,27 @@ def self_play_footer(settings: dict) -> str:
     return figures.run_footer(settings, sample=matches_clause(settings))
 
 
-def _finish(fig, footer: str, title: str | None = None, rect=None, **title_options):
-    """``fig`` laid out, its ``title`` above the axes (``title_options``: ``suptitle``
-    keywords) and ``footer`` stamped below them; ``rect`` bounds the layout (room for a legend
-    above the axes)."""
-    if title is not None:
-        fig.suptitle(title, **title_options)
-    fig.tight_layout(rect=rect)  # labels inside the figure, the footer below them
-    figures.stamp(fig, footer)
-    return fig
-
-
 SCORE_UNITS = "1 displayed = 5 raw; 61 displayed = 305 raw"
 """The points convention, written on every axis that shows points."""
 
 
-def _panels(count: int, width: float = 5.0, height: float = 3.6, sharey: bool = True):
-    fig, axes = figures.new_figure(1, count, figsize=(width * count, height), sharey=sharey,
-                                   squeeze=False)
-    return fig, axes[0]
+def _offsets(strategies: list[str], spread: float = 0.36) -> dict[str, float]:
+    """Small offsets that keep the strategies' interval bars apart."""
+    step = spread / max(1, len(strategies) - 1) if len(strategies) > 1 else 0.0
+    return {name: (k - (len(strategies) - 1) / 2) * step for k, name in enumerate(strategies)}
 
 
-def _color(strategies: list[str], name: str) -> str:
-    colors = figures.color_cycle()
-    return colors[strategies.index(name) % len(colors)]
+def _legend_above(fig, axes, **options) -> None:
+    """One legend above the panels, from the first axes' labelled artists (each once)."""
+    handles, labels = {}, []
+    for ax in np.ravel(axes):
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if label not in handles:
+                handles[label] = handle
+                labels.append(label)
+    if handles:
+        fig.legend([handles[label] for label in labels], labels, loc="outside upper center",
+                   ncol=options.pop("ncol", min(len(labels), 6)), **options)
 
 
 # ---------------------------------------------------------------------------
@@ -63,24 +63,18 @@ FIRST_POSSIBLE = 28
 """No event can be discarded below displayed 28 (see :mod:`experiments.studies.overshoot`)."""
 
 
-def _offsets(strategies: list[str], spread: float = 0.36) -> dict[str, float]:
-    """Small x offsets that keep the strategies' error bars apart."""
-    step = spread / max(1, len(strategies) - 1) if len(strategies) > 1 else 0.0
-    return {name: (k - (len(strategies) - 1) / 2) * step for k, name in enumerate(strategies)}
-
-
+@figures.house_style()
 def discard_probability_figure(by_score: pd.DataFrame, settings: dict):
     """P(discard) against the displayed score before the event, one column per player count.
 
-    Top row: linear scale, displayed 45..60, where discards happen; bottom
-    row: log scale over every score where a discard is possible (28..60; a
-    zero rate has no place on a log axis and is left out). Error bars are the
-    match-clustered 95% intervals of ``by_score`` (``low``, ``high``).
+    Top row: linear scale, displayed 45..60, where discards happen; bottom row: log scale over
+    every score where a discard is possible (28..60; a zero rate has no place on a log axis and
+    is left out). Bars: the match-clustered 95% intervals of ``by_score`` (``low``, ``high``).
     """
     players = sorted(by_score["players"].unique())
     strategies = list(dict.fromkeys(by_score["strategy"]))
     offsets = _offsets(strategies)
-    fig, axes = figures.new_figure(2, len(players), figsize=(4.8 * len(players), 7.0), sharey="row",
+    fig, axes = figures.new_figure(2, len(players), width="page", height=4.6, sharey="row",
                                    squeeze=False)
     ranges = ((ZOOM_FROM, 60, "linear"), (FIRST_POSSIBLE, 60, "log"))
     for j, count in enumerate(players):
@@ -91,45 +85,40 @@ def discard_probability_figure(by_score: pd.DataFrame, settings: dict):
                                & by_score.displayed_before.between(low_x, high_x)]
                 if scale == "log":
                     sel = sel[sel.p_discard > 0]
-                rate = sel["p_discard"].to_numpy(dtype=float)
-                err = np.vstack([rate - sel["low"].to_numpy(dtype=float),
-                                 sel["high"].to_numpy(dtype=float) - rate])
-                err = np.clip(np.where(np.isfinite(err), err, 0.0), 0.0, None)
-                x = sel["displayed_before"].to_numpy(dtype=float) + offsets[name]
+                if sel.empty:
+                    continue
                 # no lines on the log row: they would bridge scores whose zero rate is not drawn
-                ax.errorbar(x, rate, yerr=err, fmt="o-" if scale == "linear" else "o", ms=3,
-                            lw=1.0, elinewidth=1.2, capsize=2, label=name,
-                            color=figures.strategy_colour(name))
+                figures.estimates(ax, sel["displayed_before"].to_numpy(dtype=float)
+                                  + offsets[name], sel["p_discard"], sel["low"], sel["high"],
+                                  color=figures.strategy_colour(name), label=name,
+                                  line=scale == "linear", markersize=2.2, capsize=1.2)
             ax.set_xlim(low_x - 0.6, high_x + 0.6)
             ax.set_yscale(scale)
             if scale == "linear":
                 ax.set_ylim(0, 1)
-            ax.grid(alpha=0.3, which="both" if scale == "log" else "major")
-            ax.set_xlabel(f"entity's displayed score before the event\n({SCORE_UNITS})")
-        axes[0, j].set_title(f"{count} players: displayed {ZOOM_FROM}..60")
-        axes[1, j].set_title(f"{count} players: displayed {FIRST_POSSIBLE}..60 "
-                             "(first possible discard), log scale", fontsize=10)
-    axes[0, 0].set_ylabel("P(event discarded)\n(linear scale, 95% interval)")
-    axes[1, 0].set_ylabel("P(event discarded)\n(log scale; zero rates not drawn)")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, title="self-play", loc="upper center", ncol=len(strategies),
-               bbox_to_anchor=(0.5, 0.965), frameon=False)
-    return _finish(fig, self_play_footer(settings),
-                   "Overshoot: chance a score event is thrown away (95% intervals clustered by "
-                   "match)", rect=(0, 0, 1, 0.92), y=1.0)
+            ax.set_title(f"{count} players" + (", log scale" if scale == "log" else ""))
+        axes[1, j].set_xlabel("displayed score before the event")
+    axes[0, 0].set_ylabel("P(event discarded)\n(95% interval)")
+    axes[1, 0].set_ylabel("P(event discarded), log\n(zero rates not drawn)")
+    _legend_above(fig, axes, title="self-play", ncol=min(len(strategies), 8))
+    figures.stamp(fig, self_play_footer(settings))
+    return fig
 
 
+@figures.house_style()
 def plot_discard_probability(by_score: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`discard_probability_figure` as PNG."""
-    figures.save_png(discard_probability_figure(by_score, settings), path, DPI)
+    figures.save_png(discard_probability_figure(by_score, settings), path)
 
 
+@figures.house_style()
 def zone_turns_figure(zone: pd.DataFrame, settings: dict):
     """Cumulative distribution of the winner's own turns begun within 10 points of 61."""
     players = sorted(zone["players"].unique())
     strategies = list(dict.fromkeys(zone["strategy"]))
-    fig, axes = _panels(len(players))
-    for ax, count in zip(axes, players):
+    fig, axes = figures.new_figure(1, len(players), width="page", height=2.5, sharey=True,
+                                   squeeze=False)
+    for ax, count in zip(axes[0], players):
         for name in strategies:
             sel = zone[(zone.players == count) & (zone.strategy == name)].sort_values(
                 "zone10_turns")
@@ -138,20 +127,22 @@ def zone_turns_figure(zone: pd.DataFrame, settings: dict):
             share = sel["winners"].cumsum() / sel["winners"].sum()
             ax.step(sel["zone10_turns"], share, where="post", label=name,
                     color=figures.strategy_colour(name))
+        figures.no_intervals(ax, "empirical distributions of every winner")
         ax.set_title(f"{count} players")
-        ax.set_xlabel("winner's own turns begun at displayed 51..60\n(within 10 points of 61)")
+        ax.set_xlabel("winner's own turns at displayed 51..60")
         ax.set_xlim(left=0, right=max(5, float(zone[zone.players == count]
                                                  .zone10_turns.quantile(0.99)) + 1))
         ax.set_ylim(0, 1)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("share of winners (cumulative)")
-    axes[-1].legend(title="self-play", loc="lower right")
-    return _finish(fig, self_play_footer(settings), "How long the winner waited near 61", y=1.02)
+    axes[0, 0].set_ylabel("share of winners\n(cumulative)")
+    _legend_above(fig, axes, title="self-play", ncol=min(len(strategies), 8))
+    figures.stamp(fig, self_play_footer(settings))
+    return fig
 
 
+@figures.house_style()
 def plot_zone_turns(zone: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`zone_turns_figure` as PNG."""
-    figures.save_png(zone_turns_figure(zone, settings), path, DPI)
+    figures.save_png(zone_turns_figure(zone, settings), path)
 
 
 # ---------------------------------------------------------------------------
@@ -160,14 +151,15 @@ def plot_zone_turns(zone: pd.DataFrame, path, settings: dict) -> None:
 DOMINO_PARTS = ("placement", "credit", "debit", "net", "blocked")
 """The panels of :func:`domino_parts_figure`: the domino event's parts and the blocked credit."""
 PART_TITLES = {
-    "placement": "final placement\n(the domino's last tile)",
-    "credit": "credit\n(opponents' pips, round5)",
-    "debit": "partner debit\n(4 players only)",
-    "net": "net = placement\n+ credit - debit",
-    "blocked": "blocked-round credit\n(per blocked event)",
+    "placement": "final placement",
+    "credit": "credit (opponents)",
+    "debit": "partner debit",
+    "net": "net",
+    "blocked": "blocked credit",
 }
 
 
+@figures.house_style()
 def domino_parts_figure(parts: pd.DataFrame, settings: dict):
     """The domino event's parts and the blocked credit, per strategy (self-play) and player count.
 
@@ -179,11 +171,9 @@ def domino_parts_figure(parts: pd.DataFrame, settings: dict):
     """
     players = sorted(parts["players"].unique())
     strategies = list(dict.fromkeys(parts["strategy"]))
-    offsets = _offsets(strategies, spread=0.7)
+    offsets = _offsets(strategies, spread=0.5)
     shown = [part for part in DOMINO_PARTS if (parts["part"] == part).any()]
-    fig, axes = figures.new_figure(1, len(shown), figsize=(3.4 * len(shown) + 0.8, 4.4),
-                                   squeeze=False)
-    labelled = set()
+    fig, axes = figures.new_figure(1, len(shown), width="page", height=2.9, squeeze=False)
     for ax, part in zip(axes[0], shown):
         counts = [c for c in players if ((parts["part"] == part) & (parts["players"] == c)).any()]
         for j, count in enumerate(counts):
@@ -195,153 +185,163 @@ def domino_parts_figure(parts: pd.DataFrame, settings: dict):
                 r = sel.iloc[0]
                 x = j + offsets[name]
                 colour = figures.strategy_colour(name)
-                ax.vlines(x, r.p10, r.p90, color=colour, lw=1.0)
-                ax.vlines(x, r.p25, r.p75, color=colour, lw=5.0, alpha=0.45)
-                err = np.array([[max(0.0, r["mean"] - r.low)], [max(0.0, r.high - r["mean"])]])
-                ax.errorbar([x], [r["mean"]], yerr=np.where(np.isfinite(err), err, 0.0),
-                            fmt="o", ms=4, capsize=2, color=colour, mec="black", mew=0.5,
-                            label=None if name in labelled else name)
-                labelled.add(name)
-        ax.set_xticks(range(len(counts)), [f"{c} players" for c in counts])
+                ax.vlines(x, r.p10, r.p90, color=colour, lw=0.6)
+                ax.vlines(x, r.p25, r.p75, color=colour, lw=3.0, alpha=0.4)
+                figures.estimates(ax, [x], [r["mean"]], [r.low], [r.high], color=colour,
+                                  label=name, markersize=2.5, markeredgecolor="black",
+                                  markeredgewidth=0.3)
+        ax.set_xticks(range(len(counts)), [f"{c}p" for c in counts])
         ax.set_xlim(-0.6, len(counts) - 0.4)
-        ax.axhline(0, color="black", lw=0.6)
-        ax.set_title(PART_TITLES[part], fontsize=10)
-        ax.grid(alpha=0.3, axis="y")
-    axes[0, 0].set_ylabel(f"raw points per event\n({SCORE_UNITS})")
-    handles, labels = [], []
-    for ax in axes[0]:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            handles.append(handle)
-            labels.append(label)
-    fig.legend(handles, labels, title="self-play: mean (95%), box 25-75%, line 10-90%",
-               loc="upper center", ncol=min(len(labels), 6), bbox_to_anchor=(0.5, 0.93),
-               frameon=False, fontsize=9, title_fontsize=9)
-    return _finish(fig, self_play_footer(settings),
-                   "The domino event: final placement + credit - debit = net; and the blocked "
-                   "credit", rect=(0, 0, 1, 0.78), y=1.0)
+        figures.reference_line(ax, 0.0)
+        ax.set_title(PART_TITLES[part])
+    axes[0, 0].set_ylabel("raw points per event\n(5 raw = 1 displayed point)")
+    _legend_above(fig, axes, title="self-play: mean (95%), box 25-75%, line 10-90%",
+                  ncol=min(len(strategies), 8))
+    figures.stamp(fig, self_play_footer(settings))
+    return fig
 
 
+@figures.house_style()
 def plot_domino_parts(parts: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`domino_parts_figure` as PNG."""
-    figures.save_png(domino_parts_figure(parts, settings), path, DPI)
+    figures.save_png(domino_parts_figure(parts, settings), path)
 
 
-POINT_SEGMENTS = (
-    ("placement_raw_per_match", "placements (incl. the domino's final tile)"),
+POINT_SOURCES = (
+    ("placement_raw_per_match", "placements (with a domino's last tile)"),
     ("domino_credit_per_match", "domino credit (opponents' pips)"),
     ("blocked_credit_per_match", "blocked-round credit"),
+    ("domino_debit_per_match", "partner debit (4 players, subtracted)"),
 )
-"""The positive parts of accepted points per match: column, legend label."""
+"""The sources of accepted points per match: column (``*_low``, ``*_high`` its interval),
+legend label."""
+SHARES = (
+    ("settlement_share_net", "settlement share, net of the partner debit"),
+    ("settlement_share_gross", "settlement share, gross (4 players)"),
+)
+"""The settlement shares of :func:`point_sources_figure`'s bottom row: column, legend label."""
 
 
+@figures.house_style()
 def point_sources_figure(share: pd.DataFrame, settings: dict):
-    """Accepted points per match by source, one bar per (strategy, players).
+    """Where accepted points come from, per strategy (rows) and player count (columns).
 
-    Above zero the credits of accepted events, stacked: placements, domino
-    credit, blocked credit; below zero the partner debit (4 players) as its own
-    segment; a black mark at the net, the accepted points per match (the
-    stack minus the debit), labelled with the settlement share of it, net of the partner
-    debit and gross (before it; the same at 2 and 3 players). Bars are grouped by player count.
+    Top row: accepted displayed points per match by source (:data:`POINT_SOURCES`: placements,
+    domino credit, blocked credit, and the partner debit that is subtracted at 4 players), each
+    mean with its 95% interval (the match is the unit); bottom row: the settlement share of
+    accepted points, net of the partner debit and (4 players, where it differs) gross, with its
+    95% ratio interval. Sources and shares are categories, in the house palette.
     """
-    share = share.sort_values("players", kind="stable")
-    labels = [f"{r.strategy}\n{r.players}p" for r in share.itertuples()]
-    groups = share["players"].to_numpy()
-    # a gap of one bar between player counts
-    x = np.arange(len(share)) + np.concatenate([[0], np.cumsum(groups[1:] != groups[:-1])])
-    colors = figures.color_cycle()
-    fig, ax = figures.new_figure(figsize=(0.95 * len(share) + 4.5, 5.0))
-    bottom = np.zeros(len(share))
-    for k, (column, label) in enumerate(POINT_SEGMENTS):
-        value = share[column].to_numpy(dtype=float) / 5
-        ax.bar(x, value, bottom=bottom, label=label, color=colors[k])
-        bottom = bottom + value
-    debit = share["domino_debit_per_match"].to_numpy(dtype=float) / 5
-    ax.bar(x, -debit, label="partner debit (4 players), subtracted", color=colors[3],
-           hatch="//", edgecolor="white")
-    net = bottom - debit
-    ax.plot(x, net, ls="none", marker="_", ms=22, mew=2.5, color="black",
-            label="accepted total per match = stack - debit")
-    for xi, top, value, net_share, gross_share, count in zip(
-            x, bottom, net, share["settlement_share_net"], share["settlement_share_gross"],
-            share["players"]):
-        text = (f"{value:.0f}\nnet {100 * net_share:.0f}%\ngross {100 * gross_share:.0f}%"
-                if count == 4 else f"{value:.0f}\nsettl.\n{100 * net_share:.0f}%")
-        ax.text(xi, top + 2, text, ha="center", va="bottom", fontsize=7)
-    ax.axhline(0, color="black", lw=0.8)
-    ax.set_xticks(x, labels)
-    ax.set_xlim(-0.6, float(x.max()) + 0.6 if len(share) else 0.4)
-    ax.set_ylim(min(-5.0, float(-debit.max()) * 1.3) if len(share) else -5.0,
-                float(bottom.max()) * 1.3 if len(share) else 1.0)
-    ax.set_ylabel("displayed points per match\n(all entities, accepted events)\n"
-                  f"{SCORE_UNITS}", fontsize=9)
-    ax.set_title("Where the accepted points come from\n(label: accepted total per match and "
-                 "the settlement share of it; 4 players: net of the partner debit and gross)",
-                 fontsize=10)
-    ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return _finish(fig, self_play_footer(settings))
+    players = sorted(share["players"].unique())
+    strategies = list(dict.fromkeys(share["strategy"]))
+    colours = figures.category_colours(len(POINT_SOURCES) + len(SHARES))
+    rows = np.arange(len(strategies))[::-1]
+    fig, axes = figures.new_figure(2, len(players), width="page",
+                                   height=2.0 + 0.42 * len(strategies), sharey=True,
+                                   squeeze=False)
+    source_offsets = _offsets([c for c, _ in POINT_SOURCES], spread=0.6)
+    share_offsets = _offsets([c for c, _ in SHARES], spread=0.3)
+    for j, count in enumerate(players):
+        sel = share[share.players == count].set_index("strategy").reindex(strategies)
+        for k, (column, label) in enumerate(POINT_SOURCES):
+            if column == "domino_debit_per_match" and count != 4:
+                continue
+            figures.estimates(axes[0, j], sel[column] / 5, rows + source_offsets[column],
+                              sel[f"{column}_low"] / 5, sel[f"{column}_high"] / 5,
+                              color=colours[k], label=label, horizontal=True, markersize=2.5)
+        for k, (column, label) in enumerate(SHARES):
+            if column == "settlement_share_gross" and count != 4:
+                continue
+            figures.estimates(axes[1, j], 100 * sel[column], rows + share_offsets[column],
+                              100 * sel[f"{column}_low"], 100 * sel[f"{column}_high"],
+                              color=colours[len(POINT_SOURCES) + k], label=label,
+                              horizontal=True, markersize=2.5)
+        axes[0, j].set_title(f"{count} players")
+        axes[0, j].set_xlim(left=0)
+        axes[0, j].set_xlabel("displayed points per match\n(1 displayed = 5 raw)")
+        axes[1, j].set_xlim(left=0)
+        axes[1, j].set_xlabel("% of accepted raw points")
+    axes[0, 0].set_yticks(rows, strategies)
+    axes[0, 0].set_ylim(-0.6, len(strategies) - 0.4)
+    _legend_above(fig, axes, ncol=3)
+    figures.stamp(fig, self_play_footer(settings))
+    return fig
 
 
+@figures.house_style()
 def plot_point_sources(share: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`point_sources_figure` as PNG."""
-    figures.save_png(point_sources_figure(share, settings), path, DPI)
+    figures.save_png(point_sources_figure(share, settings), path)
 
 
 # ---------------------------------------------------------------------------
-# Head to head (overshoot, settlement): paired contrasts
+# Head to head (overshoot, settlement, lengths): the tables' comparisons
 # ---------------------------------------------------------------------------
-def contrasts_figure(contrasts: pd.DataFrame, settings: dict, title: str):
-    """The paired contrasts ``A - B`` of mixed tables, with their 95% intervals over deals.
+def _pair_colour(name: str) -> str:
+    """A comparison's colour: strategy A's own, or (A a table, a seat) the first category
+    colour."""
+    if " " in name:
+        return figures.category_colours(1)[0]
+    return figures.strategy_colour(name)
 
-    One row of panels per quantity (``contrasts["quantity"]``, its text the y label), one column
-    per player count; along x the tables' strategy pairs (``"exact - greedy"``), one marker per
-    pair in A's colour (:func:`experiments.reporting.figures.strategy_colour`); a line at 0 (no
-    difference). A filled marker: the interval excludes 0 (a finding); an open one: no
-    detectable difference. Each row's y axis is symmetric about 0, so that neither sign looks
-    larger. ``contrasts``: :func:`experiments.mixed_tables.table_contrasts` rows.
+
+@figures.house_style()
+def contrasts_figure(comparisons: pd.DataFrame, settings: dict, plan, quantities=None):
+    """The mixed tables' comparisons ``A - B`` with their adjusted intervals.
+
+    One row of panels per quantity (``quantities``, plan quantity names; default every quantity
+    in ``comparisons``), one column per player count; along x the pairs compared, one marker per
+    pair in A's colour (a table's, when A is a table, the first category colour); a line at 0
+    and a grey band for the smallest effect of interest (``+-sesoi``): an interval inside it is
+    an equivalence. A filled marker: a finding (the adjusted interval excludes 0); an open one:
+    no finding. Each row's y axis is symmetric about 0, so that neither sign looks larger.
+    ``comparisons``: the rows of a run's ``comparisons`` frame; ``plan``: its
+    :class:`experiments.comparisons.ComparisonPlan` (the quantities' words and units).
     """
-    players = sorted(contrasts["players"].unique())
-    quantities = list(dict.fromkeys(contrasts["quantity"]))
-    pairs = list(dict.fromkeys(f"{r.a} - {r.b}" for r in contrasts.itertuples(index=False)))
-    fig, axes = figures.new_figure(len(quantities), len(players),
-                                   figsize=(max(3.4, 1.1 * len(pairs) + 1.6) * len(players) + 1.2,
-                                            2.5 * len(quantities) + 1.2),
-                                   squeeze=False, sharey="row")
-    for i, quantity in enumerate(quantities):
-        rows = contrasts[contrasts["quantity"] == quantity]
-        finite = rows[["low", "high"]].to_numpy(dtype=float)
-        finite = finite[np.isfinite(finite)]
-        extent = float(np.abs(finite).max()) if finite.size else 1.0
-        pct = rows["words"].str.contains(" pp ").any()
-        scale = 100.0 if pct else 1.0
+    players = sorted(comparisons["players"].unique())
+    names = quantities or list(dict.fromkeys(comparisons["quantity"]))
+    names = [q for q in names if (comparisons["quantity"] == q).any()]
+    # room for each row's tick labels when they stand on end (more than two pairs)
+    ticks = max(len(max(comparisons["a"], key=len)), 6) * 0.055
+    fig, axes = figures.new_figure(len(names), len(players), width="page",
+                                   height=0.9 + (1.45 + ticks) * len(names), squeeze=False,
+                                   sharey="row")
+    for i, name in enumerate(names):
+        quantity = plan.quantity(name)
+        rows = comparisons[comparisons["quantity"] == name]
+        scale = 100.0 if quantity.pct else 1.0
+        same_b = rows["b"].nunique() == 1
+        pairs = list(dict.fromkeys(zip(rows["a"], rows["b"])))
+        ticks = [a if same_b else f"{a} -\n{b}" for a, b in pairs]
+        bounds = rows[["adj_low", "adj_high"]].to_numpy(dtype=float)
+        bounds = bounds[np.isfinite(bounds)]
+        extent = max(float(np.abs(bounds).max()) if bounds.size else 0.0, quantity.sesoi)
         for j, count in enumerate(players):
             ax = axes[i, j]
-            for k, pair in enumerate(pairs):
-                sel = rows[(rows.players == count)
-                           & ((rows.a + " - " + rows.b) == pair)]
+            ax.axhspan(-scale * quantity.sesoi, scale * quantity.sesoi, color="0.88", lw=0,
+                       zorder=0)
+            figures.reference_line(ax, 0.0)
+            for k, (a, b) in enumerate(pairs):
+                sel = rows[(rows.players == count) & (rows.a == a) & (rows.b == b)]
                 if sel.empty or not np.isfinite(float(sel["difference"].iloc[0])):
                     continue
                 r = sel.iloc[0]
-                err = scale * np.array([[max(0.0, r.difference - r.low)],
-                                        [max(0.0, r.high - r.difference)]])
-                colour = figures.strategy_colour(r.a)
-                ax.errorbar([k], [scale * r.difference], yerr=np.where(np.isfinite(err), err, 0),
-                            fmt="o", ms=6, capsize=4, color=colour,
-                            mfc=colour if r.detected else "white")
-            ax.axhline(0, color="black", lw=0.8)
-            ax.set_xticks(range(len(pairs)), [p.replace(" - ", " -\n") for p in pairs],
-                          fontsize=8)
+                colour = _pair_colour(a)
+                figures.estimates(ax, [k], [scale * r.difference], [scale * r.adj_low],
+                                  [scale * r.adj_high], color=colour, markersize=4,
+                                  markerfacecolor=colour if r.verdict == VERDICTS.finding
+                                  else "white")
+            ax.set_xticks(range(len(pairs)), ticks, rotation=90 if len(pairs) > 2 else 0)
             ax.set_xlim(-0.6, len(pairs) - 0.4)
-            ax.grid(alpha=0.3, axis="y")
             if i == 0:
                 ax.set_title(f"{count} players")
-        top = 1.2 * scale * extent if extent > 0 else 1.0
+        top = 1.15 * scale * extent if extent > 0 else 1.0
         axes[i, 0].set_ylim(-top, top)
-        unit = "percentage points" if pct else "A - B"
-        axes[i, 0].set_ylabel(f"{_wrap(quantity)}\n({unit}, 95%)", fontsize=8)
-    return _finish(fig, _table_sample(settings),
-                   title + "\n(filled: the interval excludes 0; open: no detectable difference; "
-                   "colour: strategy A)", fontsize=10, y=1.0)
+        unit = "pp" if quantity.pct else ("A - B" if not same_b else f"A - {rows['b'].iloc[0]}")
+        axes[i, 0].set_ylabel(f"{_wrap(quantity.words, 26)}\n({unit}, adjusted)")
+    figures.stamp(fig, _table_sample(settings) + "; filled: finding; open: none; grey: "
+                  "smallest effect of interest")
+    return fig
 
 
 def _wrap(text: str, width: int = 28) -> str:
@@ -355,9 +355,11 @@ def _table_sample(settings: dict) -> str:
                                                "rotation on the same deals)")
 
 
-def plot_contrasts(contrasts: pd.DataFrame, path, settings: dict, title: str) -> None:
+@figures.house_style()
+def plot_contrasts(comparisons: pd.DataFrame, path, settings: dict, plan,
+                   quantities=None) -> None:
     """Write :func:`contrasts_figure` as PNG."""
-    figures.save_png(contrasts_figure(contrasts, settings, title), path, DPI)
+    figures.save_png(contrasts_figure(comparisons, settings, plan, quantities), path)
 
 
 # ---------------------------------------------------------------------------
@@ -365,7 +367,7 @@ def plot_contrasts(contrasts: pd.DataFrame, path, settings: dict, title: str) ->
 # ---------------------------------------------------------------------------
 def seat_sides(positions: pd.DataFrame) -> pd.DataFrame:
     """The seats plot's data: one row per side and configuration, with the match win rate's
-    deviation from the fair share in percentage points (``deviation``, ``dev_low``,
+    deviation from chance (1/n for n sides) in percentage points (``deviation``, ``dev_low``,
     ``dev_high``).
 
     A side is a seat counted clockwise from the first leader, except with 4
@@ -384,52 +386,47 @@ def seat_sides(positions: pd.DataFrame) -> pd.DataFrame:
 
 def _side_label(players: int, position: int) -> str:
     if players == 4:
-        return ("leader's partnership\n(seats 0, 2)" if position == 0
-                else "other partnership\n(seats 1, 3)")
+        return ("leader's\npartnership" if position == 0 else "other\npartnership")
     return "lot winner" if position == 0 else f"+{position}"
 
 
+@figures.house_style()
 def seats_figure(positions: pd.DataFrame, settings: dict):
-    """Match win rate by side relative to the first leader, as the deviation from the fair share
-    in percentage points with 95% intervals, on one y scale symmetric about 0 for every panel."""
+    """Match win rate by side relative to the first leader, as the deviation from chance in
+    percentage points with 95% intervals, on one y scale symmetric about 0 for every panel."""
     sides = seat_sides(positions)
     players = sorted(sides["players"].unique())
     strategies = list(dict.fromkeys(sides["strategy"]))
-    offsets = _offsets(strategies, spread=0.4)
+    offsets = _offsets(strategies, spread=0.5)
     widths = [max(2, count if count != 4 else 2) for count in players]
-    fig, axes = figures.new_figure(1, len(players), figsize=(1.5 * sum(widths) + 2.0, 4.0),
-                                   sharey=True, squeeze=False,
-                                   gridspec_kw={"width_ratios": widths})
+    fig, axes = figures.new_figure(1, len(players), width="page", height=2.7, sharey=True,
+                                   squeeze=False, gridspec_kw={"width_ratios": widths})
     axes = axes[0]
     extent = float(np.nanmax(np.abs(sides[["dev_low", "dev_high"]].to_numpy(dtype=float))))
     top = max(2.0, 1.15 * extent if np.isfinite(extent) else 2.0)
     for ax, count in zip(axes, players):
         sel_count = sides[sides.players == count]
         positions_shown = sorted(sel_count["position"].unique())
+        figures.reference_line(ax, 0.0)
         for name in strategies:
             sel = sel_count[sel_count.strategy == name].sort_values("position")
-            dev = sel["deviation"].to_numpy(dtype=float)
-            err = np.vstack([dev - sel["dev_low"].to_numpy(dtype=float),
-                             sel["dev_high"].to_numpy(dtype=float) - dev])
-            ax.errorbar(sel["position"].to_numpy(dtype=float) + offsets[name], dev, yerr=err,
-                        fmt="o", ms=5, capsize=3, label=name, color=figures.strategy_colour(name))
-        ax.axhline(0, color="black", lw=0.9)
+            figures.estimates(ax, sel["position"].to_numpy(dtype=float) + offsets[name],
+                              sel["deviation"], sel["dev_low"], sel["dev_high"],
+                              color=figures.strategy_colour(name), label=name, markersize=3)
         ax.set_xticks(positions_shown, [_side_label(count, p) for p in positions_shown])
         ax.set_xlim(-0.5, len(positions_shown) - 0.5)
         ax.set_xlabel("partnership, from the first leader" if count == 4
                       else "seat, clockwise from the first leader")
         fair = 1 / (2 if count == 4 else count)
-        ax.set_title(f"{count} players (fair share {100 * fair:.1f}%)")
-        ax.grid(alpha=0.3, axis="y")
+        ax.set_title(f"{count} players (chance {100 * fair:.1f}%)")
     axes[0].set_ylim(-top, top)
-    axes[0].set_ylabel("match win rate minus fair share\n(percentage points, 95% interval)")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, title="self-play", loc="center left", bbox_to_anchor=(1.0, 0.5),
-               frameon=False)
-    return _finish(fig, self_play_footer(settings),
-                   "Seat effects: the value of winning the first lot", y=1.02)
+    axes[0].set_ylabel("match win rate minus chance\n(percentage points, 95%)")
+    _legend_above(fig, axes, title="self-play", ncol=min(len(strategies), 8))
+    figures.stamp(fig, self_play_footer(settings))
+    return fig
 
 
+@figures.house_style()
 def plot_seats(positions: pd.DataFrame, path, settings: dict) -> None:
     """Write :func:`seats_figure` as PNG."""
-    figures.save_png(seats_figure(positions, settings), path, DPI)
+    figures.save_png(seats_figure(positions, settings), path)

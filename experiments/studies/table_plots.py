@@ -3,25 +3,33 @@
 One figure per study (``head_to_head.png``): a row per quantity (:class:`Panel`), a column per
 player count; along x the configurations (self-play first, then each table), one marker per
 strategy in its colour (:func:`experiments.reporting.figures.strategy_colour`, the same in every
-figure), with its 95% interval. Every marker is a filled circle: the x category says whether it
-is self-play or which table, so the legend names strategies only, each drawn. Rates are drawn
-on 0..1 and counts from 0; a difference (an edge, a contrast: ``centred``) on an axis
-symmetric about 0 with a line at 0, so no axis exaggerates a difference; every figure carries
-the run's footer (sample sizes, players, seed).
+figure), with its 95% interval (:func:`experiments.reporting.figures.estimates`). Every marker
+is a filled circle: the x category says whether it is self-play or which table, so the legend
+names strategies only, each drawn. Rates are drawn from 0 (a dashed line at chance where the
+panel names a ``fair`` column); a difference (an effect, a contrast: ``centred``) on an axis
+symmetric about 0 with a line at 0, so no axis exaggerates a difference; every figure is a page
+wide in the house style and carries the run's footer (sample sizes, players, seed).
 """
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from experiments.mixed_tables import SELF_PLAY
-from experiments.reporting.figures import new_figure, run_footer, save_png, stamp, strategy_colour
+from experiments.reporting.figures import (
+    estimates,
+    house_style,
+    new_figure,
+    reference_line,
+    run_footer,
+    save_png,
+    stamp,
+    strategy_colour,
+)
 
-DPI = 110
 LEGEND_COLUMNS = 8
 """Strategies per legend line."""
 
@@ -108,20 +116,24 @@ def visible_ticks(ax, axis: str = "y") -> None:
         ax.set_xlim(low, high)
 
 
-def head_to_head_figure(rows: pd.DataFrame, panels, settings: dict, title: str):
+@house_style()
+def head_to_head_figure(rows: pd.DataFrame, panels, settings: dict, title: str | None = None):
     """The figure (see the module docstring) from rows with ``table``, ``players``,
-    ``strategy`` and every panel's columns; a missing or nan value is not drawn."""
+    ``strategy`` and every panel's columns; a missing or nan value is not drawn. ``title`` is
+    not drawn (the summary's caption says what the figure shows); it is kept for callers."""
     players = sorted(rows["players"].unique())
     labels = configurations(rows)
-    width = max(4.2, 0.95 * len(labels) + 1.6)
-    fig, axes = new_figure(len(panels), len(players),
-                           figsize=(width * len(players), 2.9 * len(panels) + 0.8),
-                           squeeze=False, sharey="row")
+    fig, axes = new_figure(len(panels), len(players), width="page",
+                           height=1.2 + 1.9 * len(panels), squeeze=False, sharey="row")
     extent = [0.0] * len(panels)  # rows share y: one limit per row, from all its panels
-    handles = {}
     for j, count in enumerate(players):
         for i, panel in enumerate(panels):
             ax = axes[i, j]
+            if panel.centred:
+                reference_line(ax, 0.0)
+            fair = rows.loc[rows["players"] == count, panel.fair] if panel.fair else None
+            if fair is not None and len(fair):
+                reference_line(ax, panel.scale * float(fair.iloc[0]))
             for table in labels:
                 offsets = _offsets(rows, table, count)
                 for name, shift in offsets.items():
@@ -134,26 +146,15 @@ def head_to_head_figure(rows: pd.DataFrame, panels, settings: dict, title: str):
                         continue
                     low = panel.scale * float(sel[panel.low].iloc[0])
                     high = panel.scale * float(sel[panel.high].iloc[0])
-                    err = np.array([[max(0.0, value - low)], [max(0.0, high - value)]])
-                    err = np.where(np.isfinite(err), err, 0.0)
-                    artist = ax.errorbar([labels.index(table) + shift], [value], yerr=err,
-                                         fmt="o", ms=5, capsize=3, lw=1.2,
-                                         color=strategy_colour(name), label=name)
-                    handles.setdefault(name, artist)
+                    estimates(ax, [labels.index(table) + shift], [value], [low], [high],
+                              color=strategy_colour(name), label=name, markersize=3.2)
                     bound = max(abs(b) for b in (value, low, high) if np.isfinite(b))
                     extent[i] = max(extent[i], bound if panel.centred else
                                     (high if np.isfinite(high) else value))
-                    if panel.fair is not None and panel.fair in sel:
-                        ax.axhline(panel.scale * float(sel[panel.fair].iloc[0]), color="grey",
-                                   lw=0.8, ls=":")
-            if panel.centred:
-                ax.axhline(0.0, color="black", lw=0.8)
-            ax.set_xticks(range(len(labels)), [textwrap.fill(t, 12) for t in labels],
-                          fontsize=8)
+            ax.set_xticks(range(len(labels)), labels, rotation=90)
             ax.set_xlim(-0.6, len(labels) - 0.4)
-            ax.grid(alpha=0.3, axis="y")
             if j == 0:
-                ax.set_ylabel(panel.ylabel, fontsize=9)
+                ax.set_ylabel(panel.ylabel)
         axes[0, j].set_title(f"{count} players")
     for i, panel in enumerate(panels):
         if panel.full:
@@ -162,23 +163,21 @@ def head_to_head_figure(rows: pd.DataFrame, panels, settings: dict, title: str):
             top = 1.15 * extent[i] if extent[i] > 0 else 1.0
             axes[i, 0].set_ylim(-top, top)
         elif extent[i] > 0:
-            axes[i, 0].set_ylim(0, min(panel.scale, 1.25 * extent[i]) if panel.rate
+            axes[i, 0].set_ylim(0, min(panel.scale, 1.15 * extent[i]) if panel.rate
                                 else 1.2 * extent[i])
         visible_ticks(axes[i, 0])
     # the legend from the drawn artists: one per strategy shown, nothing else
-    columns = min(len(handles), LEGEND_COLUMNS)
-    fig.legend(handles=list(handles.values()), labels=list(handles), loc="lower center",
-               ncol=max(columns, 1), frameon=False, fontsize=9, bbox_to_anchor=(0.5, 1.0))
-    fig.tight_layout()
-    # the title above the legend (above the axes): one legend line is about 0.3 inch
-    lines = -(-len(handles) // max(columns, 1))
-    fig.suptitle(title + "\n(95% intervals; tables: every rotation on the same deals; at 3 "
-                 "players a two-strategy table is A vs B, B)",
-                 y=1.0 + (0.15 + 0.3 * lines) / fig.get_figheight(), va="bottom")
-    stamp(fig, table_footer(settings))
+    handles = {}
+    for ax in axes.ravel():
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(list(handles.values()), list(handles), loc="outside upper center",
+               ncol=max(1, min(len(handles), LEGEND_COLUMNS)))
+    stamp(fig, table_footer(settings) + "; at 3 players a two-strategy table is A vs B, B")
     return fig
 
 
-def plot_head_to_head(rows: pd.DataFrame, panels, path, settings: dict, title: str) -> None:
+@house_style()
+def plot_head_to_head(rows: pd.DataFrame, panels, path, settings: dict, title: str = "") -> None:
     """Write :func:`head_to_head_figure` as PNG."""
-    save_png(head_to_head_figure(rows, panels, settings, title), path, DPI)
+    save_png(head_to_head_figure(rows, panels, settings, title), path)

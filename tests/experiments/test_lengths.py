@@ -166,16 +166,57 @@ def test_summary_numbers_come_from_the_frames(result):
 def test_figures_carry_units_and_the_run(result):
     settings = result.settings
     figure = length_plots.score_paths_figure(result.frames["trajectories"], settings)
-    assert "displayed points" in figure.axes[0].get_ylabel()
-    texts = [t.get_text() for t in figure.texts]
-    assert (f"{SELF_PLAY.matches} matches per configuration, players 2, 3, 4, "
-            f"seed {SELF_PLAY.seed}") in texts
+    assert figure.axes[0].get_ylabel() == "displayed score"
+    texts = [t.get_text().replace("\n", " ") for t in figure.texts]
+    assert any(t.startswith(f"{SELF_PLAY.matches} matches per configuration, players 2, 3, 4, "
+                            f"seed {SELF_PLAY.seed}") and "1 displayed = 5 raw" in t
+               for t in texts)
     figure = length_plots.rounds_per_match_figure(result.frames["rounds_hist"], settings)
     assert figure.axes[0].get_xlabel() == "rounds per match"
     figure = length_plots.score_gap_figure(result.frames["gaps"], settings)
     # no cut-off axis: a negative mean gap (the best of two losers leads early) is shown
     low = result.frames["gaps"]["gap_mean"].min()
     assert figure.axes[0].get_ylim()[0] <= min(0.0, low)
+    # chance in the bottom row is 1/n: 1/3 at 3 players, not 1/2
+    three = [ax for ax in figure.axes if ax.get_title().startswith("3 players")][0]
+    assert three.get_title() == "3 players (chance 0.33)"
+    bottom = figure.axes[len(figure.axes) // 2 + 1]
+    assert [ln.get_ydata()[0] for ln in bottom.get_lines()
+            if ln.get_linestyle() == "--"] == [pytest.approx(1 / 3)]
+
+
+def test_the_winner_ahead_is_compared_with_chance_one_in_n(result):
+    """The eventual winner's lead after a round against chance 1/n: at 3 players 1/3, so a rate
+    of 0.45 is above chance there (it would be below 1/2)."""
+    comparisons = result.frames["comparisons"]
+    gaps = result.frames["gaps"].set_index(["strategy", "players", "round"])
+    leads = comparisons[comparisons["quantity"] == lengths.LEADS]
+    assert len(leads) == len(SELF_PLAY.strategies) * len(SELF_PLAY.players) * len(
+        lengths.GAP_ROUNDS)
+    for row in leads.itertuples(index=False):
+        strategy, after = row.a.split(" winner ahead after round ")
+        rate = gaps.loc[(strategy, row.players, int(after)), "leads_rate"]
+        assert row.b == "chance"
+        assert row.difference == pytest.approx(rate - 1 / (2 if row.players == 4 else
+                                                            row.players))
+        assert row.words in result.markdown
+    # the caption counts against 1/n, by the adjusted intervals
+    after_one = leads[leads["a"].str.endswith("after round 1")]
+    above = int(((after_one["verdict"] == "finding") & (after_one["difference"] > 0)).sum())
+    assert (f"After round 1 the eventual winner already leads more often than chance (1/n; "
+            f"adjusted interval above it) in {above} of {len(after_one)}") in result.markdown
+
+
+@pytest.mark.parametrize("name", ["rounds_per_match", "score_paths", "score_gap"])
+def test_every_figure_is_fit_for_print(result, name, tmp_path, monkeypatch):
+    from experiments.reporting.figures import AUDIT_ENV, print_problems
+
+    monkeypatch.setenv(AUDIT_ENV, "strict")
+    result.plots[name](tmp_path / f"{name}.png")
+    frame = {"rounds_per_match": "rounds_hist", "score_paths": "trajectories",
+             "score_gap": "gaps"}[name]
+    figure = getattr(length_plots, f"{name}_figure")(result.frames[frame], result.settings)
+    assert print_problems(figure) == []
 
 
 @pytest.mark.parametrize("call,message", [
@@ -190,8 +231,11 @@ def test_python_api_rejects_bad_input(call, message):
 
 def test_rounds_contrast_is_paired_by_deal(result, engine_frames):
     # random - greedy at each player count: match i of both is the same first deal
-    contrasts = result.frames["contrasts"]
+    comparisons = result.frames["comparisons"]
+    contrasts = comparisons[comparisons["quantity"] == lengths.ROUNDS]
     assert set(contrasts["b"]) == {"greedy"} and set(contrasts["a"]) == {"random"}
+    # no strong strategy: every self-played strategy against greedy is primary
+    assert set(contrasts["family"]) == {"primary"}
     for players in SELF_PLAY.players:
         a = engine_frames[("random", players)][0]["rounds"].to_numpy(dtype=float)
         b = engine_frames[("greedy", players)][0]["rounds"].to_numpy(dtype=float)
@@ -200,11 +244,21 @@ def test_rounds_contrast_is_paired_by_deal(result, engine_frames):
         row = contrasts[contrasts.players == players].iloc[0]
         assert row.deals == SELF_PLAY.matches and row.difference == pytest.approx(d.mean())
         assert (row.low, row.high) == pytest.approx((d.mean() - half, d.mean() + half))
-        assert row.detected == (row.low > 0 or row.high < 0)
-        assert row.words.endswith("no detectable difference") == (not row.detected)
+        assert (row.verdict == "finding") == (row.adj_low > 0 or row.adj_high < 0)
+        assert row.adj_high - row.adj_low >= row.high - row.low - 1e-12  # Holm never narrows
         key = result.key_numbers[f"random - greedy, {players}p: rounds per match"]
         assert row.words.endswith(key)
         assert row.words in result.markdown
+    assert ((contrasts.adj_high - contrasts.adj_low) > (contrasts.high - contrasts.low)).any()
+
+
+def test_strong_strategies_are_the_primary_comparisons():
+    settings = {"players": [2, 3], "strategies": ["greedy", "random", "rollout"],
+                "strong": ["rollout"]}
+    plan = lengths.plan_for(settings)
+    primary = [c.id for c in plan.comparisons if c.family == "primary"]
+    assert primary == ["2p | self-play | rollout - greedy | rounds",
+                       "3p | self-play | rollout - greedy | rounds"]
 
 
 def test_figures_use_the_strategy_colours_and_captions(result):

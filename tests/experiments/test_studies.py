@@ -6,16 +6,26 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments.comparisons import EXPLORATORY, Comparison, ComparisonPlan, Quantity
 from experiments.mixed_tables import (
     Table,
-    contrast_finding,
+    adjusted_comparisons,
+    comparison_row,
     entity_names,
+    pair_id,
     per_deal_means,
     table_contrasts,
+    verdict_finding,
 )
-from experiments.reporting.figures import run_footer
+from experiments.reporting.figures import AUDIT_ENV, print_problems, run_footer
 from experiments.settings import configuration_matches, matches_clause, study_settings
-from experiments.stats import clustered_proportion, clustered_ratio, wilson_interval
+from experiments.stats import (
+    Contrast,
+    clustered_proportion,
+    clustered_ratio,
+    paired_ratio_contrast,
+    wilson_interval,
+)
 from experiments.studies import opening_leads, overshoot, seats, settlement, study_plots
 from sim.tiles import N_TILES, TARGET_RAW
 from tests.support.study_runs import SELF_PLAY, rounds, traces  # noqa: F401  (fixtures)
@@ -309,13 +319,6 @@ def test_every_study_figure_carries_the_runs_footer(overshoot_result, settlement
                 assert "raw" in label, label
 
 
-def test_study_plots_write_pngs(overshoot_result, settlement_result, seats_result, tmp_path):
-    for result in (overshoot_result, settlement_result, seats_result):
-        for name, plot in result.plots.items():
-            plot(tmp_path / f"{name}.png")
-            assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
 def test_seats_figure_shows_sides_as_deviation_from_the_fair_share(seats_result):
     positions = seats_result.frames["positions"]
     sides = study_plots.seat_sides(positions)
@@ -330,25 +333,34 @@ def test_seats_figure_shows_sides_as_deviation_from_the_fair_share(seats_result)
     panels = {ax.get_title().split(" ")[0]: ax for ax in fig.axes}
     four = panels["4"]
     assert [t.get_text() for t in four.get_xticklabels()] == [
-        "leader's partnership\n(seats 0, 2)", "other partnership\n(seats 1, 3)"]
+        "leader's\npartnership", "other\npartnership"]
+    assert panels["3"].get_title() == "3 players (chance 33.3%)"  # chance is 1/n
     low, high = four.get_ylim()
     assert low == pytest.approx(-high) and low < 0 < high  # shared, symmetric, includes 0
     assert "percentage points" in fig.axes[0].get_ylabel()
     assert all(ax.get_ylim() == (low, high) for ax in fig.axes)
 
 
-def test_point_sources_show_the_debit_apart_and_the_net(settlement_result):
+def test_point_sources_show_every_source_with_its_interval_in_category_colours(
+        settlement_result):
     points = settlement_result.frames["points"]
     fig = study_plots.point_sources_figure(points, settlement_result.settings)
-    ax = fig.axes[0]
-    handles, labels = ax.get_legend_handles_labels()
-    net = dict(zip(labels, handles))["accepted total per match = stack - debit"]
-    ordered = points.sort_values("players", kind="stable")
-    assert np.allclose(net.get_ydata(), ordered["accepted_raw_per_match"] / 5)
-    debit = next(c for c in ax.containers if "partner debit" in c.get_label())
-    heights = [bar.get_height() for bar in debit]
-    assert np.allclose(heights, -ordered["domino_debit_per_match"] / 5)
-    assert all(h == 0 for h, p in zip(heights, ordered["players"]) if p != 4)
+    assert print_problems(fig) == []
+    top = {ax.get_title(): ax for ax in fig.axes if ax.get_title()}
+    four = top["4 players"]
+    from matplotlib.container import ErrorbarContainer
+    debit = [c for c in four.containers if isinstance(c, ErrorbarContainer)
+             and c.get_label().startswith("partner debit")]
+    assert len(debit) == 1  # the debit is its own source, at 4 players only
+    sel = points[points.players == 4].set_index("strategy")
+    assert np.allclose(debit[0].lines[0].get_xdata(),
+                       sel["domino_debit_per_match"].to_numpy() / 5)
+    assert not any(c.get_label().startswith("partner debit") for c in top["2 players"].containers
+                   if isinstance(c, ErrorbarContainer))
+    # each source's interval is the match-clustered t interval of its per-match mean
+    for column in ("placement_raw_per_match", "domino_credit_per_match"):
+        assert (points[f"{column}_low"] < points[column]).all()
+        assert (points[column] < points[f"{column}_high"]).all()
 
 
 def test_overshoot_summary_warns_that_self_play_is_not_head_to_head(overshoot_result):
@@ -384,30 +396,81 @@ def test_a_strategy_in_two_seats_counts_once_per_deal():
     wide = per_deal_means(frame["value"], frame["match"], names)
     assert wide.loc[0, "exact"] == 2 and wide.loc[0, "greedy"] == pytest.approx(5 / 3)
     assert wide.loc[1, "exact"] == 1 and wide.loc[1, "greedy"] == 1
-    out = table_contrasts({"value": wide}, [("value", "value per seat", False)],
-                          "exact vs greedy", 3)
-    row = out.iloc[0]
-    assert (row.a, row.b, row.deals) == ("exact", "greedy", 2)
-    assert row.difference == pytest.approx(1 / 6)
+    row = table_contrasts({"value": wide}, [("value", "v")], "exact vs greedy", 3)[0]
+    assert (row["a"], row["b"], row["deals"]) == ("exact", "greedy", 2)
+    assert row["id"] == "3p | exact vs greedy | exact - greedy | v"  # no seed in an id
+    assert row["difference"] == pytest.approx(1 / 6)
     # t interval on 1 degree of freedom: half-width 12.706 * sd / sqrt(2), sd = (1/3) / sqrt(2)
-    assert row.high - row.difference == pytest.approx(12.7062 * (1 / 3) / 2, rel=1e-4)
-    assert not row.detected and row.words.endswith("no detectable difference")
+    assert row["high"] - row["difference"] == pytest.approx(12.7062 * (1 / 3) / 2, rel=1e-4)
 
 
-def test_contrast_words_state_a_finding_only_when_the_interval_excludes_zero():
-    wide = pd.DataFrame({"a": [1.0, 2.0, 3.0, 2.0], "b": [0.0, 1.0, 1.5, 1.0]})
-    out = table_contrasts({"v": wide}, [("v", "v", False)], "a vs b", 2).iloc[0]
-    # differences 1, 1, 1.5, 1: mean 1.125, the interval above 0
-    assert out.difference == pytest.approx(1.125) and out.low > 0 and out.detected
-    assert out.words.endswith(": a higher")
-    same = pd.DataFrame({"a": [1.0, 0.0, 2.0], "b": [0.0, 1.0, 2.0]})
-    out = table_contrasts({"v": same}, [("v", "v", False)], "a vs b", 2).iloc[0]
-    assert out.low < 0 < out.high and not out.detected
-    assert out.words.endswith(": no detectable difference")
-    found = contrast_finding(pd.concat([table_contrasts({"v": wide}, [("v", "v", False)],
-                                                        "a vs b", 2), table_contrasts(
-        {"v": same}, [("v", "v", False)], "a vs b", 3)]), "v")
-    assert found == "1 of 2 contrasts of v exclude 0 (2p, a vs b: a higher than b)"
+def _plan(sesoi: float, ids, family=EXPLORATORY) -> ComparisonPlan:
+    return ComparisonPlan("t", (Quantity("v", "value", sesoi, True, "why"),),
+                          tuple(Comparison(i, family, "v") for i in ids))
+
+
+def test_adjusted_wording_a_trivial_effect_is_equivalent_and_a_finding_needs_its_interval():
+    """Words follow the adjusted interval: a +0.1 pp difference with a +-0.07 pp interval is
+    "equivalent within +-1 pp" (settlement exact - greedy 3p), not a finding; an effect is a
+    finding only where the adjusted (not the marginal) interval excludes 0."""
+    trivial = comparison_row("3p | t | exact - greedy | v", "t", 3, "exact", "greedy", "v",
+                             Contrast(0.0014, 0.0007, 0.0021, 1500, 0.03))
+    row = adjusted_comparisons(_plan(0.01, [trivial["id"]]), [trivial]).iloc[0]
+    assert row.verdict == "equivalent"
+    assert row.words.endswith(": equivalent within +-1 pp") and "exact higher" not in row.words
+    # marginally excluding 0 (p = 0.04), but one of 5 comparisons: Holm's interval holds 0
+    ids = [f"2p | t | a{k} - b | v" for k in range(5)]
+    rows = [comparison_row(ids[0], "t", 2, "a0", "b", "v", Contrast(0.02, 0.001, 0.039, 5000,
+                                                                     0.1))]
+    rows += [comparison_row(i, "t", 2, f"a{k + 1}", "b", "v",
+                            Contrast(0.0, -0.02, 0.02, 5000, 0.0))
+             for k, i in enumerate(ids[1:])]
+    out = adjusted_comparisons(_plan(0.005, ids, "primary"), rows)
+    first = out.iloc[0]
+    assert first.low > 0 and first.adj_low < 0 < first.adj_high
+    assert first.verdict == "inconclusive" and first.words.endswith("no detectable difference")
+    # a large effect survives the adjustment: then, and only then, "A higher"
+    big = comparison_row(ids[0], "t", 2, "a0", "b", "v", Contrast(0.1, 0.08, 0.12, 5000, 1.0))
+    out = adjusted_comparisons(_plan(0.005, ids, "primary"), [big] + rows[1:])
+    assert out.iloc[0].adj_low > 0 and out.iloc[0].words.endswith(": a0 higher")
+    for row in out.itertuples(index=False):
+        assert (row.verdict == "finding") == (row.adj_low > 0 or row.adj_high < 0)
+    assert verdict_finding(out, "v", "v").startswith("Of 5 comparisons of v (adjusted "
+                                                     "intervals), 1 is a finding (2p, t: a0 "
+                                                     "higher than b)")
+
+
+def test_a_ratio_contrast_keeps_every_deal():
+    """Discards per event at risk, A - B, as ratios of sums over every deal: a deal where A had
+    no event at risk weighs nothing in A's ratio but is not dropped (no conditioning on having
+    reached a score)."""
+    num_a, den_a = np.array([1.0, 0.0, 2.0, 0.0]), np.array([10.0, 0.0, 20.0, 10.0])
+    num_b, den_b = np.array([0.0, 1.0, 1.0, 1.0]), np.array([10.0, 10.0, 10.0, 10.0])
+    c = paired_ratio_contrast(num_a, den_a, num_b, den_b)
+    assert c.units == 4
+    assert c.difference == pytest.approx(3 / 40 - 3 / 40 + (0.0))
+    c = paired_ratio_contrast(num_a * 2, den_a, num_b, den_b)
+    assert c.difference == pytest.approx(6 / 40 - 3 / 40) and c.low < c.difference < c.high
+
+
+def test_discards_per_event_at_risk_count_the_events_that_could_overshoot(overshoot_result,
+                                                                          traces):
+    """An event is at risk when some event could take its entity past 61 from its score:
+    score before + 170 raw > 305, every event from displayed 28 on; every discarded event is one
+    of them, and the per-risk rate is discarded events over events at risk."""
+    paths = overshoot_result.frames["paths"].set_index(["strategy", "players"])
+    for (strategy, players), trace in traces.items():
+        ev = trace.events
+        risk = overshoot.at_risk(ev)
+        assert np.array_equal(risk, ev["displayed_before"].to_numpy() >= 28)
+        assert not (~ev["accepted"].to_numpy() & ~risk).any()
+        row = paths.loc[(strategy, players)]
+        assert row.discards_per_risk == pytest.approx((~ev["accepted"]).sum() / risk.sum())
+        assert row.events_at_risk_per_match == pytest.approx(risk.sum() / len(trace.matches))
+        assert row.discards_per_risk_low < row.discards_per_risk < row.discards_per_risk_high
+    own = overshoot_result.frames["comparisons"]
+    assert set(own["quantity"]) == {overshoot.DISCARDS_PER_RISK}
+    assert set(own["b"]) == {"greedy"} and set(own["a"]) == {"random"}
 
 
 def test_strong_strategies_play_their_own_match_count(traces):
@@ -440,7 +503,7 @@ def _hand_rounds(leaders, winners):
                          "raw_1": [305 if w == 1 else 0 for w in winners]})
 
 
-def test_first_lot_edge_and_its_contrast_by_hand():
+def test_first_lot_effect_and_its_contrast_by_hand():
     # greedy: the lot winner wins matches 0, 1, 3 (3 of 4); x: matches 0 and 3 (2 of 4)
     rounds = {("greedy", 2): _hand_rounds([0, 1, 0, 1], [0, 1, 1, 1]),
               ("x", 2): _hand_rounds([0, 1, 0, 1], [0, 0, 1, 1])}
@@ -449,17 +512,71 @@ def test_first_lot_edge_and_its_contrast_by_hand():
     lot = result.frames["first_lot"].set_index("strategy")
     low, high = wilson_interval(3, 4)
     assert lot.loc["greedy", "win_rate"] == 0.75 and lot.loc["greedy", "deals"] == 4
+    assert lot.loc["greedy", "fair_share"] == 0.5  # chance, 1/n
     assert lot.loc["greedy", "edge"] == pytest.approx(0.25)
     assert (lot.loc["greedy", "edge_low"], lot.loc["greedy", "edge_high"]) == pytest.approx(
         (low - 0.5, high - 0.5))
-    assert lot.loc["greedy", "lot_value"] == pytest.approx(0.75 - 0.25)
-    assert lot.loc["x", "edge"] == pytest.approx(0.0)
-    # x - greedy, paired by deal: differences 0, -1, 0, 0 -> mean -0.25, sd 0.5, t(3) = 3.182
-    row = result.frames["contrasts"].iloc[0]
+    # the lot effect: won the lot minus lost it per deal, +1, +1, -1, +1 -> 0.5, t on 3 df
+    assert lot.loc["greedy", "lot_effect"] == pytest.approx(0.75 - 0.25)
+    assert lot.loc["greedy", "lot_effect_high"] - 0.5 == pytest.approx(3.182446 * 1.0 / 2,
+                                                                      abs=1e-5)
+    assert lot.loc["x", "lot_effect"] == pytest.approx(0.0)
+    comparisons = result.frames["comparisons"]
+    assert list(comparisons.loc[comparisons.family == "primary", "a"]) == ["greedy won the lot"]
+    # x - greedy, paired by deal: per-deal effects (+1, -1, -1, +1) - (+1, +1, -1, +1)
+    row = comparisons[comparisons.quantity == seats.LOT_EFFECT_DIFFERENCE].iloc[0]
     assert (row.a, row.b, row.deals) == ("x", "greedy", 4)
-    assert row.difference == pytest.approx(-0.25)
-    assert (row.low, row.high) == pytest.approx((-0.25 - 3.182446 * 0.25,
-                                                 -0.25 + 3.182446 * 0.25), abs=1e-5)
-    assert not row.detected and row.words.endswith("no detectable difference")
-    assert row.words.endswith(result.key_numbers["x - greedy, 2p: first-lot edge"])
+    assert row.difference == pytest.approx(-0.5)
+    assert (row.low, row.high) == pytest.approx((-0.5 - 3.182446 * 0.5, -0.5 + 3.182446 * 0.5),
+                                                abs=1e-5)
+    assert row.verdict == "inconclusive" and row.words.endswith("no detectable difference")
+    assert row.words.endswith(result.key_numbers["x - greedy, 2p: first-lot effect"])
     assert "Plots:" not in result.markdown and "![seats](seats.png)" in result.markdown
+    # no "A leads - B leads": every lot comparison is a strategy against itself or a
+    # difference of two strategies' own lot effects
+    assert not any("leads" in k or "edge" in k for k in result.key_numbers if " - " in k)
+
+
+def test_seats_plan_declares_primary_lot_effects_before_the_run():
+    settings = {"players": [2, 3, 4], "strategies": ["greedy", "random"],
+                "tables": [["exact", "greedy"]]}
+    plan = seats.plan_for(settings)
+    primary = [c.id for c in plan.comparisons if c.family == "primary"]
+    assert primary == [pair_id(p, "self-play", "greedy won the lot", "greedy lost it",
+                               "lot_effect") for p in (2, 3, 4)]
+    assert "Primary" in plan.note
+    ids = [c.id for c in plan.comparisons]
+    # at two sides a table's lot effect is declared once; at three, once per strategy
+    lot = [i for i in ids if i.endswith("| lot_effect") and "exact vs greedy" in i]
+    assert lot == ["2p | exact vs greedy | exact won the lot - exact lost it | lot_effect",
+                   "3p | exact vs greedy | exact won the lot - exact lost it | lot_effect",
+                   "3p | exact vs greedy | greedy won the lot - greedy lost it | lot_effect",
+                   "4p | exact vs greedy | exact won the lot - exact lost it | lot_effect"]
+    assert all(q.sesoi > 0 and q.why for q in plan.quantities)
+    assert seats.plan_for(settings).digest() == plan.digest()  # a function of the settings
+
+
+@pytest.mark.parametrize("study", ["overshoot", "settlement", "seats"])
+def test_every_figure_of_the_study_is_fit_for_print(study, overshoot_result, settlement_result,
+                                                    seats_result, tmp_path, monkeypatch):
+    monkeypatch.setenv(AUDIT_ENV, "strict")  # save_png refuses a figure that breaks a rule
+    result = {"overshoot": overshoot_result, "settlement": settlement_result,
+              "seats": seats_result}[study]
+    for name, plot in result.plots.items():
+        plot(tmp_path / f"{name}.png")
+        assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    figures = {
+        "overshoot": [study_plots.discard_probability_figure(
+            overshoot_result.frames["by_score"], overshoot_result.settings),
+            study_plots.zone_turns_figure(overshoot_result.frames["zone_turns"],
+                                          overshoot_result.settings)],
+        "settlement": [study_plots.domino_parts_figure(settlement_result.frames["domino_parts"],
+                                                       settlement_result.settings),
+                       study_plots.point_sources_figure(settlement_result.frames["points"],
+                                                        settlement_result.settings)],
+        "seats": [study_plots.seats_figure(seats_result.frames["positions"],
+                                           seats_result.settings)],
+    }[study]
+    for fig in figures:
+        assert print_problems(fig) == []
+        assert fig.get_figwidth() == pytest.approx(7.2)

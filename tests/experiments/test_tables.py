@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments import mixed_tables
 from experiments.mixed_tables import (
     SELF_PLAY,
     Table,
@@ -14,6 +15,7 @@ from experiments.mixed_tables import (
     deal_share,
     per_deal_means,
 )
+from experiments.reporting.figures import AUDIT_ENV, print_problems
 from experiments.settings import study_settings
 from experiments.sources import DataRun
 from experiments.stats import mean_interval
@@ -139,6 +141,24 @@ def test_per_strategy_discards_equal_a_direct_count_from_the_traces(overshoot_mi
         assert share == pytest.approx(1.0)
 
 
+def _same_self_play(plain, mixed) -> None:
+    """The self-play rows of a run with tables are those of the same run without: the same
+    frames and key numbers, except that a comparison's adjustment depends on its family, which
+    the tables enlarge (declared before the run, so never after the fact): its estimate and
+    marginal interval are the same."""
+    assert set(plain.frames) <= set(mixed.frames)
+    for name, frame in plain.frames.items():
+        assert (frame["table"] == SELF_PLAY).all()
+        same = mixed.frames[name]
+        same = same[same["table"] == SELF_PLAY].reset_index(drop=True)
+        if name == "comparisons":
+            frame = frame[["id", "difference", "low", "high", "deals"]]
+        pd.testing.assert_frame_equal(frame, same[list(frame.columns)])
+    for key, value in plain.key_numbers.items():
+        if "(Holm" not in value and "(Benjamini" not in value:
+            assert mixed.key_numbers[key] == value
+
+
 def test_self_play_rows_are_unchanged_by_tables(overshoot_mixed, settlement_mixed, seats_mixed):
     alone = {
         "overshoot": overshoot.run(PLAYERS, STRATEGIES, MATCHES, SEED),
@@ -148,14 +168,10 @@ def test_self_play_rows_are_unchanged_by_tables(overshoot_mixed, settlement_mixe
     for mixed in (overshoot_mixed, settlement_mixed, seats_mixed):
         plain = alone[mixed.name]
         assert set(plain.frames) <= set(mixed.frames)
-        for name, frame in plain.frames.items():
-            assert (frame["table"] == SELF_PLAY).all()
-            same = mixed.frames[name]
-            same = same[same["table"] == SELF_PLAY].reset_index(drop=True)
-            pd.testing.assert_frame_equal(frame, same[list(frame.columns)])
-        for key, value in plain.key_numbers.items():
-            assert mixed.key_numbers[key] == value
-        assert mixed.markdown.startswith(plain.markdown.split("## Key numbers")[0])
+        _same_self_play(plain, mixed)
+        head = min(plain.markdown.split(mark)[0] for mark in ("Comparisons declared",
+                                                               "## Key numbers"))
+        assert mixed.markdown.startswith(head)
         assert "## Head to head (mixed tables)" in mixed.markdown
         assert "## Head to head" not in plain.markdown and "head_to_head" not in plain.plots
         assert "head_to_head" in mixed.plots
@@ -226,19 +242,30 @@ def test_tables_are_the_same_whatever_the_shard_size(compiled_engine, tmp_path):
     assert (out / "head_to_head.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_head_to_head_figures_carry_both_sample_sizes(overshoot_mixed):
+def test_head_to_head_figures_carry_both_sample_sizes(overshoot_mixed, monkeypatch, tmp_path):
     footer = (f"{MATCHES} matches per self-play configuration, 80 per table rotation "
               f"(duplicate deals), players 2, 3, 4, seed {SEED}")
     assert table_plots.table_footer(overshoot_mixed.settings) == footer
-    # overshoot's head-to-head figure: the paired contrasts, each row symmetric about 0
-    fig = study_plots.contrasts_figure(overshoot_mixed.frames["contrasts"],
-                                       overshoot_mixed.settings, "t")
-    assert (f"80 deals per table rotation (every rotation on the same deals), players 2, 3, 4, "
-            f"seed {SEED}") in [t.get_text() for t in fig.texts]
+    # overshoot's head-to-head figure: the tables' comparisons, each row symmetric about 0
+    comparisons = overshoot_mixed.frames["comparisons"]
+    mixed = comparisons[comparisons["table"] != SELF_PLAY]
+    plan = overshoot.plan_for(overshoot_mixed.settings)
+    fig = study_plots.contrasts_figure(mixed, overshoot_mixed.settings, plan)
+    assert any(t.get_text().startswith(
+        f"80 deals per table rotation (every rotation on the same deals), players 2, 3, 4, "
+        f"seed {SEED}") for t in fig.texts)
     for ax in fig.axes:
         low, high = ax.get_ylim()
         assert low == pytest.approx(-high) and high > 0
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["exact -\ngreedy"]
+        # the bars are the adjusted intervals, not the marginal ones
+        for container in ax.containers:
+            bar = sorted(container.lines[2][0].get_segments()[0][:, 1])
+            assert any(bar == pytest.approx([scale * row.adj_low, scale * row.adj_high])
+                       for row in mixed.itertuples() for scale in (1.0, 100.0))
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["exact"]
+    monkeypatch.setenv(AUDIT_ENV, "strict")
+    assert print_problems(fig) == []
+    overshoot_mixed.plots["head_to_head"](tmp_path / "head_to_head.png")
 
 
 @pytest.fixture(scope="module")
@@ -258,14 +285,9 @@ def test_lengths_and_openings_self_play_rows_are_unchanged_by_tables(lengths_mix
              "openings": opening_leads.run(PLAYERS, STRATEGIES, MATCHES, SEED, hands=0)}
     for mixed in (lengths_mixed, openings_mixed):
         plain = alone[mixed.name]
-        for name, frame in plain.frames.items():
-            assert (frame["table"] == SELF_PLAY).all()
-            same = mixed.frames[name]
-            same = same[same["table"] == SELF_PLAY].reset_index(drop=True)
-            pd.testing.assert_frame_equal(frame, same[list(frame.columns)])
+        _same_self_play(plain, mixed)
+        for name in plain.frames:
             assert (mixed.frames[name]["table"] == "exact vs greedy").any()
-        for key, value in plain.key_numbers.items():
-            assert mixed.key_numbers[key] == value
         assert "## Mixed tables" in mixed.markdown and "## Mixed tables" not in plain.markdown
     assert "head_to_head" in lengths_mixed.plots and "head_to_head" not in alone["lengths"].plots
 
@@ -353,7 +375,7 @@ def test_openings_seats_and_settlement_table_rows_cover_every_match(openings_mix
 def test_overshoot_contrasts_count_a_two_seat_strategy_once_per_deal(overshoot_mixed):
     """exact - greedy at 3 players (greedy in two seats): by hand from the rotations' traces,
     each deal's value the mean over greedy's two seats and the three rotations; n = deals."""
-    contrasts = overshoot_mixed.frames["contrasts"]
+    contrasts = overshoot_mixed.frames["comparisons"]
     rotations = Table(("exact", "greedy")).rotations(3)
     per_deal = {"exact": np.zeros(80), "greedy": np.zeros(80)}
     for r in rotations:
@@ -364,7 +386,7 @@ def test_overshoot_contrasts_count_a_two_seat_strategy_once_per_deal(overshoot_m
             per_deal[name] += discarded[:, seats_of].mean(axis=1) / len(rotations)
     diff = per_deal["exact"] - per_deal["greedy"]
     mean, low, high = mean_interval(diff)
-    row = contrasts[(contrasts.players == 3) & (contrasts.column == "discarded")].iloc[0]
+    row = contrasts[(contrasts.players == 3) & (contrasts.quantity == "discarded")].iloc[0]
     assert (row.a, row.b, row.deals) == ("exact", "greedy", 80)  # deals, not seats x rotations
     assert row.difference == pytest.approx(mean)
     assert (row.low, row.high) == (pytest.approx(low), pytest.approx(high))
@@ -378,22 +400,30 @@ def test_overshoot_contrasts_count_a_two_seat_strategy_once_per_deal(overshoot_m
         pytest.approx(mean_interval(per_deal["greedy"])[2]))
 
 
-def test_head_to_head_claims_follow_their_intervals(overshoot_mixed, settlement_mixed):
+def test_head_to_head_claims_follow_their_adjusted_intervals(overshoot_mixed, settlement_mixed):
     for result in (overshoot_mixed, settlement_mixed):
-        contrasts = result.frames["contrasts"]
-        # every deal paired (a rate over events begun at 51..60: the deals where both had one)
-        assert len(contrasts) and (contrasts["deals"] <= 80).all()
-        assert (contrasts.loc[contrasts["column"] != "zone10_discarded", "deals"] == 80).all()
-        for row in contrasts.itertuples(index=False):
-            excludes = row.low > 0 or row.high < 0
-            assert row.detected == excludes
-            assert row.words.endswith("no detectable difference") == (not excludes)
-            if excludes:
+        comparisons = result.frames["comparisons"]
+        mixed = comparisons[comparisons["table"] != SELF_PLAY]
+        # every deal paired: no comparison is restricted to the deals where both reached a score
+        assert len(mixed) and (mixed["deals"] == 80).all()
+        plan = result.name == "overshoot" and overshoot.plan_for(result.settings) or \
+            settlement.plan_for(result.settings)
+        assert set(comparisons["id"]) <= {c.id for c in plan.comparisons}
+        for row in comparisons.itertuples(index=False):
+            excludes = row.adj_low > 0 or row.adj_high < 0
+            assert (row.verdict == "finding") == (excludes and row.verdict != "equivalent")
+            if row.verdict == "finding":
                 assert row.words.endswith(f"{row.a} {'higher' if row.difference > 0 else 'lower'}")
-            # the summary and the key numbers state the sentence as computed, nothing else
-            assert f"- {row.players}p, {row.table}: {row.words}" in result.markdown
-            key = f"{row.table}, {row.players}p: {row.a} - {row.b}, {row.quantity}"
-            assert result.key_numbers[key] == row.words.split(": ", 1)[1]
+            elif row.verdict == "equivalent":
+                assert -row.sesoi < row.adj_low and row.adj_high < row.sesoi
+                assert "equivalent within +-" in row.words
+            else:
+                assert row.words.endswith("no detectable difference")
+            # the summary states the sentence as computed, nothing else
+            assert f"{row.words}" in result.markdown
+        for row in mixed.itertuples(index=False):
+            assert result.key_numbers[mixed_tables.table_label(row)] == (
+                mixed_tables.comparison_value(row))
 
 
 # ---------------------------------------------------------------------------
@@ -436,22 +466,23 @@ def test_a_strategy_in_two_seats_counts_once_per_deal():
     assert head.loc["b", "lot_win_rate"] == pytest.approx(0.5)
     assert head.loc["a", "no_lot_win_rate"] == 0 and head.loc["b", "no_lot_win_rate"] == 0
     lot = result.frames["first_lot"].set_index("strategy")
-    assert lot.loc["a", "edge"] == pytest.approx(1 - 1 / 3)
-    assert lot.loc["b", "edge"] == pytest.approx(0.5 - 1 / 3)
+    # no edge against chance in a table: with the lot, a strategy's rate is strength and lot
+    assert lot[["edge", "edge_low", "edge_high"]].isna().all().all()
+    assert lot.loc["b", "win_rate"] == pytest.approx(0.5)
     assert lot.loc["b", "deals"] == 2 and lot.loc["b", "finished"] == 4  # 4 lot matches, 2 deals
     # the interval is over the 2 per-deal values, as mixed_tables.deal_share gives it
     assert (head.loc["b", "lot_win_low"], head.loc["b", "lot_win_high"]) == pytest.approx(
         deal_share(pd.Series([0.5, 0.5]))[1:3])
     assert head.loc["b", "lot_win_high"] - head.loc["b", "lot_win_low"] > 0  # never zero-width
     # the value of the lot, won - lost, paired by deal: a 1 - 0, b 0.5 - 0, on 2 deals
-    assert head.loc["a", "lot_value"] == pytest.approx(1.0)
-    assert head.loc["b", "lot_value"] == pytest.approx(0.5)
-    contrasts = result.frames["contrasts"]
-    diff = contrasts[contrasts["quantity"] == seats.LOT_VALUE_DIFFERENCE].iloc[0]
+    assert head.loc["a", "lot_effect"] == pytest.approx(1.0)
+    assert head.loc["b", "lot_effect"] == pytest.approx(0.5)
+    contrasts = result.frames["comparisons"]
+    diff = contrasts[contrasts["quantity"] == seats.LOT_EFFECT_DIFFERENCE].iloc[0]
     assert (diff.a, diff.b, diff.deals) == ("a", "b", 2)
     assert diff.difference == pytest.approx(0.5)
-    win = contrasts[contrasts["quantity"] == seats.WIN_RATE].iloc[0]
-    assert win.deals == 2 and win.difference == pytest.approx(0.0) and not win.detected
+    win = contrasts[contrasts["quantity"] == seats.WIN_SHARE].iloc[0]
+    assert win.deals == 2 and win.difference == pytest.approx(0.0) and win.verdict != "finding"
     # the seats by position and absolute seat: once per deal too
     positions = result.frames["positions"]
     assert set(positions["deals"]) == {2}
@@ -471,26 +502,94 @@ def test_per_deal_means_average_a_strategys_seats():
     assert once[2] - once[1] > twice[2] - twice[1]
 
 
-def test_seats_claims_follow_their_intervals(seats_mixed):
-    contrasts = seats_mixed.frames["contrasts"]
+def test_seats_claims_follow_their_adjusted_intervals(seats_mixed, monkeypatch, tmp_path):
+    contrasts = seats_mixed.frames["comparisons"]
     assert len(contrasts) and set(contrasts["table"]) == {SELF_PLAY, "exact vs greedy"}
     for row in contrasts.itertuples(index=False):
-        assert row.detected == (row.low > 0 or row.high < 0)
-        assert row.words.endswith("no detectable difference") == (not row.detected)
+        assert (row.verdict == "finding") == (
+            (row.adj_low > 0 or row.adj_high < 0) and row.verdict != "equivalent")
+        assert row.words.endswith("no detectable difference") == (row.verdict == "inconclusive")
         assert row.words in seats_mixed.markdown
         assert row.low <= row.difference <= row.high
-    # at two sides the lot's value is stated once per table, not once per strategy
-    values = contrasts[contrasts["quantity"] == seats.LOT_VALUE]
+    # at two sides the lot's effect is stated once per table, not once per strategy
+    values = contrasts[(contrasts["quantity"] == seats.LOT_EFFECT)
+                       & (contrasts["table"] != SELF_PLAY)]
     assert values.groupby("players").size().to_dict() == {2: 1, 3: 2, 4: 1}
-    figure = table_plots.head_to_head_figure(seats_mixed.frames["first_lot"],
-                                             seats.HEAD_TO_HEAD_PANELS, seats_mixed.settings, "t")
-    from experiments.reporting.figures import strategy_colour, text_overlaps
-    assert text_overlaps(figure) == []
+    # the strength difference is its own heading, apart from the lot
+    text = seats_mixed.markdown
+    assert "### Strength: match win share per entity, A - B" in text
+    strength = contrasts[contrasts["quantity"] == seats.WIN_SHARE]
+    section = text.split("### Strength")[1].split("###")[0]
+    assert all(row.words in section for row in strength.itertuples())
+    figure = table_plots.head_to_head_figure(seats.head_to_head_rows(seats_mixed.frames),
+                                             seats.HEAD_TO_HEAD_PANELS, seats_mixed.settings)
+    from experiments.reporting.figures import strategy_colour
+    assert print_problems(figure) == []
     labels = [t.get_text() for t in figure.legends[0].get_texts()]
     assert labels == ["greedy", "exact"]  # every entry a drawn strategy, no marker legend
     for ax in figure.axes:  # every strategy series in the strategy's own colour
         for container in ax.containers:
             assert container.lines[0].get_color() == strategy_colour(container.get_label())
-    for ax in figure.axes:  # both rows: differences on an axis symmetric about 0
-        low, high = ax.get_ylim()
-        assert low == pytest.approx(-high)
+    top = [ax for ax in figure.axes if ax.get_ylabel().startswith("first-lot effect")][0]
+    low, high = top.get_ylim()
+    assert low == pytest.approx(-high)  # the lot effect: symmetric about 0
+    monkeypatch.setenv(AUDIT_ENV, "strict")
+    seats_mixed.plots["head_to_head"](tmp_path / "head_to_head.png")
+
+
+def test_settlement_and_lengths_head_to_head_figures_are_fit_for_print(settlement_mixed,
+                                                                      lengths_mixed, tmp_path,
+                                                                      monkeypatch):
+    monkeypatch.setenv(AUDIT_ENV, "strict")  # save_png raises on any print problem
+    for result in (settlement_mixed, lengths_mixed):
+        result.plots["head_to_head"](tmp_path / f"{result.name}.png")
+        assert (tmp_path / f"{result.name}.png").stat().st_size > 0
+
+
+@pytest.fixture(scope="module")
+def greedy_copy_table(compiled_engine):
+    """greedy against a copy of itself under another name, beside greedy's self-play, and
+    weighted against greedy: every player count, the same deals."""
+    from strategies import resolve, variant
+
+    greedy = resolve("greedy")
+    copy = variant(greedy, name="copycat")
+    return seats.run(PLAYERS, ["greedy"], 600, 23, tables=[[greedy, copy], "weighted,greedy"],
+                     table_matches=600)
+
+
+def _lot_rows(result, table: str, players: int):
+    comparisons = result.frames["comparisons"]
+    return comparisons[(comparisons["table"] == table) & (comparisons["players"] == players)
+                       & (comparisons["quantity"] == seats.LOT_EFFECT)]
+
+
+def test_a_copy_of_greedy_gives_self_plays_lot_effect(greedy_copy_table):
+    """The lot effect within a strategy does not depend on who else plays: greedy against a
+    renamed greedy gives greedy self-play's lot effect, inside its interval."""
+    for players in PLAYERS:
+        own = _lot_rows(greedy_copy_table, SELF_PLAY, players).iloc[0]
+        for row in _lot_rows(greedy_copy_table, "greedy vs copycat", players).itertuples():
+            assert own.low <= row.difference <= own.high, (players, row.words)
+            assert row.low <= own.difference <= row.high
+
+
+def test_weighted_against_greedy_gives_lot_effects_of_self_plays_size(greedy_copy_table):
+    """weighted wins most matches against greedy (a strength gap of tens of points), yet the lot
+    is worth a few points to each of them, as in self-play: the lot effect is not the strength
+    gap (which the old "first-lot edge" per strategy, P(win | won the lot) - 1/n, measured)."""
+    comparisons = greedy_copy_table.frames["comparisons"]
+    for players in PLAYERS:
+        gap = comparisons[(comparisons["table"] == "weighted vs greedy")
+                          & (comparisons["players"] == players)
+                          & (comparisons["quantity"] == seats.WIN_SHARE)].iloc[0]
+        assert gap.difference > 0.25 and gap.verdict == "finding"
+        own = _lot_rows(greedy_copy_table, SELF_PLAY, players).iloc[0]
+        for row in _lot_rows(greedy_copy_table, "weighted vs greedy", players).itertuples():
+            assert abs(row.difference) < 0.12 < gap.difference / 2
+            assert abs(row.difference - own.difference) < 0.1
+        # the confounded figure: weighted's match win with the lot minus chance
+        head = greedy_copy_table.frames["head_to_head"]
+        weighted = head[(head.table == "weighted vs greedy") & (head.players == players)
+                        & (head.strategy == "weighted")].iloc[0]
+        assert weighted.lot_win_rate - weighted.fair_share > 0.2
