@@ -7,7 +7,9 @@ rewritten).
 
 At full scale notebooks 02 and 03 show committed results (FIVE_UP_RESULTS): they are run
 against a results directory made here by ``five-up results --size small`` and their printed
-figures are checked against that directory's key numbers and CSV files. No markdown cell
+figures are checked against that directory's key numbers and CSV files: every comparison they
+state is a row of the result's ``comparisons.csv``, printed with that row's words (its adjusted
+interval and verdict), and every count of verdicts they print is that frame's. No markdown cell
 types a figure (:func:`test_markdown_types_no_figures`).
 """
 
@@ -46,19 +48,109 @@ def images(notebook) -> list[bytes]:
 
 @pytest.fixture(scope="module")
 def small_results(tmp_path_factory):
-    """A results directory in the committed format, at the test size (~40 s)."""
+    """A results directory in the committed format, at the test size (~3 min): the command's
+    run, kept whatever its exit status (a result that failed is missing, and the test that reads
+    it says so with the command's error: :func:`result_dir`)."""
     out = tmp_path_factory.mktemp("results")
-    subprocess.run([sys.executable, "-m", "cli", "results", "--size", "small", "--only",
-                    "openings,seats,overshoot,settlement", "--out", str(out), "--quiet"],
-                   cwd=REPO, check=True, capture_output=True)
-    return out
+    done = subprocess.run([sys.executable, "-m", "cli", "results", "--size", "small", "--only",
+                           "openings,seats,overshoot,settlement", "--out", str(out), "--quiet"],
+                          cwd=REPO, capture_output=True, text=True)
+    return out, done
+
+
+def result_dir(small_results, name: str):
+    """The directory of result ``name`` of :func:`small_results`; fails with the command's error
+    when that result was not made."""
+    out, done = small_results
+    directory = out / name
+    assert (directory / "manifest.json").exists(), (
+        f"five-up results made no {name} result (exit status {done.returncode}): "
+        f"{done.stderr[-2000:]}")
+    return directory
+
+
+COMPARISON_LINE = re.compile(r"^- \d+p, .+?: .+: (?:.+ higher|.+ lower|equivalent within \+-\S+"
+                             r"(?: pp)?|no detectable difference)$")
+"""A printed comparison sentence (:func:`experiments.mixed_tables.comparison_lines`)."""
+
+VERDICT_COUNT = re.compile(
+    r"^Of (?P<total>\d+) comparisons of (?P<name>.+?) \(adjusted intervals\), (?P<found>\d+) "
+    r"(?:is a finding|are findings)(?: \((?P<which>.*)\))?, (?P<same>\d+) equivalent within the "
+    r"smallest effect of interest, (?P<open>\d+) with no detectable difference$")
+"""A printed count of one quantity's comparisons by verdict
+(:func:`experiments.mixed_tables.verdict_finding`)."""
+
+
+def comparison_lines(frame: pd.DataFrame) -> set[str]:
+    """The sentence the notebooks print for each row of a ``comparisons.csv`` frame."""
+    return {f"- {row.players}p, {row.table}: {row.words}" for row in frame.itertuples()}
+
+
+def check_comparisons(text: str, frame: pd.DataFrame, shown: pd.DataFrame) -> None:
+    """Every row of ``shown`` (rows of ``frame``, a result's comparisons) is printed with its own
+    words, and every comparison sentence printed about what ``frame`` compares (its player
+    counts, tables, ``A - B`` and quantities) is one of its rows: none altered, none made up."""
+    printed = {line for line in text.splitlines() if COMPARISON_LINE.match(line)}
+    missing = comparison_lines(shown) - printed
+    assert not missing, sorted(missing)[:3]
+    # a row's head: "- 2p, exact vs greedy: exact - greedy, match win share per entity: "
+    heads = tuple({f"- {row.players}p, {row.table}: {row.words.split(': ', 1)[0]}: "
+                   for row in frame.itertuples()})
+    stray = {line for line in printed if line.startswith(heads)} - comparison_lines(frame)
+    assert not stray, sorted(stray)[:3]
+
+
+def check_verdict_counts(text: str, frame: pd.DataFrame, names: dict) -> int:
+    """Every printed count of verdicts (``"Of N comparisons of NAME ..."``) whose NAME is in
+    ``names`` (NAME -> the rows of ``frame`` it counts, a boolean mask) equals the frame's count,
+    and names the frame's findings; returns how many were checked."""
+    checked = 0
+    for line in text.splitlines():
+        match = VERDICT_COUNT.match(line)
+        if not match or match["name"] not in names:
+            continue
+        rows = frame[names[match["name"]]]
+        found = rows[rows.verdict == "finding"]
+        assert int(match["total"]) == len(rows), line
+        assert int(match["found"]) == len(found), line
+        assert int(match["same"]) == int((rows.verdict == "equivalent").sum()), line
+        assert int(match["open"]) == int((rows.verdict == "inconclusive").sum()), line
+        which = match["which"].split("; ") if match["which"] else []
+        assert which == [f"{r.players}p, {r.table}: {r.a} "
+                         f"{'lower' if r.difference < 0 else 'higher'} than {r.b}"
+                         for r in found.itertuples()], line
+        checked += 1
+    return checked
+
+
+def plan_line(directory) -> str:
+    """The summary's sentence on the run's declared comparisons (its plan and verdict counts)."""
+    return next(line for line in (directory / "summary.md").read_text().splitlines()
+                if line.startswith("Comparisons declared before the run"))
+
+
+def check_seats_section(text: str, shown: list[bytes], seats) -> None:
+    """Notebook 02's section on the seats study, against the result in ``seats``: its plan, the
+    lot winner's rates, every first-lot effect, its differences and the strength comparisons
+    printed as the result words them, the seats against chance counted by verdict, its
+    figures."""
+    assert plan_line(seats) in text
+    lot = pd.read_csv(seats / "first_lot.csv")
+    for row in lot[lot.table == "self-play"].itertuples():
+        assert f"{row.strategy} {fmt_ci(row.win_rate, row.win_low, row.win_high, pct=True)}" in text
+    comparisons = pd.read_csv(seats / "comparisons.csv")
+    check_comparisons(text, comparisons, comparisons[comparisons.quantity != "seat_share"])
+    sides = (comparisons.table == "self-play") & (comparisons.quantity == "seat_share")
+    assert check_verdict_counts(text, comparisons, {"sides against chance": sides}) == 1
+    for name in ("seats", "head_to_head"):
+        assert (seats / f"{name}.png").read_bytes() in shown, name
 
 
 @pytest.mark.slow  # a small results run (about a minute) and a notebook
 def test_openings_notebook_shows_the_committed_results(small_results, tmp_path, monkeypatch):
-    notebook = execute("02-openings", tmp_path, monkeypatch, "full", small_results)
+    openings, seats = result_dir(small_results, "openings"), result_dir(small_results, "seats")
+    notebook = execute("02-openings", tmp_path, monkeypatch, "full", small_results[0])
     text = printed(notebook)
-    openings, seats = small_results / "openings", small_results / "seats"
     for directory in (openings, seats):  # the command that made each result, from its manifest
         assert json.loads((directory / "manifest.json").read_text())["command"] in text
     key = json.loads((openings / "key_numbers.json").read_text())
@@ -76,24 +168,29 @@ def test_openings_notebook_shows_the_committed_results(small_results, tmp_path, 
             wp = key[f"counterfactual {row.players}p: gain of the best opening in match-win "
                      f"probability, held out .. in-sample"]
             assert f"{gain.playouts.max()} playouts: {wp}" in text
-    lot = pd.read_csv(seats / "first_lot.csv")
-    for row in lot[lot.table == "self-play"].itertuples():
-        assert f"{row.strategy} {fmt_ci(row.win_rate, row.win_low, row.win_high, pct=True)}" in text
     shown = images(notebook)  # the committed figures, byte for byte
     for name in ("opening_tiles", "counterfactual", "state_values", "gain_playouts"):
         assert (openings / f"{name}.png").read_bytes() in shown
-    assert (seats / "seats.png").read_bytes() in shown
+    check_seats_section(text, shown, seats)
 
 
 @pytest.mark.slow  # a small results run (about a minute) and a notebook
 def test_overshoot_notebook_shows_the_committed_results(small_results, tmp_path, monkeypatch):
+    overshoot = result_dir(small_results, "overshoot")
+    settlement = result_dir(small_results, "settlement")
     notebook = execute("03-overshoot-and-settlement", tmp_path, monkeypatch, "full",
-                       small_results)
-    text = printed(notebook)
+                       small_results[0])
+    check_overshoot_notebook(printed(notebook), images(notebook), overshoot, settlement)
+
+
+def check_overshoot_notebook(text: str, shown: list[bytes], overshoot, settlement) -> None:
+    """Notebook 03 against the results in ``overshoot`` and ``settlement``: their commands and
+    plans, key numbers, every comparison as the results word it, the verdict counts, the
+    settlement shares and partner debit with their intervals, and the figures."""
     lines = text.splitlines()
-    overshoot, settlement = small_results / "overshoot", small_results / "settlement"
     for directory in (overshoot, settlement):
         assert json.loads((directory / "manifest.json").read_text())["command"] in text
+        assert plan_line(directory) in text
     key = json.loads((overshoot / "key_numbers.json").read_text())
     paths = pd.read_csv(overshoot / "paths.csv")
     for row in paths[paths.table == "self-play"].itertuples():
@@ -101,30 +198,52 @@ def test_overshoot_notebook_shows_the_committed_results(small_results, tmp_path,
         at60 = key[f"{tag}: P(discard) at 60"]
         assert any(line.startswith(f"{tag}: P(discard) first reaches")
                    and line.endswith(f"at 60 {at60}") for line in lines), tag
-    for row in paths[paths.table == "exact vs greedy"].itertuples():
-        tag = f"exact vs greedy, {row.players}p: {row.strategy}"
+        per_risk = fmt_ci(row.discards_per_risk, row.discards_per_risk_low,
+                          row.discards_per_risk_high, 4)
+        assert f"{row.strategy} {per_risk}" in text, tag  # per event at risk beside per match
+    tables = paths[paths.table != "self-play"]
+    assert len(tables) and len(paths[paths.table == "self-play"])
+    for row in tables[tables.table == tables.table.iloc[0]].itertuples():
+        tag = f"{row.table}, {row.players}p: {row.strategy}"
         discards = key[f"{tag}: overshoot discards per entity per match (events)"]
+        per_risk = key[f"{tag}: overshoot discards per event at risk"]
         wins = key[f"{tag}: match win rate per entity (paired)"]
-        assert f"{discards} head to head; wins {wins}" in text, tag
-    # the head-to-head claims are the paired contrasts' sentences, as the results wrote them
-    for row in pd.read_csv(overshoot / "contrasts.csv").query("table == 'exact vs greedy'") \
-            .itertuples():
-        assert f"  {row.players}p: {row.words}" in text
-    for row in pd.read_csv(settlement / "contrasts.csv").itertuples():
-        assert f"{row.players}p, {row.table}: {row.words}" in text
+        assert f"{discards} head to head; per event at risk " in text, tag
+        assert f"{per_risk} head to head; wins {wins}" in text, tag
+    # every comparison both results state, worded as the results word them; the verdict counts
+    over = pd.read_csv(overshoot / "comparisons.csv")
+    check_comparisons(text, over, over)
+    counted = {words: (over.table != "self-play") & (over.quantity == name)
+               for name, words in quantity_words(overshoot).items()}
+    assert check_verdict_counts(text, over, counted) == len(counted)
+    sett = pd.read_csv(settlement / "comparisons.csv")
+    check_comparisons(text, sett, sett)
+    counted = {words: sett.quantity == name for name, words in quantity_words(settlement).items()}
+    assert check_verdict_counts(text, sett, counted) == len(counted)
     points = pd.read_csv(settlement / "points.csv")
     for row in points[points.table == "self-play"].itertuples():
-        assert f"{row.strategy} {row.settlement_share_net:.1%}" in text
+        net = fmt_ci(row.settlement_share_net, row.settlement_share_net_low,
+                     row.settlement_share_net_high, pct=True)
+        assert f"    {row.strategy} {net}" in text, row.strategy
     debit = pd.read_csv(settlement / "partner_debit.csv")
     for row in debit[debit.table == "self-play"].itertuples():
-        assert (f"{row.strategy}, 4p: the partner debit applies to {row.with_debit_rate:.0%} "
-                f"of dominoes") in text
-        assert f"makes the net negative in {row.net_negative_rate:.1%}" in text
-    shown = images(notebook)
+        with_debit = fmt_ci(row.with_debit_rate, row.with_debit_low, row.with_debit_high,
+                            pct=True)
+        negative = fmt_ci(row.net_negative_rate, row.net_negative_low, row.net_negative_high,
+                          pct=True)
+        assert (f"{row.strategy}, 4p: the partner debit applies to {with_debit} of "
+                "dominoes") in text
+        assert f"makes the net negative in {negative}" in text
     for directory, names in ((overshoot, ("discard_probability", "zone_turns", "head_to_head")),
                              (settlement, ("point_sources", "domino_parts", "head_to_head"))):
         for name in names:
             assert (directory / f"{name}.png").read_bytes() in shown, name
+
+
+def quantity_words(directory) -> dict[str, str]:
+    """The declared quantities of the run in ``directory`` (its ``plan.json``): name -> words."""
+    plan = json.loads((directory / "plan.json").read_text())
+    return {q["name"]: q["words"] for q in plan["quantities"]}
 
 
 ALLOWED_NUMBERS = {"0", "1", "2", "3", "4", "5", "6",  # pips, tiles, player counts, sections
