@@ -396,7 +396,7 @@ def verdict_finding(comparisons: pd.DataFrame, quantity: str, name: str) -> str:
         return f"No comparison of {name}"
     found = sel[sel["verdict"] == VERDICTS.finding]
     same = int((sel["verdict"] == VERDICTS.equivalent).sum())
-    text = (f"Of {len(sel)} comparisons of {name} (adjusted intervals), {len(found)} "
+    text = (f"Of {counted(len(sel), 'comparison')} of {name} (adjusted intervals), {len(found)} "
             f"{'is a finding' if len(found) == 1 else 'are findings'}")
     if len(found):
         text += " (" + "; ".join(

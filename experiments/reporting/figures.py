@@ -287,7 +287,7 @@ def stamp(figure: Figure, text: str) -> None:
     if engine is not None and hasattr(engine, "set"):
         try:
             engine.set(rect=(0, strip, 1, 1 - strip))
-        except TypeError:  # an engine without a rect (tight layout): the footer goes below
+        except (TypeError, NotImplementedError):  # no rect (tight layout): the footer goes below
             pass
     figure.text(0.004, 0.004, wrapped, ha="left", va="bottom", fontsize=FOOTER_PT, color="0.3",
                 gid=FOOTER_GID, linespacing=1.15)
