@@ -280,8 +280,8 @@ def summary_section(table: pd.DataFrame, commands: list[str], pct=()) -> str:
     for row in table.itertuples(index=False):
         is_pct = row.quantity in pct
         data = row._asdict()
-        cells = [f"`{cell_text(row.id)}`"] + [estimate_text(data[f"estimate_{i}"], data[f"se_{i}"], is_pct)
-                                   for i in range(runs)]
+        cells = [f"`{cell_text(row.id)}`"] + [
+            estimate_text(data[f"estimate_{i}"], data[f"se_{i}"], is_pct) for i in range(runs)]
         pooled = (interval_text(row.pooled, row.pooled_low, row.pooled_high, 3, is_pct)
                   if np.isfinite(row.pooled) else "missing")
         q = f"{row.q:.2f} ({row.df})" if np.isfinite(row.q) else "-"

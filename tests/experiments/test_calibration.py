@@ -4,9 +4,12 @@ fails when they are a third too narrow.
 Four kinds of interval, each measured on many seeds of a small design:
 
 - the tournament's paired intervals (two players, duplicate deals, the deal as the unit):
-  each pairing's head-to-head share (:func:`experiments.tools.tournament.tables.pairwise_intervals`),
-  its paired contrast (:func:`~experiments.tools.tournament.tables.head_to_head_contrast`) and
-  each strategy's win rate (:func:`~experiments.tools.tournament.tables.paired_win_rates`);
+  each pairing's head-to-head share
+  (:func:`experiments.tools.tournament.tables.pairwise_intervals`),
+  its paired contrast (:func:`~experiments.tools.tournament.tables.head_to_head_contrast`),
+  each strategy's win rate (:func:`~experiments.tools.tournament.tables.paired_win_rates`) and
+  the strength ladder's interval of a per-deal share
+  (:func:`experiments.stats.paired_share_interval`);
 - the Luce (Bradley-Terry) intervals of the same runs, deal-clustered
   (:func:`~experiments.tools.tournament.tables.match_ranking`): each log-strength and each
   difference of two;
@@ -197,6 +200,7 @@ def tournament_frames(compiled_engine):
 def tournament_intervals(frames: dict) -> pd.DataFrame:
     """The intervals of each seed's tables, one row each: ``kind``, ``quantity``, ``seed``,
     ``estimate``, ``low``, ``high``."""
+    from experiments import stats
     from experiments.tools.tournament import tables
 
     names = list(FIELD)
@@ -213,6 +217,11 @@ def tournament_intervals(frames: dict) -> pd.DataFrame:
             contrast = tables.head_to_head_contrast(entities, a, b, True)
             rows.append(("paired contrast", f"{a} - {b}", seed, contrast.difference,
                          contrast.low, contrast.high))
+            # the strength ladder's interval: a's win share per deal, t over deals
+            both = tables.head_to_head(entities, a, b)
+            per_deal = both.groupby(tables.unit_keys(both, True))["a_won"].mean()
+            rows.append(("ladder share", f"{a} > {b}", seed,
+                         *stats.paired_share_interval(per_deal.to_numpy())))
         for rate in tables.paired_win_rates(entities, names).itertuples():
             rows.append(("paired win rate", rate.strategy, seed, rate.win_rate,
                          rate.paired_low, rate.paired_high))
@@ -231,7 +240,7 @@ def tournament_table(tournament_frames):
     return tournament_intervals(tournament_frames)
 
 
-TOURNAMENT_KINDS = ("pairwise share", "paired contrast", "paired win rate")
+TOURNAMENT_KINDS = ("pairwise share", "paired contrast", "paired win rate", "ladder share")
 LUCE_KINDS = ("Luce log-strength", "Luce difference")
 
 
@@ -242,13 +251,20 @@ def test_tournament_and_luce_intervals_are_calibrated(tournament_table, kind):
 
 
 def narrow_tournament_code(monkeypatch):
-    """Narrow the tournament's interval code by a third where its tables call it: the
-    deal-clustered Wilson interval, the paired t interval and the Luce covariance."""
+    """Narrow the tournament's interval code by a third where its tables call it (the
+    deal-clustered Wilson interval, the paired t interval and the Luce covariance) and the
+    strength ladder's per-deal share interval."""
+    from experiments import stats
     from experiments.stats import LuceFit
     from experiments.tools.tournament import tables
 
     proportion, contrast, luce = (tables.paired_proportion, tables.paired_contrast,
                                   tables.clustered_luce)
+    share = stats.paired_share_interval
+
+    def narrow_share(*args, **kwargs):
+        mean, low, high = share(*args, **kwargs)
+        return (mean, *shrink(mean, low, high))
 
     def narrow_proportion(*args, **kwargs):
         out = proportion(*args, **kwargs).copy()
@@ -268,6 +284,7 @@ def narrow_tournament_code(monkeypatch):
     monkeypatch.setattr(tables, "paired_proportion", narrow_proportion)
     monkeypatch.setattr(tables, "paired_contrast", narrow_contrast)
     monkeypatch.setattr(tables, "clustered_luce", narrow_luce)
+    monkeypatch.setattr(stats, "paired_share_interval", narrow_share)
 
 
 @pytest.mark.slow

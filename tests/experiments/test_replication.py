@@ -171,7 +171,8 @@ def test_seeds_that_disagree_beyond_their_errors_are_flagged_after_holm():
 
 
 def test_a_comparison_missing_from_a_fresh_run_is_pooled_over_the_others():
-    runs = [(1, rows({"a": 0.1, "b": 0.2})), (11, rows({"a": 0.1})), (12, rows({"a": 0.1, "b": 0.2}))]
+    runs = [(1, rows({"a": 0.1, "b": 0.2})), (11, rows({"a": 0.1})),
+            (12, rows({"a": 0.1, "b": 0.2}))]
     table = replication.replication_table(runs).set_index("id")
     assert np.isnan(table.loc["b", "estimate_1"])
     assert table.loc["b", "seeds"] == 2 and table.loc["b", "df"] == 1
