@@ -320,3 +320,36 @@ def index_cell(record: dict | None, directory) -> str:
     if rows.empty:
         return "no primary comparisons: not replicated"
     return "not replicated yet"
+
+
+def readme_text(results) -> str:
+    """README's paragraph on replication: from the committed results' manifests (their
+    ``replication`` records), which results were measured again, on how many fresh seeds, and
+    which primary comparisons' seeds disagree beyond chance."""
+    replicated, without, flagged = [], [], []
+    for path in sorted(Path(results).glob("*/manifest.json")):
+        record = json.loads(path.read_text()).get("replication")
+        if record:
+            replicated.append(record)
+            flagged += [f"{path.parent.name}: `{i}`" for i in record.get("disagreeing", [])]
+        elif not replicable(path.parent):
+            without.append(path.parent.name)
+    if not replicated:
+        return ("No committed result carries a replication yet: `five-up results --replicate 3` "
+                "measures each result's primary comparisons again on three fresh seeds "
+                "(`replication.csv` beside the result, flagged in "
+                "[docs/results/README.md](docs/results/README.md)).")
+    seeds = sorted({len(r["seeds"]) - 1 for r in replicated})
+    comparisons = sum(r["comparisons"] for r in replicated)
+    text = (f"Replication: {len(replicated)} committed results measured their {comparisons} "
+            f"primary comparisons again on {' or '.join(map(str, seeds))} fresh seeds "
+            "(`replication.csv` beside each; [docs/results/README.md](docs/results/README.md)). ")
+    if flagged:
+        text += (f"The seeds disagree beyond chance (Cochran's Q, Holm over each result's primary "
+                 f"comparisons) on {len(flagged)}: " + "; ".join(flagged) + ".")
+    else:
+        text += ("On none do the seeds disagree beyond chance (Cochran's Q, Holm over each "
+                 "result's primary comparisons).")
+    if without:
+        text += f" Without primary comparisons, not replicated: {', '.join(without)}."
+    return text

@@ -392,3 +392,22 @@ def test_a_real_result_replicates_at_the_small_size(compiled_engine, tmp_path):
         assert (table["seeds"] == 3).all() and table["pooled_low"].le(table["pooled"]).all()
     else:
         assert record is None and "not replicated" in log.getvalue()
+
+
+def test_readme_says_what_replicated_and_what_disagrees(tmp_path, fake_cli):
+    out = tmp_path / "results"
+    steady = results.CommittedResult("steady", ("fake", "--seed", "4", "--no-drift"),
+                                     ("fake", "--seed", "4", "--no-drift"))
+    for result in (FAKE, steady):
+        results.regenerate(result, out, "full", CODE, quiet=True, log=io.StringIO())
+    (out / "plain").mkdir()
+    (out / "plain" / "manifest.json").write_text("{}")  # a result with no comparisons.csv
+    assert replication.readme_text(out).startswith("No committed result carries a replication")
+    for result in (FAKE, steady):
+        results.replicate(result, out, "full", CODE, 3, quiet=True, log=io.StringIO())
+    text = replication.readme_text(out)
+    assert text.startswith("Replication: 2 committed results measured their 4 primary "
+                           "comparisons again on 3 fresh seeds")
+    assert ("disagree beyond chance (Cochran's Q, Holm over each result's primary comparisons) "
+            "on 1: fake: `2p | drift`.") in text
+    assert text.endswith("Without primary comparisons, not replicated: plain.")
