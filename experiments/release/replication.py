@@ -51,6 +51,10 @@ COMPARISONS = "comparisons.csv"
 SEED_FLAGS = ("--seed",)
 """The option whose value a replicate replaces (a command's master seed)."""
 
+OTHER_SEEDS = {"--validation-seed": 1}
+"""Further seed options a replicate moves with its master seed: to the fresh seed plus this
+offset (the tuner's held-out deals stay held out, and fresh)."""
+
 SEED_OPTIONS = ("--seed", "--validation-seed")
 """Options whose values are seeds a committed result uses (never drawn as fresh seeds)."""
 
@@ -79,13 +83,31 @@ def seed_of(arguments) -> int | None:
 
 
 def with_seed(arguments, seed: int) -> tuple[str, ...]:
-    """``arguments`` with the master seed's value replaced by ``seed``; ValueError without one."""
+    """``arguments`` with the master seed's value replaced by ``seed`` (and each of
+    :data:`OTHER_SEEDS` by ``seed`` plus its offset); ValueError without a master seed."""
     arguments = list(arguments)
     for flag in SEED_FLAGS:
         if flag in arguments[:-1]:
             arguments[arguments.index(flag) + 1] = str(int(seed))
+            for other, offset in OTHER_SEEDS.items():
+                if other in arguments[:-1]:
+                    arguments[arguments.index(other) + 1] = str(int(seed) + offset)
             return tuple(arguments)
     raise ValueError(f"the command {' '.join(arguments[:1])} ... has no --seed to replace")
+
+
+def without_shipping(arguments) -> tuple[str, ...]:
+    """``arguments`` without ``--ship PATH`` (the option that writes a table into the code)."""
+    arguments, out = list(arguments), []
+    skip = False
+    for word in arguments:
+        if skip:
+            skip = False
+        elif word == "--ship":
+            skip = True
+        else:
+            out.append(word)
+    return tuple(out)
 
 
 def seeds_used(argument_lists) -> set[int]:

@@ -115,9 +115,10 @@ class CommittedResult:
 
     def replicate_arguments(self, size: str, seed: int) -> tuple[str, ...]:
         """The arguments of a replicate run with ``seed`` at ``size``: :attr:`replicate` at full
-        size when given, else the command's own, with the seed replaced."""
+        size when given, else the command's own, with the seed replaced and without ``--ship``
+        (a replicate never replaces a table the strategies import)."""
         arguments = self.replicate if size == "full" and self.replicate else self.arguments(size)
-        return replication.with_seed(arguments, seed)
+        return replication.without_shipping(replication.with_seed(arguments, seed))
 
     def kept(self, name: str) -> bool:
         """Whether an output file (or directory) named ``name`` is committed."""

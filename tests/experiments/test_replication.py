@@ -109,6 +109,13 @@ def test_the_replicate_command_is_the_committed_one_with_the_seed_replaced():
     assert cheaper.replicate_arguments("small", 9)[-1] == "5"
     with pytest.raises(ValueError, match="no --seed"):
         replication.with_seed(("winprob", "--players", "2"), 4)
+    # a replicate never ships a table into the code
+    shipping = results.by_name()["winprob"].replicate_arguments("full", 11)
+    assert "--ship" not in shipping and "strategies/winprob_table.py" not in shipping
+    assert replication.seed_of(shipping) == 11
+    # the tuner's held-out seed moves with it
+    tuning = results.by_name()["tuning"].replicate_arguments("full", 123456789)
+    assert tuning[tuning.index("--validation-seed") + 1] == "123456790"
 
 
 # ---------------------------------------------------------------------------
