@@ -745,12 +745,16 @@ def regenerate_all(out, *, only: str | None = None, size: str = "full", force: b
     chosen = choose(only)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    code = code_state(Path.cwd() if root is None else root)
+    root = Path.cwd() if root is None else root
+    code = code_state(root)
     done = []
     for result in chosen:
         record = regenerate(result, out, size, code, force=force, quiet=quiet, log=log)
         if record is not None:
             done.append(record)
+            if "--ship" in result.arguments(size):
+                # the shipped table is code: the results after it run with it, and say so
+                code = code_state(root)
         replicate(result, out, size, code, replicates, force=force, quiet=quiet, log=log)
     staging = out / STAGING
     if staging.exists() and not any(staging.iterdir()):
@@ -768,7 +772,7 @@ def regenerate_all(out, *, only: str | None = None, size: str = "full", force: b
                   file=log)
             return done
         # the code the notebooks run: the results' code and any table a result just shipped
-        code = code_state(Path.cwd() if root is None else root)
+        code = code_state(root)
         timings = run_notebooks(Path(notebooks), out, paths=paths, log=log)
         try:
             old = json.loads((out / NOTEBOOKS_MANIFEST).read_text())

@@ -418,3 +418,20 @@ def test_readme_says_what_replicated_and_what_disagrees(tmp_path, fake_cli):
     assert ("disagree beyond chance (Cochran's Q, Holm over each result's primary comparisons) "
             "on 1: fake: `2p | drift`.") in text
     assert text.endswith("Without primary comparisons, not replicated: plain.")
+
+
+def test_results_after_a_shipped_table_record_the_code_they_ran_with(tmp_path, fake_cli,
+                                                                      monkeypatch):
+    """A result that ships a table changes the code: the results after it record the code
+    state taken after it, not the one of the run's start."""
+    shipping = results.CommittedResult("table", ("fake", "--seed", "5", "--ship", "t.py"),
+                                       ("fake", "--seed", "5", "--ship", "t.py"))
+    states = iter([{"commit": "a" * 40, "changes": None},
+                   {"commit": "a" * 40, "changes": "f" * 64}])
+    monkeypatch.setattr(results, "RESULTS", (shipping, FAKE))
+    monkeypatch.setattr(results, "code_state", lambda root: next(states))
+    out = tmp_path / "results"
+    results.regenerate_all(out, size="small", quiet=True, log=io.StringIO())
+    first = json.loads((out / "table" / "manifest.json").read_text())
+    second = json.loads((out / "fake" / "manifest.json").read_text())
+    assert first["uncommitted_changes"] is None and second["uncommitted_changes"] == "f" * 64
