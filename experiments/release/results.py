@@ -586,8 +586,9 @@ def replicate(result: CommittedResult, out: Path, size: str, code: dict, k: int,
         return None
     committed = replication.primary_rows(target)
     if committed is None or committed.empty:
-        print(f"{result.name}: no primary comparisons in {replication.COMPARISONS}, not "
-              "replicated", file=log)
+        print(f"{result.name}: " + (f"no {replication.COMPARISONS}" if committed is None else
+                                    f"no primary comparisons in {replication.COMPARISONS}")
+              + ", not replicated", file=log)
         return None
     seed = replication.seed_of(result.arguments(size))
     if seed is None:

@@ -337,6 +337,7 @@ def test_results_without_primary_comparisons_are_not_replicated(tmp_path, fake_c
     assert "no primary comparisons" in log.getvalue() and fake_cli() == [3]
     (out / "fake" / "comparisons.csv").unlink()
     assert results.replicate(FAKE, out, "full", CODE, 3, quiet=True, log=log) is None
+    assert "fake: no comparisons.csv, not replicated" in log.getvalue()
     assert replication.index_cell(None, out / "fake") == "no comparisons.csv: not replicated"
     assert results.replicate(FAKE, out, "full", CODE, 0, quiet=True, log=log) is None
 
