@@ -23,7 +23,9 @@ comparison of the committed run's ``comparisons.csv`` (matched by ``id`` across 
 Fresh seeds (:func:`fresh_seeds`) are a pure function of the result's name, its committed seed
 and the replicate's index: the SHA-256 of ``"five-up replicate|NAME|SEED|i"`` read as a number
 in ``100,000,000 .. 999,999,999``, skipping any seed a committed result uses and any already
-drawn, so ``K = 5`` extends ``K = 3`` with two more.
+drawn, so ``K = 5`` extends ``K = 3`` with two more (a command's other seed, the tuner's
+``--validation-seed``, becomes the fresh seed plus one). A replicate never ships a table
+(``--ship`` is dropped).
 
 The result's summary gets a section between markers (:func:`summary_section`,
 :func:`with_section`), replaced when the replication is made again.
@@ -55,7 +57,7 @@ OTHER_SEEDS = {"--validation-seed": 1}
 """Further seed options a replicate moves with its master seed: to the fresh seed plus this
 offset (the tuner's held-out deals stay held out, and fresh)."""
 
-SEED_OPTIONS = ("--seed", "--validation-seed")
+SEED_OPTIONS = SEED_FLAGS + tuple(OTHER_SEEDS)
 """Options whose values are seeds a committed result uses (never drawn as fresh seeds)."""
 
 FRESH_LOW, FRESH_SPAN = 100_000_000, 900_000_000
