@@ -31,7 +31,18 @@ def add_arguments(parser) -> None:
         Text("--notebooks", "DIR",
              "then execute the notebooks of DIR at full size, reading the results of --out, and "
              "save them with their outputs (default: notebooks/ when --out is docs/results at "
-             "full size; 'none' skips them)"),
+             "full size; 'none' skips them); with --only, only the notebooks that read one of "
+             "those results (run without --only to execute them all: current results are kept)"),
+        Text("--replicate", "K",
+             "then measure each result's primary comparisons (its comparisons.csv) again on K "
+             "fresh seeds: the command run K more times with seeds derived from the result's "
+             "name and seed, in DIR/.staging (resumable), committing only DIR/NAME/"
+             "replication.csv (each seed's estimate, the pooled estimate, Cochran's Q, I^2, a "
+             "flag where the seeds disagree beyond chance), a section of its summary and the "
+             "seeds in its manifest. Default 3 when DIR is docs/results at full size, so that "
+             "a regenerated committed result keeps its replication (it takes K times the "
+             "result's own time; 0 skips it, keeping a replication still current); else 0. "
+             "Results without primary comparisons are not replicated"),
         Switch("--quiet", "no progress bars and no command output: one line per result"),
     ))
 
@@ -47,7 +58,11 @@ def run_results_command(args) -> int:
         notebooks = "notebooks"
     if notebooks == "none":
         notebooks = None
+    replicate = args.replicate
+    if replicate is None:
+        replicate = "3" if committed and args.size == "full" else "0"
     try:
+        replicates = results.check_replicates(replicate)
         results.choose(args.only)
         results.check_size(args.size)
         if readme is not None and not Path(readme).is_file():
@@ -62,7 +77,8 @@ def run_results_command(args) -> int:
         done = results.regenerate_all(args.out, only=args.only, size=args.size, force=args.force,
                                       quiet=args.quiet,
                                       readme=None if readme is None else Path(readme),
-                                      notebooks=None if notebooks is None else Path(notebooks))
+                                      notebooks=None if notebooks is None else Path(notebooks),
+                                      replicates=replicates)
     except (RuntimeError, OSError, ValueError) as exc:
         print(f"five-up: {one_line(exc)}", file=sys.stderr)
         return EXIT_FAILED
@@ -83,6 +99,8 @@ RESULTS = Command(
     "interrupted result leaves DIR/NAME as it was and resumes from its shards when run again;\n"
     "a result whose manifest records this code and command is kept (--force reruns it).\n"
     "Tables that strategies import are shipped first (winprob -> strategies/winprob_table.py).\n"
+    "With --replicate K, each result's primary comparisons are then measured again on K fresh\n"
+    "seeds (replication.csv; the results index flags seeds that disagree beyond chance).\n"
     "Then README's generated blocks (<!-- NAME:start --> ... <!-- NAME:end -->) are rewritten\n"
     "from the new outputs, DIR/README.md indexes every result from its manifest, and the\n"
     "notebooks are executed at full size (they read the committed results) and saved with\n"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from experiments.release import replication
 from experiments.tools import strength
 from sim.files import atomic_write
 
@@ -287,6 +288,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "ceiling-parts": ceiling_parts,
     "winprob-run": winprob_run,
     "openspiel-yardstick": openspiel_yardstick,
+    "replication": replication.readme_text,
 }
 """README's generated blocks: name -> the function of the results directory giving its text."""
 

@@ -11,9 +11,15 @@ leaves ``OUT/NAME`` as it was, and its staging directory lets the command resume
 from its shards when it is run again. A result whose manifest already records the
 current code and the same command is skipped (``--force`` runs it anyway).
 
+With ``--replicate K`` each result's primary comparisons are then measured again on ``K``
+fresh seeds (:func:`replicate`, :mod:`experiments.release.replication`): the replicate runs go
+into the staging area, resumable as the main runs are, and only their ``replication.csv`` (and
+a section of the result's summary) is committed; the manifest records the seeds.
+
 Then README.md's generated blocks are rewritten from the new outputs
 (:func:`experiments.release.readme_numbers.render`), and the notebooks are executed
-at full size with their outputs saved (``--notebooks``).
+at full size with their outputs saved (``--notebooks``; with ``--only``, the notebooks that read
+one of the chosen results).
 
 The results run in the order of :data:`RESULTS`: the tables that strategies
 import (``winprob`` ships ``strategies/winprob_table.py``, ``tuning`` ships
@@ -28,6 +34,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import re
 import resource
 import shlex
 import shutil
@@ -40,7 +47,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from experiments.comparisons import PLAN_FILE, ComparisonPlan
-from experiments.release import readme_numbers
+from experiments.release import readme_numbers, replication
 from sim.files import atomic_write, canonical
 from sim.machine import machine_facts
 
@@ -64,6 +71,9 @@ NOTEBOOKS_MANIFEST = "notebooks.json"
 INDEX = "README.md"
 """The results directory's index, written from the manifests (:func:`index_markdown`)."""
 
+CLI = (sys.executable, "-m", "cli")
+"""How a result's command is run: ``five-up`` in a process of its own, this Python."""
+
 ISMCTS_YARDSTICKS = "openspiel:ismcts[sims=30],openspiel:ismcts[sims=30,evaluator=wintable]"
 """OpenSpiel's ISMCTS valuing round ends by the round's points, and the same search valuing them
 by the win table (a match-playing yardstick). 200 deals per pairing at 30 simulations take about
@@ -86,6 +96,10 @@ class CommittedResult:
     needs : str or None
         A module the command needs (an optional extra); without it the result is skipped
         with one line.
+    replicate : tuple of str or None
+        Cheaper arguments (at full size, with ``--seed``) computing the same primary
+        comparisons, run on the fresh seeds of ``--replicate``; None: the full command with
+        its seed replaced.
     """
 
     name: str
@@ -93,10 +107,18 @@ class CommittedResult:
     small: tuple[str, ...]
     leave_out: tuple[str, ...] = ()
     needs: str | None = None
+    replicate: tuple[str, ...] | None = None
 
     def arguments(self, size: str) -> tuple[str, ...]:
         """The command's arguments at ``size`` (``"full"`` or ``"small"``), without ``--out``."""
         return self.full if size == "full" else self.small
+
+    def replicate_arguments(self, size: str, seed: int) -> tuple[str, ...]:
+        """The arguments of a replicate run with ``seed`` at ``size``: :attr:`replicate` at full
+        size when given, else the command's own, with the seed replaced and without ``--ship``
+        (a replicate never replaces a table the strategies import)."""
+        arguments = self.replicate if size == "full" and self.replicate else self.arguments(size)
+        return replication.without_shipping(replication.with_seed(arguments, seed))
 
     def kept(self, name: str) -> bool:
         """Whether an output file (or directory) named ``name`` is committed."""
@@ -381,31 +403,50 @@ def index_markdown(out: Path) -> str:
              "results depend only on the seed and the strategies' code. Intervals are 95%.",
              "Timings (`strength`'s and `openspiel`'s CPU tables, wall times) are measurements,",
              "not reproducible.", "",
-             "| result | command | wall time | CPU time | code commit |",
-             "| --- | --- | --- | --- | --- |"]
+             "Replication: `five-up results --replicate K` runs each result's command again on K",
+             "fresh seeds and measures its primary comparisons (`comparisons.csv`) again;",
+             "`replication.csv` holds each seed's estimate, the pooled estimate, Cochran's Q and",
+             "I^2, and flags the comparisons whose seeds disagree beyond chance (Q's p-value,",
+             "Holm-adjusted over the result's primary comparisons, at most 0.05). A result",
+             "without primary comparisons is not replicated.", "",
+             "| result | command | wall time | CPU time | code commit | replication |",
+             "| --- | --- | --- | --- | --- | --- |"]
     machines = set()
-    total = cpu_total = 0.0
+    total = cpu_total = replication_wall = 0.0
+    flagged = []
     for result in RESULTS:
         directory = out / result.name
         try:
             record = json.loads((directory / MANIFEST).read_text())
         except (OSError, ValueError):
-            lines.append(f"| {result.name} | not regenerated yet | | | |")
+            lines.append(f"| {result.name} | not regenerated yet | | | | |")
             continue
         link = f"[{result.name}]({result.name}/summary.md)"
         commit = (record["code_commit"] or "none")[:10]
         if record.get("uncommitted_changes"):
             commit += " + uncommitted changes"
+        replicated = record.get("replication")
+        cell = replication.index_cell(replicated, directory)
+        if replicated:
+            cell = f"[{cell}]({result.name}/{replication.REPLICATION})"
+            flagged += [f"{result.name}: `{i}`" for i in replicated.get("disagreeing", [])]
         lines.append(f"| {link} | `{record['command']}` | {duration(record['wall_seconds'])} | "
-                     f"{duration(record.get('cpu_seconds'))} | {commit} |")
+                     f"{duration(record.get('cpu_seconds'))} | {commit} | {cell} |")
         facts = record["machine"]
         machines.add(f"{facts['cpu']}, {facts['logical_cores']} logical cores, "
                      f"Python {facts['python']}")
         total += record["wall_seconds"]
         cpu_total += record.get("cpu_seconds") or 0.0
+        if replicated:
+            replication_wall += replicated["wall_seconds"]
     if machines:
         lines += ["", f"All of them: {total / 60:.1f} min wall, {cpu_total / 60:.1f} min CPU, on "
-                  + "; ".join(sorted(machines)) + " (a shared machine: wall times vary by 15-30%)."]
+                  + "; ".join(sorted(machines)) + " (a shared machine: wall times vary by 15-30%)"
+                  + (f"; their replication {replication_wall / 60:.1f} min wall more."
+                     if replication_wall else ".")]
+    if flagged:
+        lines += ["", "**Primary comparisons whose seeds disagree beyond chance** (each result's "
+                  "summary gives the seeds' estimates): " + "; ".join(flagged) + "."]
     plots = [f"[{result.name}/{p.stem}]({result.name}/{p.name})" for result in RESULTS
              for p in sorted((out / result.name).glob("*.png"))]
     if plots:
@@ -446,7 +487,7 @@ def regenerate(result: CommittedResult, out: Path, size: str, code: dict, *,
     started = datetime.now(timezone.utc)
     clock = time.perf_counter()
     cpu_before = children_cpu_seconds()
-    done = subprocess.run((sys.executable, "-m", "cli", *arguments, "--out", str(staging)),
+    done = subprocess.run((*CLI, *arguments, "--out", str(staging)),
                           check=False, stdout=subprocess.DEVNULL if quiet else None)
     wall = time.perf_counter() - clock
     cpu = children_cpu_seconds() - cpu_before
@@ -461,8 +502,179 @@ def regenerate(result: CommittedResult, out: Path, size: str, code: dict, *,
     return record
 
 
-def run_notebooks(notebooks: Path, results: Path, *, log=sys.stderr) -> dict:
-    """Execute every notebook of ``notebooks`` at full size and save it with its outputs.
+# ---------------------------------------------------------------------------
+# Replication on fresh seeds
+# ---------------------------------------------------------------------------
+def committed_seeds() -> set[int]:
+    """Every seed a committed result's command uses, at either size (never a fresh seed)."""
+    return replication.seeds_used([r.full for r in RESULTS] + [r.small for r in RESULTS]
+                                  + [r.replicate for r in RESULTS if r.replicate])
+
+
+def replication_current(record: dict | None, seeds: list[int], commands: list[str],
+                        code: dict) -> bool:
+    """Whether a manifest's ``replication`` record was made by these seeds and commands from
+    exactly this code."""
+    return bool(record) and code["commit"] is not None and (
+        record.get("seeds") == seeds and record.get("commands") == commands
+        and record.get("code_commit") == code["commit"]
+        and record.get("uncommitted_changes") == code["changes"])
+
+
+def run_replicate(result: CommittedResult, arguments, directory: Path, command: str,
+                  code: dict, *, quiet: bool = False, log=sys.stderr):
+    """One replicate run of ``result`` into the staging ``directory``; returns its primary rows
+    (:func:`experiments.release.replication.primary_rows`).
+
+    Beside the directory, ``DIR.json`` records the command and code it was started with: a
+    finished run of the same command and code is read again instead of run, an interrupted one
+    resumes (the command's own shards), and one of other code or another command is removed
+    first. Raises RuntimeError (one line) when the command fails or writes no comparisons.
+    """
+    note = directory.parent / f"{directory.name}.json"
+    state = {"command": command, "code": code, "done": False}
+    try:
+        old = json.loads(note.read_text())
+    except (OSError, ValueError):
+        old = None
+    if old is not None and (old.get("command"), old.get("code")) != (command, code):
+        shutil.rmtree(directory, ignore_errors=True)
+    elif old and old.get("done") and code["commit"] is not None:
+        rows = replication.primary_rows(directory)
+        if rows is not None:
+            print(f"{result.name}: {command}: finished before, read again", file=log, flush=True)
+            return rows
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(note, lambda p: p.write_text(json.dumps(state)))
+    print(f"{result.name}: {command}", file=log, flush=True)
+    done = subprocess.run((*CLI, *arguments, *(("--quiet",) if quiet else ()), "--out",
+                           str(directory)), check=False,
+                          stdout=subprocess.DEVNULL if quiet else None)
+    if done.returncode != 0:
+        raise RuntimeError(f"{result.name}: a replicate run failed (exit status "
+                           f"{done.returncode}); {directory} holds what it did")
+    rows = replication.primary_rows(directory)
+    if rows is None:
+        raise RuntimeError(f"{result.name}: the replicate run in {directory} wrote no "
+                           f"{replication.COMPARISONS}")
+    atomic_write(note, lambda p: p.write_text(json.dumps({**state, "done": True})))
+    return rows
+
+
+def replicate(result: CommittedResult, out: Path, size: str, code: dict, k: int, *,
+              force: bool = False, quiet: bool = False, log=sys.stderr) -> dict | None:
+    """Measure a committed result's primary comparisons again on ``k`` fresh seeds.
+
+    Runs :meth:`CommittedResult.replicate_arguments` with each of
+    :func:`experiments.release.replication.fresh_seeds` into ``out/.staging/NAME.replicates/``,
+    then writes ``out/NAME/replication.csv``
+    (:func:`experiments.release.replication.replication_table`, the committed run first),
+    replaces the replication section of its ``summary.md`` and adds the ``replication`` record
+    (seeds, commands, code, disagreements, times) to its manifest; the staged runs are removed.
+
+    Returns the record, or None when there is nothing to do: ``k`` is 0, the result is not
+    committed, has no primary comparison or no ``--seed``, its optional module is missing, or
+    its manifest records this replication from this code already (``force`` runs it anyway).
+    """
+    target = out / result.name
+    if k <= 0 or not available(result.needs):
+        return None
+    try:
+        record = json.loads((target / MANIFEST).read_text())
+    except (OSError, ValueError):
+        print(f"{result.name}: not committed, not replicated", file=log)
+        return None
+    committed = replication.primary_rows(target)
+    if committed is None or committed.empty:
+        print(f"{result.name}: " + (f"no {replication.COMPARISONS}" if committed is None else
+                                    f"no primary comparisons in {replication.COMPARISONS}")
+              + ", not replicated", file=log)
+        return None
+    seed = replication.seed_of(result.arguments(size))
+    if seed is None:
+        print(f"{result.name}: its command has no --seed, not replicated", file=log)
+        return None
+    seeds = replication.fresh_seeds(result.name, seed, k, committed_seeds())
+    area = out / STAGING / f"{result.name}.replicates"
+    runs = [(s, result.replicate_arguments(size, s)) for s in seeds]
+    commands = [record["command"]] + [command_line(arguments, str(area / str(s)))
+                                      for s, arguments in runs]
+    if not force and replication_current(record.get("replication"), [seed] + seeds, commands,
+                                         code):
+        print(f"{result.name}: replication current (same seeds, code and commands), kept",
+              file=log)
+        return None
+    started = datetime.now(timezone.utc)
+    clock = time.perf_counter()
+    cpu_before = children_cpu_seconds()
+    found = [(seed, committed)]
+    for (s, arguments), command in zip(runs, commands[1:]):
+        found.append((s, run_replicate(result, arguments, area / str(s), command, code,
+                                       quiet=quiet, log=log)))
+    table = replication.replication_table(found)
+    atomic_write(target / replication.REPLICATION,
+                 lambda p: table.to_csv(p, index=False, float_format="%.6g"))
+    summary = target / "summary.md"
+    if summary.exists():
+        section = replication.summary_section(table, commands,
+                                              replication.percentage_quantities(target))
+        text = replication.with_section(summary.read_text(), section)
+        atomic_write(summary, lambda p: p.write_text(text))
+    flagged = replication.disagreeing(table)
+    record["replication"] = {
+        "seeds": [seed] + seeds, "commands": commands,
+        "code_commit": code["commit"], "uncommitted_changes": code["changes"],
+        "comparisons": len(table), "disagree": len(flagged), "disagreeing": flagged,
+        "started_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "wall_seconds": round(time.perf_counter() - clock, 1),
+        "cpu_seconds": round(children_cpu_seconds() - cpu_before, 1)}
+    atomic_write(target / MANIFEST, lambda p: p.write_text(
+        json.dumps(canonical(record), indent=2, sort_keys=True) + "\n"))
+    shutil.rmtree(area)
+    print(f"{result.name}: replicated on {k} fresh seeds in "
+          f"{record['replication']['wall_seconds']:.0f} s: "
+          + (f"{len(flagged)} of {len(table)} primary comparisons disagree" if flagged
+             else f"none of {len(table)} primary comparisons disagrees"), file=log, flush=True)
+    return record["replication"]
+
+
+def reads_result(path: Path, name: str) -> bool:
+    """Whether the notebook at ``path`` reads the committed result ``name`` (its code names
+    ``RESULTS / "NAME"``, the notebooks' way to the results directory)."""
+    cells = json.loads(path.read_text()).get("cells", [])
+    code = "\n".join("".join(cell.get("source", "")) for cell in cells
+                     if cell.get("cell_type") == "code")
+    return re.search(rf"RESULTS\s*/\s*[\"']{re.escape(name)}[\"']", code) is not None
+
+
+def notebooks_to_run(notebooks: Path, names=None) -> list[Path]:
+    """The notebooks of ``notebooks`` to execute after regenerating the results ``names``: all
+    of them (None), or those that read one of ``names`` (:func:`reads_result`)."""
+    paths = sorted(Path(notebooks).glob("*.ipynb"))
+    if names is None:
+        return paths
+    return [path for path in paths if any(reads_result(path, name) for name in names)]
+
+
+def notebooks_record(old: dict, timings: dict, code: dict) -> dict:
+    """``notebooks.json``: per notebook, the code it was last executed with and its wall time
+    (the executed ones from ``timings`` and ``code``, the others kept from ``old``), and the
+    machine."""
+    kept = dict(old.get("notebooks", {}))
+    if "notebooks" not in old:  # the older layout: one code stamp for every notebook
+        kept = {name: {"code_commit": old.get("code_commit"),
+                       "uncommitted_changes": old.get("uncommitted_changes"),
+                       "wall_seconds": seconds}
+                for name, seconds in old.get("wall_seconds", {}).items()}
+    for name, seconds in timings.items():
+        kept[name] = {"code_commit": code["commit"], "uncommitted_changes": code["changes"],
+                      "wall_seconds": seconds}
+    return {"notebooks": dict(sorted(kept.items())), "machine": machine_facts()}
+
+
+def run_notebooks(notebooks: Path, results: Path, *, paths=None, log=sys.stderr) -> dict:
+    """Execute the notebooks of ``notebooks`` (``paths``: these; default every one) at full size
+    and save each with its outputs.
 
     The notebooks read the committed results from ``results`` (``FIVE_UP_RESULTS``), so their
     figures and prose are those of the results just regenerated. Each is written back only
@@ -473,7 +685,7 @@ def run_notebooks(notebooks: Path, results: Path, *, log=sys.stderr) -> dict:
     import nbformat
 
     timings = {}
-    for path in sorted(notebooks.glob("*.ipynb")):
+    for path in (sorted(notebooks.glob("*.ipynb")) if paths is None else paths):
         notebook = nbformat.read(path, as_version=4)
         with tempfile.TemporaryDirectory(prefix=f"five-up-{path.stem}-") as scratch:
             env = {"FIVE_UP_NOTEBOOK_SCALE": "full", "FIVE_UP_NOTEBOOK_OUT": scratch,
@@ -505,26 +717,46 @@ def run_notebooks(notebooks: Path, results: Path, *, log=sys.stderr) -> dict:
     return timings
 
 
+def check_replicates(value) -> int:
+    """``--replicate``'s value: a number of fresh seeds, 0 or more; ValueError (one line)."""
+    try:
+        k = int(str(value).strip())
+    except ValueError:
+        raise ValueError(f"--replicate expects a number of fresh seeds (0 or more), found "
+                         f"{value!r}") from None
+    if k < 0:
+        raise ValueError(f"--replicate expects a number of fresh seeds (0 or more), found {k}")
+    return k
+
+
 def regenerate_all(out, *, only: str | None = None, size: str = "full", force: bool = False,
                    quiet: bool = False, readme: Path | None = None,
                    notebooks: Path | None = None, root: Path | None = None,
-                   log=sys.stderr) -> list[dict]:
+                   replicates: int = 0, log=sys.stderr) -> list[dict]:
     """Regenerate the chosen results (see the module docstring); returns their manifests.
 
+    ``replicates``: fresh seeds on which each chosen result's primary comparisons are measured
+    again (:func:`replicate`; 0: none, an existing replication is kept while its result is).
     ``readme``: the README whose generated blocks are rewritten from ``out`` afterwards
     (:func:`experiments.release.readme_numbers.write`); ``notebooks``: the folder of notebooks then
-    executed and saved at full size (:func:`run_notebooks`); None leaves either alone.
+    executed and saved at full size (:func:`run_notebooks`: every one, or with ``only`` those
+    that read a chosen result); None leaves either alone.
     """
     check_size(size)
     chosen = choose(only)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    code = code_state(Path.cwd() if root is None else root)
+    root = Path.cwd() if root is None else root
+    code = code_state(root)
     done = []
     for result in chosen:
         record = regenerate(result, out, size, code, force=force, quiet=quiet, log=log)
         if record is not None:
             done.append(record)
+            if "--ship" in result.arguments(size):
+                # the shipped table is code: the results after it run with it, and say so
+                code = code_state(root)
+        replicate(result, out, size, code, replicates, force=force, quiet=quiet, log=log)
     staging = out / STAGING
     if staging.exists() and not any(staging.iterdir()):
         staging.rmdir()
@@ -534,10 +766,20 @@ def regenerate_all(out, *, only: str | None = None, size: str = "full", force: b
         print(f"{readme}: {changed} generated block(s) rewritten" if changed
               else f"{readme}: generated blocks already current", file=log)
     if notebooks is not None:
-        timings = run_notebooks(Path(notebooks), out, log=log)
-        code = code_state(Path.cwd() if root is None else root)
-        atomic_write(out / NOTEBOOKS_MANIFEST, lambda p: p.write_text(json.dumps(canonical({
-            "code_commit": code["commit"], "uncommitted_changes": code["changes"],
-            "wall_seconds": timings, "machine": machine_facts()}), indent=2, sort_keys=True)
-            + "\n"))
+        paths = notebooks_to_run(Path(notebooks), None if only is None
+                                 else [result.name for result in chosen])
+        if not paths:
+            print(f"notebooks: none reads {', '.join(r.name for r in chosen)}; not executed",
+                  file=log)
+            return done
+        # the code the notebooks run: the results' code and any table a result just shipped
+        code = code_state(root)
+        timings = run_notebooks(Path(notebooks), out, paths=paths, log=log)
+        try:
+            old = json.loads((out / NOTEBOOKS_MANIFEST).read_text())
+        except (OSError, ValueError):
+            old = {}
+        record = notebooks_record(old, timings, code)
+        atomic_write(out / NOTEBOOKS_MANIFEST, lambda p: p.write_text(
+            json.dumps(canonical(record), indent=2, sort_keys=True) + "\n"))
     return done

@@ -41,6 +41,8 @@ def test_every_committed_result_has_a_command():
     (["--only", "nonesuch"], "unknown result nonesuch"),
     (["--size", "huge"], "--size must be one of full, small"),
     (["--readme", "no/such/README.md"], "no such file"),
+    (["--replicate", "-2"], "--replicate expects a number of fresh seeds (0 or more), found -2"),
+    (["--replicate", "some"], "--replicate expects a number of fresh seeds"),
 ])
 def test_bad_input_is_one_line(bad, message, tmp_path):
     done = run_results("--out", str(tmp_path), *bad)
@@ -120,3 +122,45 @@ def test_every_result_regenerates_at_the_small_size(compiled_engine, tmp_path):
         assert manifest["command"] == results.command_line(result.small, str(out / result.name))
         assert f"[{result.name}]({result.name}/summary.md)" in index
         assert not list((out / result.name).glob("*.parquet"))
+
+
+def test_only_runs_the_notebooks_that_read_a_chosen_result():
+    """--only NAME executes the notebooks that read NAME from the results directory, and no
+    other; without --only, all of them."""
+    notebooks = REPO / "notebooks"
+    every = results.notebooks_to_run(notebooks)
+    assert len(every) == len(list(notebooks.glob("*.ipynb"))) >= 7
+    assert [p.name for p in results.notebooks_to_run(notebooks, ["openings"])] == \
+        ["02-openings.ipynb"]
+    assert [p.name for p in results.notebooks_to_run(notebooks, ["seats", "settlement"])] == \
+        ["02-openings.ipynb", "03-overshoot-and-settlement.ipynb"]
+    assert results.notebooks_to_run(notebooks, ["strength", "tournament"]) == []
+
+
+def test_reads_result_looks_for_the_results_directory_only(tmp_path):
+    def notebook(code: str):
+        path = tmp_path / "n.ipynb"
+        path.write_text(json.dumps({"cells": [
+            {"cell_type": "markdown", "source": ['RESULTS / "seats" in prose']},
+            {"cell_type": "code", "source": [code]}]}))
+        return path
+    assert results.reads_result(notebook('x = load(RESULTS / "seats")'), "seats")
+    assert results.reads_result(notebook("x = RESULTS/'seats'"), "seats")
+    assert not results.reads_result(notebook('x = OUT / "seats"'), "seats")
+    assert not results.reads_result(notebook('x = RESULTS / "seats2"'), "seats")
+
+
+def test_notebooks_record_keeps_the_notebooks_not_executed():
+    old = {"code_commit": "a" * 40, "uncommitted_changes": None,
+           "wall_seconds": {"01.ipynb": 8.5, "02.ipynb": 2.9}, "machine": {}}
+    code = {"commit": "b" * 40, "changes": "f" * 64}
+    record = results.notebooks_record(old, {"02.ipynb": 3.1}, code)
+    assert record["notebooks"] == {
+        "01.ipynb": {"code_commit": "a" * 40, "uncommitted_changes": None, "wall_seconds": 8.5},
+        "02.ipynb": {"code_commit": "b" * 40, "uncommitted_changes": "f" * 64,
+                     "wall_seconds": 3.1}}
+    again = results.notebooks_record(record, {"01.ipynb": 9.0}, {"commit": "c" * 40,
+                                                                "changes": None})
+    assert again["notebooks"]["01.ipynb"]["code_commit"] == "c" * 40
+    assert again["notebooks"]["02.ipynb"] == record["notebooks"]["02.ipynb"]
+    assert "logical_cores" in again["machine"]
