@@ -141,11 +141,15 @@ per player count add ~1.5-2.5 minutes to each study)."""
 
 
 def _study(name: str, strategies: str = STUDY_STRATEGIES, extra: tuple = (),
-           small_extra: tuple = (), leave_out: tuple = ()) -> CommittedResult:
-    """A self-play study at 100,000 matches per configuration, seed 1."""
+           small_extra: tuple = (), leave_out: tuple = (),
+           replicate: tuple | None = None) -> CommittedResult:
+    """A self-play study at 100,000 matches per configuration, seed 1; ``replicate``: the
+    arguments after ``--players 2,3,4 --seed 1`` of its cheaper replicate runs."""
     head = (name, "--players", "2,3,4", "--strategies", strategies, "--seed", "1")
+    again = None if replicate is None else (name, "--players", "2,3,4", "--seed", "1") + replicate
     return CommittedResult(name, head + ("--matches", "100000") + extra,
-                           head + ("--matches", "400") + small_extra, leave_out)
+                           head + ("--matches", "400") + small_extra, leave_out,
+                           replicate=again)
 
 
 def _duplicate_tournament(name: str, strategies: str, matches: int, small_matches: int,
@@ -183,21 +187,29 @@ RESULTS = (
                           500, 20, seed=1, small_strategies="random,greedy,exact"),
     _duplicate_tournament("duplicate_deals", "exact,greedy", 10000, 50, seed=7),
     _duplicate_tournament("rollout_vs_greedy", "rollout,greedy", 10000, 10, seed=2026),
+    # each replicate plays only what its primary comparisons need (their plan's note)
     _study("overshoot", extra=STUDY_TABLES + ("--table-matches", "1500") + STRONG_FULL,
            small_extra=STUDY_TABLES + ("--table-matches", "60") + STRONG_SMALL,
-           leave_out=("zone_turns.csv",)),
+           leave_out=("zone_turns.csv",),
+           replicate=("--strategies", "greedy", "--matches", "100", "--table", "exact,greedy",
+                      "--table-matches", "1500")),
     _study("settlement", extra=STUDY_TABLES + ("--table-matches", "1500") + STRONG_FULL,
            small_extra=STUDY_TABLES + ("--table-matches", "60") + STRONG_SMALL,
-           leave_out=("parts_hist.csv",)),
+           leave_out=("parts_hist.csv",),
+           replicate=("--strategies", "greedy", "--matches", "100", "--table", "exact,greedy",
+                      "--table-matches", "1500")),
     _study("seats", extra=STUDY_TABLES + ("--table-matches", "3000") + STRONG_FULL,
-           small_extra=STUDY_TABLES + ("--table-matches", "60") + STRONG_SMALL),
+           small_extra=STUDY_TABLES + ("--table-matches", "60") + STRONG_SMALL,
+           replicate=("--strategies", "greedy", "--matches", "100000")),
     CommittedResult(
         "lengths",
         ("lengths", "--players", "2,3,4", "--strategies", "greedy,random,exact,weighted",
          "--matches", "2000", "--seed", "1") + STUDY_TABLES + ("--table-matches", "1500")
         + STRONG_FULL,
         ("lengths", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "200",
-         "--seed", "1") + STUDY_TABLES + ("--table-matches", "30") + STRONG_SMALL),
+         "--seed", "1") + STUDY_TABLES + ("--table-matches", "30") + STRONG_SMALL,
+        replicate=("lengths", "--players", "2,3,4", "--strategies", "greedy", "--matches", "800",
+                   "--seed", "1") + STRONG_FULL),
     CommittedResult(
         "openings",
         ("openings", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "100000",
