@@ -1004,6 +1004,10 @@ def _key_numbers(frames: dict) -> dict:
     return key
 
 
+README_VERDICTS = {VERDICTS.finding: "finding",
+                   VERDICTS.equivalent: f"even within {100 * WIN_SHARE.sesoi:g} pp",
+                   VERDICTS.inconclusive: "no detectable difference"}
+"""A pairing's verdict in README's ladder table."""
 VERDICT_TEXT = {VERDICTS.finding: "a finding (excludes 1/2)",
                 VERDICTS.equivalent: "an even match within the smallest effect of interest",
                 VERDICTS.inconclusive: "no detectable difference from an even match"}
@@ -1084,26 +1088,38 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
 # ---------------------------------------------------------------------------
 # README's ladder
 # ---------------------------------------------------------------------------
-def readme_ladder(ladder: pd.DataFrame, timing: pd.DataFrame, gap: pd.DataFrame) -> str:
-    """README's ladder table from a result's ``ladder``, ``timing`` and ``gap`` frames.
+def readme_ladder(ladder: pd.DataFrame, timing: pd.DataFrame, gap: pd.DataFrame,
+                  comparisons: pd.DataFrame | None = None) -> str:
+    """README's ladder table from a result's ``ladder``, ``timing``, ``gap`` and (where it has
+    one) ``comparisons`` frames.
 
     One row per pairing: the upper strategy's win rate in percent with its
-    paired 95% interval, for each player count; then the CPU cost of each
+    paired 95% interval for each player count, and beside it the verdict of its interval
+    adjusted as its family (``comparisons``); then the CPU cost of each
     strategy of the ladder and the gap share. Nothing in it is typed by hand.
     """
     counts = sorted(ladder["players"].unique())
     labels = {2: "2 players", 4: "4 players (partnerships)"}
+    verdicts = {} if comparisons is None else comparisons.set_index("id")
 
     def pct(value: float) -> str:
         return f"{100 * value:.1f}"
 
-    lines = ["| pairing | kind | " + " | ".join(labels.get(p, f"{p} players") for p in counts) + " |",
-             "|---|---|" + "---|" * len(counts)]
+    def verdict(count: int, upper: str, lower: str) -> str:
+        row = verdicts.loc[pairing_id(count, upper, lower)]
+        procedure = "Holm" if row.family == PRIMARY else "BH"
+        return f"{README_VERDICTS[row.verdict]} ({row.family}, {procedure})"
+
+    adjusted = comparisons is not None
+    heads = [labels.get(p, f"{p} players") + (" | adjusted" if adjusted else "") for p in counts]
+    lines = ["| pairing | kind | " + " | ".join(heads) + " |",
+             "|---|---|" + ("---|---|" if adjusted else "---|") * len(counts)]
     for (upper, lower, kind), rows in ladder.groupby(["upper", "lower", "kind"], sort=False):
         cells = []
         for count in counts:
             row = rows[rows["players"] == count].iloc[0]
-            cells.append(f"{pct(row.win_rate)}% [{pct(row.paired_low)}, {pct(row.paired_high)}]")
+            cells.append(f"{pct(row.win_rate)}% [{pct(row.paired_low)}, {pct(row.paired_high)}]"
+                         + (f" | {verdict(count, upper, lower)}" if adjusted else ""))
         lines.append(f"| {upper} vs {lower} | {kind} | " + " | ".join(cells) + " |")
     lines += ["", "| strategy | " + " | ".join(f"{p}p CPU ms / match | {p}p CPU us / placement"
                                               for p in counts) + " |",

@@ -164,7 +164,11 @@ def test_duplicate_tournament_reports_the_paired_interval(compiled_engine, tmp_p
     assert independent.paired is None
     text = independent.markdown()
     assert "duplicate deals paired" not in text and "paired (deals as clusters" not in text
-    assert "The unit of the ranking's and the pairwise shares' intervals is the match" in text
+    assert "The unit of every interval is the match" in text
+    # the summary's interval is the design's: deal-clustered with duplicate deals
+    assert set(result.summary["interval"]) == {"deal-clustered"}
+    assert summary["win_low"].to_numpy() == pytest.approx(paired["paired_low"].to_numpy())
+    assert set(independent.summary["interval"]) == {"wilson"}
 
 
 def test_summary_by_hand():
@@ -400,8 +404,13 @@ def test_summary_claims_follow_their_intervals(small_duplicate):
         assert -1 <= row.win_low <= row.win_high <= 1
     assert text.count("![") == 3 and "**`ranking.png`**" in text and "**`pairwise.png`**" in text
     hand = tournament_result_of(_duplicate_matches([[0, 1], [1, 0]])).markdown()
-    assert "head-to-head win rate: +0.0 pp [-100.0, +100.0], n = 2" in hand
+    assert "a - b, head-to-head share minus 1/2: +0.0 pp [" in hand
     assert "no detectable difference" in hand and "a higher" not in hand
+    # every comparison is worded by its adjusted interval: a finding exactly where it excludes 0
+    for row in result.comparisons.itertuples(index=False):
+        assert (row.verdict == "finding") == (row.adj_low > 0 or row.adj_high < 0) or \
+            row.verdict == "equivalent"
+        assert row.words in text
 
 
 def test_luce_clustered_interval_by_hand():
