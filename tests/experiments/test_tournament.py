@@ -571,18 +571,20 @@ def test_until_separated_config_refuses(kwargs, words):
         TournamentConfig.build(**args)
 
 
-def test_tournament_figures_read_cleanly(small_duplicate, tmp_path, monkeypatch):
-    """No text overprints another, every strategy series has its colour, and the log axes of
-    interval_width.png hold every point (a zero width once fell off them)."""
+def test_tournament_figures_are_fit_for_print(small_duplicate, tmp_path, monkeypatch):
+    """Every figure passes the print rules under the strict audit (width, text, overlaps,
+    legend, intervals), each strategy has its colour, and the log axes of interval_width.png
+    hold every point (a zero width once fell off them)."""
     import matplotlib.colors as mcolors
 
     import experiments.tools.tournament.plots as plots
-    from experiments.reporting.figures import save_png, strategy_colour, text_overlaps
+    from experiments.reporting.figures import print_problems, save_png, strategy_colour
 
+    monkeypatch.setenv("FIVE_UP_FIGURE_AUDIT", "strict")
     figures = {}
 
-    def capture(figure, path, dpi):
-        save_png(figure, path, dpi)
+    def capture(figure, path):
+        save_png(figure, path)  # raises on a figure that breaks a print rule
         figures[path.name.split(".")[1]] = figure
 
     monkeypatch.setattr(plots, "save_png", capture)
@@ -590,20 +592,42 @@ def test_tournament_figures_read_cleanly(small_duplicate, tmp_path, monkeypatch)
     result.save(tmp_path / "again")
     assert set(figures) == {"pairwise", "ranking", "interval_width"}
     for name, figure in figures.items():
-        assert text_overlaps(figure) == [], name
+        assert print_problems(figure) == [], name
     ax = figures["ranking"].axes[0]
-    colours = {mcolors.to_hex(line.get_color()) for line in ax.get_lines()
-               if len(line.get_xdata()) == 1}
+    colours = {mcolors.to_hex(c.lines[0].get_color()) for c in ax.containers}
     assert colours == {strategy_colour("random"), strategy_colour("greedy")}
+    # the rank intervals are in the labels
+    assert {t.get_text() for t in ax.get_yticklabels()} == {
+        f"{r.strategy} [{r.rank_low}, {r.rank_high}]" for r in result.ranking.itertuples()}
     ax = figures["interval_width"].axes[0]
     low, high = ax.get_ylim()
     for line in ax.get_lines():
         y = np.asarray(line.get_ydata(), dtype=float)
         assert np.all((y >= low) & (y <= high)), line.get_label()
-        name = line.get_label().split(":")[0]
-        if name in ("random", "greedy"):
-            assert mcolors.to_hex(line.get_color()) == strategy_colour(name)
-    # random's and greedy's widths are the same (their win rates are complements): drawn once
-    labels = [line.get_label() for line in ax.get_lines()]
-    assert sum(label.startswith("random:") for label in labels) == 2
-    assert not any(label.startswith("greedy:") for label in labels)
+        if line.get_label() in ("random", "greedy"):
+            assert mcolors.to_hex(line.get_color()) == strategy_colour(line.get_label())
+    # random's and greedy's widths are the same (their win rates are complements): drawn once,
+    # the legend naming random once and the two kinds of interval in grey
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels.count("random") == 1 and "greedy" not in labels
+    assert "paired (deals as clusters)" in labels and "Wilson (matches independent)" in labels
+
+
+def test_a_sequential_run_figure_is_fit_for_print(tmp_path, monkeypatch):
+    import experiments.tools.tournament.plots as plots
+    from experiments.reporting.figures import print_problems
+    from experiments.tools.tournament.sequential import separation
+
+    monkeypatch.setenv("FIVE_UP_FIGURE_AUDIT", "strict")
+    path = separation(np.r_[np.ones(30), np.full(30, 0.5)])
+    drawn = []
+    save = plots.save_png
+    monkeypatch.setattr(plots, "save_png", lambda fig, p: (drawn.append(fig), save(fig, p)))
+    plots.plot_sequence(path, ("greedy", "random"), 12, tmp_path / "sequential.png",
+                        "60 deals, seed 1")
+    assert print_problems(drawn[0]) == [] and drawn[0].get_figwidth() == pytest.approx(3.5)
+    # the old figure's band had no curve of its own: an estimate without its interval
+    monkeypatch.setattr(plots, "band", lambda ax, x, y, low, high, color, label: ax.plot(
+        x, y, "o", color=color, label=label))
+    with pytest.raises(ValueError, match="without intervals"):
+        plots.plot_sequence(path, ("greedy", "random"), 12, tmp_path / "again.png")
