@@ -64,11 +64,14 @@ NOTEBOOKS_MANIFEST = "notebooks.json"
 INDEX = "README.md"
 """The results directory's index, written from the manifests (:func:`index_markdown`)."""
 
-ISMCTS_YARDSTICKS = "openspiel:ismcts[sims=30],openspiel:ismcts[sims=30,evaluator=wintable]"
+ISMCTS_YARDSTICKS = "openspiel:ismcts[sims=0],openspiel:ismcts[sims=0,evaluator=wintable]"
 """OpenSpiel's ISMCTS valuing round ends by the round's points, and the same search valuing them
-by the win table (a match-playing yardstick). 200 deals per pairing at 30 simulations take about
-10 minutes on 2 cores (0.69 wall s per match measured at 16 deals, 2 dask workers); 100
-simulations would take three times that."""
+by the win table (a match-playing yardstick), each at matched compute (``sims=0``: the run
+calibrates the simulation count to matchplay's CPU per placement and records it in run.json).
+Measured 2026-12-07 on the 2-core VM: matchplay 71-114 us of CPU per placement, ISMCTS 0.8-1.1 ms
+per simulation and 2.6-3.5 ms per placement at its minimum of 2 simulations (28-42x matchplay),
+so both play with 2. 1,000 deals per pairing: about 0.2 wall s per match on 2 dask workers
+(0.39 s with the machine shared by four jobs), 4,000 matches, 14-26 minutes."""
 
 
 @dataclass(frozen=True)
@@ -203,11 +206,10 @@ RESULTS = (
     CommittedResult(
         "openspiel",
         ("strength", "--players", "2", "--ladder", "matchplay", "--versus",
-         ISMCTS_YARDSTICKS, "--deals", "200", "--seed", "2027", "--timing-matches", "2",
-         "--backend", "dask", "--workers", "2", "--shard-size", "25"),
-        ("strength", "--players", "2", "--ladder", "greedy", "--versus",
-         "openspiel:ismcts[sims=4],openspiel:ismcts[sims=4,evaluator=wintable]", "--deals", "2",
-         "--seed", "2027", "--timing-matches", "1"),
+         ISMCTS_YARDSTICKS, "--deals", "1000", "--seed", "2027", "--timing-matches", "2",
+         "--backend", "dask", "--workers", "2", "--shard-size", "50"),
+        ("strength", "--players", "2", "--ladder", "greedy", "--versus", ISMCTS_YARDSTICKS,
+         "--deals", "2", "--seed", "2027", "--timing-matches", "1"),
         leave_out=("matches.csv",), needs="pyspiel"),
 )
 """Every committed result, in the order they are regenerated."""

@@ -78,7 +78,7 @@ from sim.scale.runner import run_shards
 from sim.scale.shards import Task, plan
 from sim.scale.store import ShardStore
 from sim.tiles import DEFAULT_MAX_ROUNDS
-from strategies.catalogue import resolve_field
+from strategies.catalogue import resolve_field, spec_of
 
 NAME = "strength"
 DEFAULT_LADDER = ("random", "greedy", "exact", "defensive", "weighted", "rollout", "matchplay",
@@ -179,7 +179,8 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
                       ceiling=DEFAULT_CEILING, timing_matches=DEFAULT_TIMING_MATCHES,
                       max_rounds=DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
                       resamples=DEFAULT_RESAMPLES, versus=None, sealed: bool = False,
-                      secret: str | None = None, decision_timeout=None) -> dict:
+                      secret: str | None = None, decision_timeout=None,
+                      matched_compute: dict | None = None) -> dict:
     """The checked settings of a ladder run (JSON-ready; raises ValueError, one line).
 
     ``versus`` (optional): yardstick strategies; instead of :func:`ladder_pairings` every
@@ -187,6 +188,9 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     ``sealed``, ``secret``, ``decision_timeout``: the run's sealing
     (:func:`sim.engine.spec.checked_seal_options`; a sealed run's secret is drawn here, once
     for every pairing, seating and the timing pass).
+    A yardstick ``openspiel:ismcts[sims=0,...]`` is calibrated here to the ladder's compute
+    (:func:`matched_yardsticks`) and recorded as ``matched_compute``; ``matched_compute`` (a
+    previous run's record) reuses its counts instead of measuring again (a resumed run).
 
     Every pairing is also checked as the engine seats it (:func:`sim.engine.spec.check_seating`,
     nothing compiled): a hidden-information strategy without ``allow_hidden`` is
@@ -194,10 +198,13 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     """
     resolved = resolve_field(ladder, "ladder")
     yardsticks = []
+    matched = {}
     if versus is not None:
         extra = resolve_field(versus, "versus")
         if not extra:
             raise ValueError("versus needs at least one strategy")
+        extra, matched = matched_yardsticks(extra, resolved, check_player_counts(players),
+                                            check_seed(seed), matched_compute)
         yardsticks = [s.name for s in extra]
         in_ladder = {s.name for s in resolved}
         resolved = resolve_field(list(resolved) + [s for s in extra if s.name not in in_ladder])
@@ -228,6 +235,8 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     }
     if hidden_run_options(allow_hidden):
         settings["allow_hidden"] = True
+    if matched:
+        settings["matched_compute"] = matched
     # The engine's check also refuses a sealed run of a strategy defined in a notebook.
     seating = {"allow_hidden": settings.get("allow_hidden", False),
                "sealed": settings.get("sealed", False)}
@@ -239,6 +248,60 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
             for name in names:
                 check_seating(count, [spec[name], spec[name]], **seating)
     return settings
+
+
+CALIBRATION_MATCHES = 40
+"""Self-play matches timed to measure a ladder strategy's CPU per placement for a calibrated
+yardstick (one thread, after a warm-up match)."""
+
+
+def matched_yardsticks(yardsticks, ladder, players, seed: int,
+                       recorded: dict | None = None) -> tuple[list, dict]:
+    """The yardsticks with every ``openspiel:ismcts[sims=0,...]`` calibrated to the ladder's
+    compute: its simulation count set so that its CPU per placement matches the largest of the
+    ladder strategies' (self-play, one thread; :func:`sim.bridges.openspiel_bots.
+    calibrate_simulations`), at least the bot's minimum.
+
+    Returns
+    -------
+    yardsticks : list of Strategy
+        The calibrated ones in place of those asking for it.
+    matched : dict
+        Given name -> the calibration (``sims``, ``spec``, ``against``, the measured CPU per
+        placement of both, ``cpu_ratio``); empty when no yardstick asks. ``recorded`` (a
+        previous run's) is reused for the names it holds.
+
+    Raises
+    ------
+    ValueError
+        A calibrated yardstick with more than one player count (one count per spec).
+    """
+    recorded = dict(recorded or {})
+    out, matched, costs = [], {}, {}
+    for strategy in yardsticks:
+        if not strategy.name.startswith("openspiel.ismcts"):
+            out.append(strategy)
+            continue
+        from sim.bridges import openspiel_bots
+
+        if not openspiel_bots.is_matched(strategy):
+            out.append(strategy)
+            continue
+        if len(players) != 1:
+            raise ValueError(f"versus: {strategy.name} is calibrated at one player count, found "
+                             f"players {', '.join(map(str, players))}")
+        record = recorded.get(strategy.name)
+        if record is None:
+            if not costs:  # the ladder measured once for every calibrated yardstick
+                costs = {s.name: openspiel_bots.placement_cpu(spec_of(s), players[0],
+                                                              CALIBRATION_MATCHES, seed)
+                         for s in ladder}
+            against = max(costs, key=costs.get)
+            record = {"against": against, **openspiel_bots.calibrate_simulations(
+                spec_of(strategy), costs[against], players[0], seed)}
+        matched[strategy.name] = record
+        out += resolve_field(record["spec"], "versus")
+    return out, matched
 
 
 def _run_options(settings: dict) -> dict:
@@ -797,7 +860,8 @@ def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFA
                timing_matches: int = DEFAULT_TIMING_MATCHES, max_rounds: int = DEFAULT_MAX_ROUNDS,
                allow_hidden: bool = False, resamples: int = DEFAULT_RESAMPLES, versus=None,
                sealed: bool = False, secret: str | None = None,
-               decision_timeout: float | None = None, **scale) -> StudySpec:
+               decision_timeout: float | None = None, matched_compute: dict | None = None,
+               **scale) -> StudySpec:
     """The checked spec of a strength run (ValueError, one line): its settings
     (:func:`strength_settings`), its strategies and its scale options.
 
@@ -830,6 +894,9 @@ def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFA
     sealed, secret, decision_timeout
         The run's sealing, as :func:`experiments.studies.overshoot.run`: every pairing and the
         timing pass play with it (a sealed Python strategy is timed in its own process).
+    matched_compute : dict, optional
+        A previous run's calibration of its ``openspiel:ismcts[sims=0]`` yardsticks (its
+        ``run.json``'s ``matched_compute``), reused instead of measured (a resumed run).
     **scale
         ``threads``, ``progress``, ``out``, ``backend``, ``shard_size``, ``keep_shards``: as
         :meth:`experiments.run_spine.StudySpec.build` (``shard_size``: matches per shard of one
@@ -847,7 +914,8 @@ def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFA
                                  timing_matches=timing_matches, max_rounds=max_rounds,
                                  allow_hidden=allow_hidden, resamples=resamples,
                                  versus=versus, sealed=sealed, secret=secret,
-                                 decision_timeout=decision_timeout)
+                                 decision_timeout=decision_timeout,
+                                 matched_compute=matched_compute)
     return StudySpec(settings, tuple(resolved),
                      ScaleOptions.build(default_shard_size=SHARD_SIZE, **scale),
                      plan=plan_for(settings))
@@ -1064,6 +1132,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
             "reference": gap["reference"], "ceiling": gap["ceiling"], "deals": gap["deals"],
             "W(challenger)": gap["w_challenger"], "W(ceiling)": gap["w_ceiling"],
             "share [95%]": [fmt_ci(r.share, r.low, r.high, 3) for r in gap.itertuples()]}), 4))
+    lines += compute_lines(s, frames["timing"])
     lines += ["", "## CPU cost (self-play, one thread, after a warm-up call)", ""]
     timing = frames["timing"]
     if timing.empty:
@@ -1083,6 +1152,34 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
                                  "wall_seconds"]], 2)]
     lines += ["", "## Figure", "", ladder_caption(frames, s), ""]
     return "\n".join(lines)
+
+
+def compute_lines(settings: dict, timing: pd.DataFrame) -> list[str]:
+    """The summary's section on matched compute (a run with calibrated ISMCTS yardsticks,
+    ``settings["matched_compute"]``): each yardstick's simulation count, and its CPU per
+    placement over its opponent's, at calibration and in this run's timing pass."""
+    matched = settings.get("matched_compute")
+    if not matched:
+        return []
+    lines = ["", "## Compute: the yardsticks calibrated to the ladder", "",
+             ("Each `sims=0` yardstick's simulation count was calibrated before the run: its "
+              "CPU per placement (self-play, one thread, at 2 and at 8 simulations, a straight "
+              "line through them) against the ladder strategy's (self-play, one thread), the "
+              "count whose CPU matches, at least 2 (the fewest OpenSpiel's ISMCTS runs with); "
+              "recorded in `run.json` (`matched_compute`). A ratio above 1: even that minimum "
+              "costs more CPU per placement than the strategy it faces, so the yardstick plays "
+              "with more compute than matched, never less."), ""]
+    cost = {} if timing.empty else dict(zip(timing["strategy"], timing["cpu_us_per_placement"]))
+    for given, record in matched.items():
+        name = resolve_field(record["spec"], "versus")[0].name
+        run_ratio = (f"; in this run's timing pass {cost[name] / cost[record['against']]:.1f}x"
+                     if name in cost and record["against"] in cost else "")
+        lines.append(
+            f"- `{given}` -> `{name}`: {record['sims']} simulations; at calibration "
+            f"{record['us_per_simulation']:,.0f} us of CPU per simulation, "
+            f"{record['cpu_ratio']:.1f}x {record['against']}'s "
+            f"{record['target_us_per_placement']:,.1f} us per placement{run_ratio}.")
+    return lines
 
 
 # ---------------------------------------------------------------------------

@@ -350,11 +350,48 @@ def test_a_ladder_figure_that_breaks_the_print_rules_is_refused(tiny, monkeypatc
         strength.plot_ladder(result.frames["ladder"], result.settings, tmp_path / "ladder.png")
 
 
-def test_the_committed_openspiel_comparison_plays_both_valuations_on_200_deals():
+def test_the_committed_openspiel_comparison_plays_both_valuations_at_matched_compute():
     full = results.by_name()["openspiel"].full
-    assert int(full[full.index("--deals") + 1]) >= 200
+    assert int(full[full.index("--deals") + 1]) >= 1000
     yardsticks = full[full.index("--versus") + 1].split(",openspiel:")
-    assert yardsticks == ["openspiel:ismcts[sims=30]", "ismcts[sims=30,evaluator=wintable]"]
+    assert yardsticks == ["openspiel:ismcts[sims=0]", "ismcts[sims=0,evaluator=wintable]"]
+
+
+def test_matched_compute_is_calibrated_and_recorded_in_the_settings(monkeypatch):
+    """sims=0 asks for a count calibrated to the ladder strategy's CPU per placement; the count
+    and the measurements are in the settings, and a recorded calibration is reused."""
+    bots = pytest.importorskip("sim.bridges.openspiel_bots")
+    measured = []
+
+    def cost(spec, players, matches, seed, **options):
+        measured.append(spec)
+        if "ismcts" not in spec:
+            return 4100.0  # the ladder strategy: 4.1 ms per placement
+        return {2: 1100.0, 8: 4100.0}[int(spec.split("sims=")[1].split(",")[0].rstrip("]"))]
+
+    monkeypatch.setattr(bots, "placement_cpu", cost)
+    versus = "openspiel:ismcts[sims=0],openspiel:ismcts[sims=0,evaluator=wintable]"
+    settings = strength.strength_settings("greedy", (2,), 4, seed=3, versus=versus)
+    record = settings["matched_compute"]["openspiel.ismcts[sims=0]"]
+    # 1,100 us at 2 simulations, 500 us per simulation more: 4,100 us at 8
+    assert record["sims"] == 8 and record["against"] == "greedy"
+    assert record["us_per_simulation"] == 500.0 and record["cpu_ratio"] == 1.0
+    assert settings["strategies"] == ["greedy", "openspiel.ismcts[sims=8]",
+                                      "openspiel.ismcts[sims=8,evaluator=wintable]"]
+    assert sum("ismcts" not in spec for spec in measured) == 1  # the ladder timed once
+    # a strategy cheaper than the bot's minimum: the minimum, and the excess recorded
+    monkeypatch.setattr(bots, "placement_cpu", lambda spec, *a, **k: 110.0 if "ismcts" not in spec
+                        else cost(spec, *a, **k))
+    cheap = strength.strength_settings("greedy", (2,), 4, seed=3, versus=versus)
+    record = cheap["matched_compute"]["openspiel.ismcts[sims=0]"]
+    assert record["sims"] == bots.MIN_SIMULATIONS == 2 and record["cpu_ratio"] == 10.0
+    # a resumed run reuses the recorded counts without measuring
+    monkeypatch.setattr(bots, "placement_cpu", lambda *a, **k: pytest.fail("measured again"))
+    again = strength.strength_settings("greedy", (2,), 4, seed=3, versus=versus,
+                                       matched_compute=settings["matched_compute"])
+    assert again == settings
+    with pytest.raises(ValueError, match="one player count"):
+        strength.strength_settings("greedy", (2, 4), 4, versus=versus)
 
 
 def test_the_plan_is_written_before_the_run_and_declares_every_comparison(tiny):
