@@ -631,3 +631,52 @@ def test_a_sequential_run_figure_is_fit_for_print(tmp_path, monkeypatch):
         x, y, "o", color=color, label=label))
     with pytest.raises(ValueError, match="without intervals"):
         plots.plot_sequence(path, ("greedy", "random"), 12, tmp_path / "again.png")
+
+
+def test_the_plan_is_written_when_the_directory_is_claimed_and_declares_every_comparison(
+        small_duplicate, tmp_path):
+    from experiments.tools.tournament.plan import plan_for
+    from experiments.tools.tournament.run import claim_tournament
+
+    result, out = small_duplicate
+    plan = plan_for(result.config.as_dict())
+    assert json.loads((out / "plan.json").read_text()) == json.loads(json.dumps(plan.to_json()))
+    # written at the claim, before anything plays
+    config = TournamentConfig.build(2, ["random", "greedy", "exact"], 5, 1, duplicate=True,
+                                    out=tmp_path / "claimed")
+    claim_tournament(config)
+    assert sorted(p.name for p in (tmp_path / "claimed").iterdir()) == ["plan.json", "run.json"]
+    three = plan_for(config.as_dict())
+    # the field read as a ladder: each strategy against the next one listed is primary
+    assert [c.id for c in three.comparisons if c.family == "primary"] == [
+        "2p | random vs greedy | head-to-head share", "2p | greedy vs exact | head-to-head share"]
+    assert three.family_size("exploratory") == 1 + 3  # random vs exact; three log strengths
+    compared = pd.read_csv(out / "comparisons.csv")
+    assert sorted(compared["id"]) == sorted(c.id for c in plan.comparisons)
+
+def test_a_comparison_the_plan_does_not_declare_is_refused(small_duplicate, monkeypatch):
+    from experiments.comparisons import ComparisonPlan
+    from experiments.tools.tournament import plan as tournament_plan
+
+    result, _ = small_duplicate
+    declared = tournament_plan.plan_for(result.config.as_dict())
+    fewer = ComparisonPlan(declared.study, declared.quantities, declared.comparisons[:-1])
+    monkeypatch.setattr(tournament_plan, "plan_for", lambda settings: fewer)
+    with pytest.raises(ValueError, match="not declared"):
+        tournament_plan.comparisons_table(result.config.as_dict(), result.pairwise_ci,
+                                          result.fit)
+
+
+def test_simultaneous_rank_intervals_by_hand():
+    from experiments.stats import LuceFit
+    from experiments.tools.tournament.tables import luce_rank_intervals
+
+    # three strategies, independent strengths with se 0.1 each: a gap of 1 is resolved, 0.05 not
+    cov = np.diag([0.01, 0.01, 0.01])
+    fit = LuceFit(np.array([1.0, 0.05, 0.0]), None, None, cov, 100)
+    low, high = luce_rank_intervals(fit)
+    assert low.tolist() == [1, 2, 2] and high.tolist() == [1, 3, 3]
+    # simultaneous: wider than one pair at 95% alone (1.96 x 0.1414 = 0.277 resolves 0.3)
+    fit = LuceFit(np.array([0.3, 0.0, -5.0]), None, None, cov, 100)
+    low, high = luce_rank_intervals(fit)
+    assert low.tolist() == [1, 1, 3] and high.tolist() == [2, 2, 3]
