@@ -161,7 +161,7 @@ RESULTS = (
          "--deals", "20", "--generations", "2", "--population", "4", "--validation-deals",
          "40")),
     _duplicate_tournament("tournament", "random,greedy,exact,heavy,defensive,weighted,rollout",
-                          500, 20, seed=1, small_strategies="random,greedy,exact"),
+                          2000, 20, seed=1, small_strategies="random,greedy,exact"),
     _duplicate_tournament("duplicate_deals", "exact,greedy", 10000, 50, seed=7),
     _duplicate_tournament("rollout_vs_greedy", "rollout,greedy", 10000, 10, seed=2026),
     _study("overshoot", extra=STUDY_TABLES + ("--table-matches", "1500") + STRONG_FULL,
