@@ -44,7 +44,16 @@ Frames:
   candidate) included;
 - ``wall``: wall seconds of each pairing in this run (resumed shards cost nothing; on the
   local backend the kernel is loaded or compiled before the first pairing);
+- ``comparisons``: every comparison the run declared before it played (:func:`plan_for`,
+  written as ``plan.json``; the challenger's targets primary, the other pairings exploratory,
+  everything primary in a run against yardsticks), with its interval adjusted as its family
+  and its verdict (:meth:`experiments.comparisons.ComparisonPlan.adjust`); the summary and the
+  key numbers word each by it;
 - ``matches``: one row per match played (what the other frames are computed from).
+
+A yardstick ``openspiel:ismcts[sims=0,...]`` plays at matched compute: its simulation count is
+calibrated before the run to the ladder's CPU per placement and recorded in the settings
+(:func:`matched_yardsticks`).
 
 A strategy that sees hidden information is refused by the engine unless the
 run passes ``allow_hidden=True``; :func:`run` passes it only when asked.
@@ -54,6 +63,7 @@ Run ``five-up strength --help``; from Python, :func:`run`.
 
 from __future__ import annotations
 
+import importlib
 import time
 
 import numpy as np
@@ -78,7 +88,7 @@ from sim.scale.runner import run_shards
 from sim.scale.shards import Task, plan
 from sim.scale.store import ShardStore
 from sim.tiles import DEFAULT_MAX_ROUNDS
-from strategies.catalogue import resolve_field, spec_of
+from strategies.catalogue import families, resolve_field, spec_of
 
 NAME = "strength"
 DEFAULT_LADDER = ("random", "greedy", "exact", "defensive", "weighted", "rollout", "matchplay",
@@ -250,6 +260,11 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     return settings
 
 
+OPENSPIEL = "openspiel"
+"""The strategy family of OpenSpiel's bots (``openspiel:ismcts``)."""
+MATCHED_SIMULATIONS = 0
+"""``sims=0``: an ISMCTS yardstick asking for matched compute
+(:data:`sim.bridges.openspiel_bots.MATCHED`)."""
 CALIBRATION_MATCHES = 40
 """Self-play matches timed to measure a ladder strategy's CPU per placement for a calibrated
 yardstick (one thread, after a warm-up match)."""
@@ -279,14 +294,14 @@ def matched_yardsticks(yardsticks, ladder, players, seed: int,
     recorded = dict(recorded or {})
     out, matched, costs = [], {}, {}
     for strategy in yardsticks:
-        if not strategy.name.startswith("openspiel.ismcts"):
+        if not (strategy.name.startswith(f"{OPENSPIEL}.ismcts")
+                and "sims" in strategy.parameter_names()
+                and float(strategy.default_params()[strategy.parameter_names().index("sims")])
+                == MATCHED_SIMULATIONS):
             out.append(strategy)
             continue
-        from sim.bridges import openspiel_bots
-
-        if not openspiel_bots.is_matched(strategy):
-            out.append(strategy)
-            continue
+        # the family's module (it needs the optional extra, present: the yardstick resolved)
+        openspiel_bots = importlib.import_module(families()[OPENSPIEL])
         if len(players) != 1:
             raise ValueError(f"versus: {strategy.name} is calibrated at one player count, found "
                              f"players {', '.join(map(str, players))}")

@@ -62,6 +62,7 @@ from sim.bridges.match_codes import encode_action
 from sim.bridges.match_state import MatchState
 from sim.core import rng as R
 from sim.core import state as K
+from sim.engine.runs import simulate
 from sim.tiles import TARGET_RAW
 from strategies.catalogue import resolve
 from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, SCORE_STEP, TABLE_ROW
@@ -298,13 +299,6 @@ def ismcts(view):
     return candidate_actions(view).index(action)
 
 
-def is_matched(strategy) -> bool:
-    """Whether ``strategy`` (a :class:`strategies.Strategy`) is this module's ISMCTS bot asking
-    for a calibrated count (``sims=0``)."""
-    return (strategy.name.split("[", 1)[0] == "openspiel.ismcts"
-            and float(strategy.default_params()[0]) == MATCHED)
-
-
 def with_simulations(spec: str, sims: int) -> str:
     """``spec`` (``openspiel:ismcts[sims=0,...]`` or its module form) with ``sims=N``."""
     text, count = re.subn(r"(?<=[\[,])\s*sims\s*=\s*[0-9.eE+-]+\s*(?=[,\]])", f"sims={int(sims)}",
@@ -318,8 +312,6 @@ def placement_cpu(spec, players: int, matches: int, seed: int, **run_options) ->
     """CPU microseconds per placement (every tile played, forced ones included) of ``spec`` in
     self-play, one thread, after an untimed warm-up match (:func:`time.process_time`: a
     measurement, not reproducible)."""
-    from sim.engine.runs import simulate
-
     seats = [spec] * players
     simulate(players, seats, 1, seed, threads=1, **run_options)
     started = time.process_time()
