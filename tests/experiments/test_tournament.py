@@ -680,3 +680,22 @@ def test_simultaneous_rank_intervals_by_hand():
     fit = LuceFit(np.array([0.3, 0.0, -5.0]), None, None, cov, 100)
     low, high = luce_rank_intervals(fit)
     assert low.tolist() == [1, 1, 3] and high.tolist() == [2, 2, 3]
+
+
+def test_readmes_tournament_table_gives_the_designs_intervals(small_duplicate, tmp_path):
+    """README's tournament block: the deal-clustered interval of a duplicate tournament (never
+    Wilson over matches that share deals) and each rank's simultaneous interval."""
+    import shutil
+
+    from experiments.release.readme_numbers import tournament_ranking
+
+    result, out = small_duplicate
+    shutil.copytree(out, tmp_path / "tournament")
+    text = tournament_ranking(tmp_path)
+    assert "| rank [simultaneous 95%] | strategy | win rate [95%, deal-clustered] |" in text
+    assert "Wilson" not in text
+    paired = result.paired.set_index("strategy")
+    for row in result.ranking.itertuples():
+        p = paired.loc[row.strategy]
+        assert (f"| {row.rank} [{row.rank_low}, {row.rank_high}] | {row.strategy} | "
+                f"{p.win_rate:.3f} [{p.paired_low:.3f}, {p.paired_high:.3f}] |") in text
