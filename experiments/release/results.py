@@ -70,8 +70,9 @@ by the win table (a match-playing yardstick), each at matched compute (``sims=0`
 calibrates the simulation count to matchplay's CPU per placement and records it in run.json).
 Measured 2026-12-07 on the 2-core VM: matchplay 71-114 us of CPU per placement, ISMCTS 0.8-1.1 ms
 per simulation and 2.6-3.5 ms per placement at its minimum of 2 simulations (28-42x matchplay),
-so both play with 2. 1,000 deals per pairing: about 0.2 wall s per match on 2 dask workers
-(0.39 s with the machine shared by four jobs), 4,000 matches, 14-26 minutes."""
+so both play with 2. 1,000 deals per pairing, 4,000 matches: 0.11-0.16 wall s per match on 2 dask
+workers (100 deals per pairing took 85 s in all, calibration included, the machine shared), about
+10-13 minutes."""
 
 
 @dataclass(frozen=True)
