@@ -10,6 +10,7 @@ resumes after a crash.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cli import options
@@ -57,7 +58,10 @@ def add_arguments(parser) -> None:
              "them instead of the ladder's pairings, e.g. --ladder rollout,matchplay --versus "
              "'openspiel:ismcts[sims=100]'; to compare variants with a baseline, put the "
              "baseline first: --ladder 'pimc,pimc[worlds=64]' --versus matchplay (default: the "
-             "ladder's pairings)"),
+             "ladder's pairings). 'openspiel:ismcts[sims=0,...]' asks for matched compute: its "
+             "simulation count is calibrated before the run so that its CPU per placement "
+             "matches the ladder strategy's (self-play, one thread; at least 2) and recorded "
+             "in run.json (matched_compute); a resumed run reuses it"),
         Text("--seed", "S",
              "the seed of every pairing, 0 .. 2**63-1 (default 0): every pairing plays the same "
              "deals", default="0"),
@@ -80,6 +84,15 @@ def add_arguments(parser) -> None:
     add_seal_arguments(parser)
 
 
+def recorded_calibration(out: Path) -> dict | None:
+    """The ``matched_compute`` an earlier run into ``out`` recorded (its ``run.json``), or
+    None."""
+    try:
+        return json.loads((out / "run.json").read_text()).get("matched_compute")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def run_strength_command(args) -> int:
     """Handler of ``five-up strength``; returns the exit status."""
     shards = Path(args.out) / SHARDS_DIR
@@ -94,6 +107,8 @@ def run_strength_command(args) -> int:
                           # a sealed run resumed without --secret keeps the secret it recorded
                           **seal_options(args, Path(args.out) / MANIFEST_NAME,
                                          shards / strength.SOURCE / SHARD_MANIFEST)}
+        # a resumed run keeps the simulation counts it calibrated (its run.json)
+        ladder_options["matched_compute"] = recorded_calibration(Path(args.out))
         spec = strength.study_spec(ladder, args.players, args.deals, args.seed, **ladder_options,
                                    threads=args.threads, progress=not args.quiet, out=args.out,
                                    shard_size=scale["shard_size"],
@@ -130,8 +145,10 @@ STRENGTH = Command(
     "into --out: ladder (the upper strategy's win rate with its paired 95% interval, deal = "
     "unit; draws, mean rounds), gap (the share of the reference -> ceiling gap closed by the "
     "challenger, paired bootstrap 95% interval), timing (CPU per match and per placement of "
-    "each strategy, self-play, one thread), wall, matches (parquet and CSV), ladder.png and "
-    "summary.md; with --versus also contrasts (each strategy's win rate against one yardstick "
+    "each strategy, self-play, one thread), wall, matches (parquet and CSV), comparisons (every "
+    "comparison declared in plan.json before the first match -- the challenger's targets "
+    "primary, the other pairings exploratory; with --versus all primary -- adjusted as its "
+    "family, Holm or Benjamini-Hochberg), ladder.png and summary.md; with --versus also contrasts (each strategy's win rate against one yardstick "
     "minus against the next) and, with two or more ladder strategies, strategy_contrasts "
     "(each strategy's win rate against a yardstick minus the first ladder strategy's), paired "
     "by deal with 95% intervals. Finished shards are kept in DIR/shards while it runs: after a "

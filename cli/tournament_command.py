@@ -106,7 +106,7 @@ def run_tournament_command(args) -> int:
         print(md_table(result.paired))
         print()
     print(md_table(result.summary[["strategy", "matches", "wins", "win_rate", "win_low",
-                                   "win_high", "mean_margin"]]))
+                                   "win_high", "interval", "mean_margin"]]))
     print()
     print(md_table(result.ranking))
     print(f"\nwrote {', '.join(Path(f).name for f in result.files)} to {args.out}")
@@ -116,12 +116,17 @@ def run_tournament_command(args) -> int:
 TOURNAMENT = Command(
     "Play every seating of the strategies (2 players: every ordered pair; 3 players: every "
     "combination in each of its 6 seat orders; 4 players: every ordered pair of "
-    "partnerships) for --matches matches each, then write into --out: matches.parquet, "
-    "summary.csv and summary.md (win rate with 95% Wilson interval, mean final margin in "
-    "raw points, discarded events and settlement raw points per match), pairwise.csv (each "
+    "partnerships) for --matches matches each, then write into --out: plan.json (the "
+    "comparisons declared before the first match: each strategy's head-to-head share against "
+    "the next one listed primary, every other pair and every log-strength difference "
+    "exploratory), matches.parquet, summary.csv and summary.md (win rate with its 95% interval "
+    "by the design: deal-clustered with --duplicate, Wilson otherwise; mean final margin in "
+    "raw points, discarded events and settlement raw points per match; every comparison worded "
+    "by its interval adjusted as its family, Holm or Benjamini-Hochberg), comparisons.csv, "
+    "pairwise.csv (each "
     "ordered pair's share of the matches either won, with a 95% interval: deal-clustered with "
     "--duplicate), ranking.csv (Bradley-Terry/Luce with 95% intervals, the deal as cluster "
-    "with --duplicate), interval_width.csv (the half-widths of each strategy's 95% win-rate "
+    "with --duplicate, and simultaneous 95% rank intervals), interval_width.csv (the half-widths of each strategy's 95% win-rate "
     "interval -- paired and Wilson with --duplicate -- on the "
     "first n matches of every seating, for 10 log-spaced n up to --matches: how many matches "
     "an interval of a given width needs; not with --summary-only) and PNG plots (pairwise, "

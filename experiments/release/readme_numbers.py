@@ -79,24 +79,43 @@ def openspiel_yardstick(results: Path) -> str:
 def ladder_of(directory: Path) -> str:
     """A strength result's run (its command, from the manifest) and its tables."""
     run = provenance(directory)
-    return (f"Run: {run}.\n\n" if run else "") + strength.readme_ladder(pd.read_csv(directory / "ladder.csv"),
-                                  pd.read_csv(directory / "timing.csv"),
-                                  pd.read_csv(directory / "gap.csv"))
+    compared = directory / "comparisons.csv"
+    return (f"Run: {run}.\n\n" if run else "") + strength.readme_ladder(
+        pd.read_csv(directory / "ladder.csv"), pd.read_csv(directory / "timing.csv"),
+        pd.read_csv(directory / "gap.csv"),
+        pd.read_csv(compared) if compared.exists() else None)
+
+
+TOURNAMENT_INTERVALS = {"deal-clustered": "95%, deal-clustered",
+                        "wilson": "95% Wilson, matches independent"}
+"""The tournament table's win-rate heading, by the interval its summary holds."""
 
 
 def tournament_ranking(results: Path) -> str:
-    """The Quick start tournament's ranking with win rates (docs/results/tournament)."""
+    """The Quick start tournament's ranking with win rates (docs/results/tournament), each
+    interval by the design's unit: deal-clustered with duplicate deals (``paired.csv`` where
+    the summary predates its ``interval`` column); the rank with its simultaneous interval
+    where the ranking has one."""
     directory = results / "tournament"
     summary = pd.read_csv(directory / "summary.csv").set_index("strategy")
     ranking = pd.read_csv(directory / "ranking.csv")
     settings = json.loads((directory / "run.json").read_text())
     matches = int(summary["matches"].sum()) // settings["players"]
+    kind = summary["interval"].iloc[0] if "interval" in summary else "wilson"
+    if "interval" not in summary and (directory / "paired.csv").exists():
+        paired = pd.read_csv(directory / "paired.csv").set_index("strategy")
+        summary["win_low"], summary["win_high"] = paired["paired_low"], paired["paired_high"]
+        kind = "deal-clustered"
+    simultaneous = "rank_low" in ranking
+    rank_head = "rank [simultaneous 95%]" if simultaneous else "rank"
     lines = [f"The Quick start's tournament ({matches:,} matches; {provenance(directory)}):", "",
-             "| rank | strategy | win rate [95% Wilson] | log strength [95%] |",
-             "| --- | --- | --- | --- |"]
+             f"| {rank_head} | strategy | win rate [{TOURNAMENT_INTERVALS[kind]}] | "
+             "log strength [95%] |", "| --- | --- | --- | --- |"]
     for row in ranking.itertuples(index=False):
         s = summary.loc[row.strategy]
-        lines.append(f"| {row.rank} | {row.strategy} | {s.win_rate:.3f} [{s.win_low:.3f}, "
+        rank = (f"{row.rank} [{row.rank_low}, {row.rank_high}]" if simultaneous
+                else f"{row.rank}")
+        lines.append(f"| {rank} | {row.strategy} | {s.win_rate:.3f} [{s.win_low:.3f}, "
                      f"{s.win_high:.3f}] | {row.log_strength:.3f} [{row.low:.3f}, {row.high:.3f}] |")
     return "\n".join(lines)
 

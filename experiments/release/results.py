@@ -74,11 +74,15 @@ INDEX = "README.md"
 CLI = (sys.executable, "-m", "cli")
 """How a result's command is run: ``five-up`` in a process of its own, this Python."""
 
-ISMCTS_YARDSTICKS = "openspiel:ismcts[sims=30],openspiel:ismcts[sims=30,evaluator=wintable]"
+ISMCTS_YARDSTICKS = "openspiel:ismcts[sims=0],openspiel:ismcts[sims=0,evaluator=wintable]"
 """OpenSpiel's ISMCTS valuing round ends by the round's points, and the same search valuing them
-by the win table (a match-playing yardstick). 200 deals per pairing at 30 simulations take about
-10 minutes on 2 cores (0.69 wall s per match measured at 16 deals, 2 dask workers); 100
-simulations would take three times that."""
+by the win table (a match-playing yardstick), each at matched compute (``sims=0``: the run
+calibrates the simulation count to matchplay's CPU per placement and records it in run.json).
+Measured 2026-12-07 on the 2-core VM: matchplay 71-114 us of CPU per placement, ISMCTS 0.8-1.1 ms
+per simulation and 2.6-3.5 ms per placement at its minimum of 2 simulations (28-42x matchplay),
+so both play with 2. 1,000 deals per pairing, 4,000 matches: 0.11-0.16 wall s per match on 2 dask
+workers (100 deals per pairing took 85 s in all, calibration included, the machine shared), about
+10-13 minutes."""
 
 
 @dataclass(frozen=True)
@@ -184,7 +188,7 @@ RESULTS = (
          "--deals", "20", "--generations", "2", "--population", "4", "--validation-deals",
          "40")),
     _duplicate_tournament("tournament", "random,greedy,exact,heavy,defensive,weighted,rollout",
-                          500, 20, seed=1, small_strategies="random,greedy,exact"),
+                          2000, 20, seed=1, small_strategies="random,greedy,exact"),
     _duplicate_tournament("duplicate_deals", "exact,greedy", 10000, 50, seed=7),
     _duplicate_tournament("rollout_vs_greedy", "rollout,greedy", 10000, 10, seed=2026),
     # each replicate plays only what its primary comparisons need (their plan's note)
@@ -224,7 +228,10 @@ RESULTS = (
         ("strength", "--players", "2,4", "--deals", "1500", "--seed", "2026", "--allow-hidden"),
         ("strength", "--players", "2", "--ladder", "random,greedy,exact", "--deals", "10",
          "--seed", "2026", "--timing-matches", "4"),
-        leave_out=("matches.csv",)),
+        leave_out=("matches.csv",),
+        # the primary comparisons are pimc's targets: its own steps, without the ceiling
+        replicate=("strength", "--players", "2,4", "--ladder", "greedy,rollout,matchplay,pimc",
+                   "--deals", "1500", "--seed", "2026", "--timing-matches", "0")),
     CommittedResult(
         "ceiling",
         ("strength", "--players", "2,4", "--ladder", "cheater[order_known=0],cheater", "--versus",
@@ -233,16 +240,22 @@ RESULTS = (
         ("strength", "--players", "2", "--ladder", "cheater[order_known=0],cheater", "--versus",
          "rollout", "--challenger", "cheater[order_known=0]", "--ceiling", "cheater", "--deals",
          "4", "--seed", "2028", "--allow-hidden", "--timing-matches", "1"),
-        leave_out=("matches.csv",)),
+        leave_out=("matches.csv",),
+        replicate=("strength", "--players", "2,4", "--ladder", "cheater[order_known=0],cheater",
+                   "--versus", "rollout", "--challenger", "cheater[order_known=0]", "--ceiling",
+                   "cheater", "--deals", "1000", "--seed", "2028", "--allow-hidden",
+                   "--timing-matches", "0")),
     CommittedResult(
         "openspiel",
         ("strength", "--players", "2", "--ladder", "matchplay", "--versus",
-         ISMCTS_YARDSTICKS, "--deals", "200", "--seed", "2027", "--timing-matches", "2",
-         "--backend", "dask", "--workers", "2", "--shard-size", "25"),
-        ("strength", "--players", "2", "--ladder", "greedy", "--versus",
-         "openspiel:ismcts[sims=4],openspiel:ismcts[sims=4,evaluator=wintable]", "--deals", "2",
-         "--seed", "2027", "--timing-matches", "1"),
-        leave_out=("matches.csv",), needs="pyspiel"),
+         ISMCTS_YARDSTICKS, "--deals", "1000", "--seed", "2027", "--timing-matches", "2",
+         "--backend", "dask", "--workers", "2", "--shard-size", "50"),
+        ("strength", "--players", "2", "--ladder", "greedy", "--versus", ISMCTS_YARDSTICKS,
+         "--deals", "2", "--seed", "2027", "--timing-matches", "1"),
+        leave_out=("matches.csv",), needs="pyspiel",
+        replicate=("strength", "--players", "2", "--ladder", "matchplay", "--versus",
+                   ISMCTS_YARDSTICKS, "--deals", "300", "--seed", "2027", "--timing-matches", "0",
+                   "--backend", "dask", "--workers", "2", "--shard-size", "50")),
 )
 """Every committed result, in the order they are regenerated."""
 

@@ -44,7 +44,16 @@ Frames:
   candidate) included;
 - ``wall``: wall seconds of each pairing in this run (resumed shards cost nothing; on the
   local backend the kernel is loaded or compiled before the first pairing);
+- ``comparisons``: every comparison the run declared before it played (:func:`plan_for`,
+  written as ``plan.json``; the challenger's targets primary, the other pairings exploratory,
+  everything primary in a run against yardsticks), with its interval adjusted as its family
+  and its verdict (:meth:`experiments.comparisons.ComparisonPlan.adjust`); the summary and the
+  key numbers word each by it;
 - ``matches``: one row per match played (what the other frames are computed from).
+
+A yardstick ``openspiel:ismcts[sims=0,...]`` plays at matched compute: its simulation count is
+calibrated before the run to the ladder's CPU per placement and recorded in the settings
+(:func:`matched_yardsticks`).
 
 A strategy that sees hidden information is refused by the engine unless the
 run passes ``allow_hidden=True``; :func:`run` passes it only when asked.
@@ -54,17 +63,22 @@ Run ``five-up strength --help``; from Python, :func:`run`.
 
 from __future__ import annotations
 
+import importlib
 import time
 
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.figures import new_figure, run_footer, save_png, stamp, strategy_colour
+from experiments.comparisons import (EXPLORATORY, PRIMARY, PROCEDURES, VERDICTS, Comparison,
+                                     ComparisonPlan, Quantity, adjusted_words, comparison_id,
+                                     plan_sentence)
+from experiments.reporting import figures
+from experiments.reporting.figures import (estimates, new_figure, reference_line, run_footer,
+                                           save_png, stamp, strategy_colour)
 from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_ci, md_table, summary_head
 from experiments.run_spine import StudySpec, given_spec, run_experiment
 from experiments.settings import seal_of, strategy_settings
-from experiments.stats import (Contrast, contrast_words, paired_contrast, paired_share_interval,
-                               proportion)
+from experiments.stats import mean_interval, paired_contrast, paired_share_interval, proportion
 from sim.checks import check_int, check_player_counts, check_seed
 from sim.engine.runs import simulate
 from sim.engine.spec import check_seating, checked_seal_options, hidden_run_options
@@ -74,7 +88,7 @@ from sim.scale.runner import run_shards
 from sim.scale.shards import Task, plan
 from sim.scale.store import ShardStore
 from sim.tiles import DEFAULT_MAX_ROUNDS
-from strategies.catalogue import resolve_field
+from strategies.catalogue import families, resolve_field, spec_of
 
 NAME = "strength"
 DEFAULT_LADDER = ("random", "greedy", "exact", "defensive", "weighted", "rollout", "matchplay",
@@ -112,9 +126,17 @@ MIN_TIMED_CPU = 0.5
 """CPU seconds a timing should reach: fast strategies are timed on more matches."""
 MAX_TIMING_GROWTH = 64
 """At most this many times ``timing_matches`` matches per timing."""
-DPI = 110
-HEADROOM = 0.03
-"""Space above 100% on the figure's y axis."""
+WIN_SHARE = Quantity(
+    "win_share", "match win share minus 1/2", 0.02, True,
+    "2 pp above an even match (52% of matches): the smallest edge the project's screens and "
+    "tuning act on; a smaller one takes thousands of matches for a player to notice")
+"""A pairing's quantity: the upper strategy's share of the matches minus 1/2 (chance for two
+sides, at 2 players and for 4-player partnerships alike)."""
+WIN_RATE_CONTRAST = Quantity(
+    "win_rate_contrast", "match win rate", 0.02, True,
+    "2 pp of match wins against the same opponent: the smallest change a variant or a "
+    "yardstick must make to matter (the same threshold as a pairing's edge)")
+"""A paired contrast's quantity: one win rate minus another on the same deals."""
 
 
 # ---------------------------------------------------------------------------
@@ -167,7 +189,8 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
                       ceiling=DEFAULT_CEILING, timing_matches=DEFAULT_TIMING_MATCHES,
                       max_rounds=DEFAULT_MAX_ROUNDS, allow_hidden: bool = False,
                       resamples=DEFAULT_RESAMPLES, versus=None, sealed: bool = False,
-                      secret: str | None = None, decision_timeout=None) -> dict:
+                      secret: str | None = None, decision_timeout=None,
+                      matched_compute: dict | None = None) -> dict:
     """The checked settings of a ladder run (JSON-ready; raises ValueError, one line).
 
     ``versus`` (optional): yardstick strategies; instead of :func:`ladder_pairings` every
@@ -175,6 +198,9 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     ``sealed``, ``secret``, ``decision_timeout``: the run's sealing
     (:func:`sim.engine.spec.checked_seal_options`; a sealed run's secret is drawn here, once
     for every pairing, seating and the timing pass).
+    A yardstick ``openspiel:ismcts[sims=0,...]`` is calibrated here to the ladder's compute
+    (:func:`matched_yardsticks`) and recorded as ``matched_compute``; ``matched_compute`` (a
+    previous run's record) reuses its counts instead of measuring again (a resumed run).
 
     Every pairing is also checked as the engine seats it (:func:`sim.engine.spec.check_seating`,
     nothing compiled): a hidden-information strategy without ``allow_hidden`` is
@@ -182,10 +208,13 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     """
     resolved = resolve_field(ladder, "ladder")
     yardsticks = []
+    matched = {}
     if versus is not None:
         extra = resolve_field(versus, "versus")
         if not extra:
             raise ValueError("versus needs at least one strategy")
+        extra, matched = matched_yardsticks(extra, resolved, check_player_counts(players),
+                                            check_seed(seed), matched_compute)
         yardsticks = [s.name for s in extra]
         in_ladder = {s.name for s in resolved}
         resolved = resolve_field(list(resolved) + [s for s in extra if s.name not in in_ladder])
@@ -216,6 +245,8 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     }
     if hidden_run_options(allow_hidden):
         settings["allow_hidden"] = True
+    if matched:
+        settings["matched_compute"] = matched
     # The engine's check also refuses a sealed run of a strategy defined in a notebook.
     seating = {"allow_hidden": settings.get("allow_hidden", False),
                "sealed": settings.get("sealed", False)}
@@ -229,8 +260,162 @@ def strength_settings(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals=DEFA
     return settings
 
 
+OPENSPIEL = "openspiel"
+"""The strategy family of OpenSpiel's bots (``openspiel:ismcts``)."""
+MATCHED_SIMULATIONS = 0
+"""``sims=0``: an ISMCTS yardstick asking for matched compute
+(:data:`sim.bridges.openspiel_bots.MATCHED`)."""
+CALIBRATION_MATCHES = 40
+"""Self-play matches timed to measure a ladder strategy's CPU per placement for a calibrated
+yardstick (one thread, after a warm-up match)."""
+
+
+def matched_yardsticks(yardsticks, ladder, players, seed: int,
+                       recorded: dict | None = None) -> tuple[list, dict]:
+    """The yardsticks with every ``openspiel:ismcts[sims=0,...]`` calibrated to the ladder's
+    compute: its simulation count set so that its CPU per placement matches the largest of the
+    ladder strategies' (self-play, one thread; :func:`sim.bridges.openspiel_bots.
+    calibrate_simulations`), at least the bot's minimum.
+
+    Returns
+    -------
+    yardsticks : list of Strategy
+        The calibrated ones in place of those asking for it.
+    matched : dict
+        Given name -> the calibration (``sims``, ``spec``, ``against``, the measured CPU per
+        placement of both, ``cpu_ratio``); empty when no yardstick asks. ``recorded`` (a
+        previous run's) is reused for the names it holds.
+
+    Raises
+    ------
+    ValueError
+        A calibrated yardstick with more than one player count (one count per spec).
+    """
+    recorded = dict(recorded or {})
+    out, matched, costs = [], {}, {}
+    for strategy in yardsticks:
+        if not (strategy.name.startswith(f"{OPENSPIEL}.ismcts")
+                and "sims" in strategy.parameter_names()
+                and float(strategy.default_params()[strategy.parameter_names().index("sims")])
+                == MATCHED_SIMULATIONS):
+            out.append(strategy)
+            continue
+        # the family's module (it needs the optional extra, present: the yardstick resolved)
+        openspiel_bots = importlib.import_module(families()[OPENSPIEL])
+        if len(players) != 1:
+            raise ValueError(f"versus: {strategy.name} is calibrated at one player count, found "
+                             f"players {', '.join(map(str, players))}")
+        record = recorded.get(strategy.name)
+        if record is None:
+            if not costs:  # the ladder measured once for every calibrated yardstick
+                costs = {s.name: openspiel_bots.placement_cpu(spec_of(s), players[0],
+                                                              CALIBRATION_MATCHES, seed)
+                         for s in ladder}
+            against = max(costs, key=costs.get)
+            record = {"against": against, **openspiel_bots.calibrate_simulations(
+                spec_of(strategy), costs[against], players[0], seed)}
+        matched[strategy.name] = record
+        out += resolve_field(record["spec"], "versus")
+    return out, matched
+
+
 def _run_options(settings: dict) -> dict:
     return hidden_run_options(settings.get("allow_hidden", False)) | seal_of(settings)
+
+
+# ---------------------------------------------------------------------------
+# The comparisons, declared before the run
+# ---------------------------------------------------------------------------
+def pairing_id(players: int, upper: str, lower: str) -> str:
+    """The comparison id of a pairing (no seed: the same in every replication)."""
+    return comparison_id(f"{players}p", f"{upper} vs {lower}", "win share")
+
+
+def contrast_id(players: int, upper: str, a: str, b: str) -> str:
+    """The comparison id of a yardstick contrast: ``upper``'s win rate against ``a`` minus
+    against ``b``."""
+    return comparison_id(f"{players}p", f"{upper} vs {a} - {upper} vs {b}", "win rate")
+
+
+def strategy_contrast_id(players: int, strategy: str, first: str, yardstick: str) -> str:
+    """The comparison id of a strategy contrast: ``strategy``'s win rate against ``yardstick``
+    minus ``first``'s."""
+    return comparison_id(f"{players}p", f"{strategy} vs {yardstick} - {first} vs {yardstick}",
+                         "win rate")
+
+
+def yardstick_pairs(settings: dict) -> list[tuple[str, str, str]]:
+    """``(upper, a, b)`` of every yardstick contrast the run states: each ladder strategy
+    against consecutive yardsticks ``a``, ``b`` (in the order given)."""
+    lowers = list(dict.fromkeys(lower for kind, _, lower in settings["pairings"]
+                                if kind == "versus"))
+    uppers = list(dict.fromkeys(upper for kind, upper, _ in settings["pairings"]
+                                if kind == "versus"))
+    return [(upper, a, b) for upper in uppers for a, b in zip(lowers, lowers[1:])]
+
+
+def strategy_pairs(settings: dict) -> list[tuple[str, str, str]]:
+    """``(yardstick, strategy, first)`` of every strategy contrast the run states: each ladder
+    strategy after the first that plays ``yardstick`` against that first one."""
+    pairs = []
+    for yardstick in dict.fromkeys(lower for kind, _, lower in settings["pairings"]
+                                   if kind == "versus"):
+        uppers = [upper for kind, upper, lower in settings["pairings"]
+                  if kind == "versus" and lower == yardstick]
+        pairs += [(yardstick, upper, uppers[0]) for upper in uppers[1:]]
+    return pairs
+
+
+PRIMARY_KINDS = ("challenger", "versus")
+"""Pairings the run is for: the challenger's targets, or every strategy against a yardstick."""
+
+
+def is_primary(kind: str, upper: str, settings: dict) -> bool:
+    """Whether a pairing is primary: the challenger's (against ``greedy``, against the
+    reference, and its own step, against the strategy below it), or against a yardstick."""
+    return kind in PRIMARY_KINDS or (kind == "step" and upper == settings["challenger"])
+
+
+def plan_for(settings: dict) -> ComparisonPlan:
+    """The comparisons a strength run states, declared from its settings alone.
+
+    Primary (Holm): without yardsticks, the challenger's targets (it against ``greedy``,
+    against the reference and against the strategy below it, at every player count); with yardsticks (``versus``), every ladder
+    strategy against each yardstick, and the paired contrasts between yardsticks and between
+    ladder strategies. Exploratory (Benjamini-Hochberg): the ladder's steps and the ceiling
+    pairing.
+    """
+    comparisons = []
+    for count in settings["players"]:
+        for kind, upper, lower in settings["pairings"]:
+            family = PRIMARY if is_primary(kind, upper, settings) else EXPLORATORY
+            comparisons.append(Comparison(pairing_id(count, upper, lower), family,
+                                          WIN_SHARE.name))
+        comparisons += [Comparison(contrast_id(count, upper, a, b), PRIMARY,
+                                   WIN_RATE_CONTRAST.name)
+                        for upper, a, b in yardstick_pairs(settings)]
+        comparisons += [Comparison(strategy_contrast_id(count, strategy, first, yardstick),
+                                   PRIMARY, WIN_RATE_CONTRAST.name)
+                        for yardstick, strategy, first in strategy_pairs(settings)]
+    primary = [c.id for c in comparisons if c.family == PRIMARY]
+    if kinds_of(settings) == {"versus"}:
+        note = ("Primary: every ladder strategy against each yardstick, and the paired contrasts "
+                "of one yardstick against the next and of each ladder strategy against the "
+                "first (a run against yardsticks is for all of them).")
+    elif primary:
+        note = (f"Primary: the challenger {settings['challenger']}'s targets, against "
+                f"{BASELINE}, against the reference {settings['reference']} and against the "
+                f"strategy below it, where the ladder holds them ({len(primary)}: "
+                + "; ".join(primary) + "); exploratory: the other steps of the ladder and the "
+                "ceiling against the reference.")
+    else:
+        note = (f"No primary comparison: the ladder holds none of the challenger "
+                f"{settings['challenger']}'s targets (against {BASELINE}, against the "
+                f"reference {settings['reference']} and against the strategy below it); every "
+                "pairing is exploratory.")
+    quantities = (WIN_SHARE,) + ((WIN_RATE_CONTRAST,) if any(
+        c.quantity == WIN_RATE_CONTRAST.name for c in comparisons) else ())
+    return ComparisonPlan(NAME, quantities, tuple(comparisons), note=note)
 
 
 # ---------------------------------------------------------------------------
@@ -527,22 +712,17 @@ def yardstick_contrasts(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
         difference and its 95% Student-t interval over deals; ``effect``: Cohen's d); no rows
         without ``versus`` or with fewer than 2 yardsticks.
     """
-    lowers = list(dict.fromkeys(lower for kind, _, lower in settings["pairings"]
-                                if kind == "versus"))
-    uppers = list(dict.fromkeys(upper for kind, upper, _ in settings["pairings"]
-                                if kind == "versus"))
     rows = []
     for count in settings["players"]:
-        for upper in uppers:
-            for a, b in zip(lowers, lowers[1:]):
-                versus_a = deal_outcomes(matches, count, upper, a)
-                versus_b = deal_outcomes(matches, count, upper, b)
-                contrast = paired_contrast(versus_a.to_numpy(),
-                                           versus_b.reindex(versus_a.index).to_numpy())
-                rows.append({"players": count, "upper": upper, "yardstick_a": a,
-                             "yardstick_b": b, "deals": contrast.units,
-                             "difference": contrast.difference, "low": contrast.low,
-                             "high": contrast.high, "effect": contrast.effect})
+        for upper, a, b in yardstick_pairs(settings):
+            versus_a = deal_outcomes(matches, count, upper, a)
+            versus_b = deal_outcomes(matches, count, upper, b)
+            contrast = paired_contrast(versus_a.to_numpy(),
+                                       versus_b.reindex(versus_a.index).to_numpy())
+            rows.append({"players": count, "upper": upper, "yardstick_a": a,
+                         "yardstick_b": b, "deals": contrast.units,
+                         "difference": contrast.difference, "low": contrast.low,
+                         "high": contrast.high, "effect": contrast.effect})
     return pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
 
 
@@ -566,55 +746,90 @@ def strategy_contrasts(matches: pd.DataFrame, settings: dict) -> pd.DataFrame:
     """
     rows = []
     for count in settings["players"]:
-        for yardstick in dict.fromkeys(lower for kind, _, lower in settings["pairings"]
-                                       if kind == "versus"):
-            uppers = [upper for kind, upper, lower in settings["pairings"]
-                      if kind == "versus" and lower == yardstick]
-            if len(uppers) < 2:
-                continue
-            first = deal_outcomes(matches, count, uppers[0], yardstick)
-            for upper in uppers[1:]:
-                other = deal_outcomes(matches, count, upper, yardstick)
-                contrast = paired_contrast(other.to_numpy(), first.reindex(other.index).to_numpy())
-                rows.append({"players": count, "yardstick": yardstick, "strategy": upper,
-                             "first": uppers[0], "deals": contrast.units,
-                             "difference": contrast.difference, "low": contrast.low,
-                             "high": contrast.high, "effect": contrast.effect})
+        for yardstick, upper, first in strategy_pairs(settings):
+            baseline = deal_outcomes(matches, count, first, yardstick)
+            other = deal_outcomes(matches, count, upper, yardstick)
+            contrast = paired_contrast(other.to_numpy(), baseline.reindex(other.index).to_numpy())
+            rows.append({"players": count, "yardstick": yardstick, "strategy": upper,
+                         "first": first, "deals": contrast.units,
+                         "difference": contrast.difference, "low": contrast.low,
+                         "high": contrast.high, "effect": contrast.effect})
     return pd.DataFrame(rows, columns=STRATEGY_CONTRAST_COLUMNS)
 
 
-def win_rate_contrast_words(row, a: str, b: str) -> str:
-    """A contrast row (``players``, ``difference``, ``low``, ``high``, ``deals``, ``effect``) of
-    win rate ``a`` minus ``b`` in words: a finding only where its interval excludes 0
-    (:func:`experiments.stats.contrast_words`)."""
-    contrast = Contrast(row.difference, row.low, row.high, int(row.deals), row.effect)
-    return f"{row.players}p: " + contrast_words(contrast, a, b, "match win rate", pct=True)
+COMPARISON_COLUMNS = ["id", "family", "quantity", "a", "b", "players", "estimate", "difference",
+                      "low", "high", "units", "sesoi", "p", "p_adjusted", "adj_level", "adj_low",
+                      "adj_high", "verdict", "words"]
+"""The ``comparisons`` frame: one row per declared comparison (``estimate``: the upper
+strategy's win share of a pairing, nan for a contrast)."""
 
 
-def strategy_contrast_sentence(row) -> str:
-    """A :func:`strategy_contrasts` row in words."""
-    return win_rate_contrast_words(row, f"{row.strategy} vs {row.yardstick}",
-                                   f"{row.first} vs {row.yardstick}")
+def comparisons_table(matches: pd.DataFrame, frames: dict, settings: dict) -> pd.DataFrame:
+    """Every comparison :func:`plan_for` declares, computed and adjusted as its family.
+
+    A pairing's difference is the upper strategy's win share minus 1/2 with the Student-t
+    interval of its per-deal means (deal = unit, not clipped); a contrast's is the paired
+    difference of its ``contrasts`` or ``strategy_contrasts`` row. Adjusted by
+    :meth:`experiments.comparisons.ComparisonPlan.adjust` (units: deals) and worded by the
+    adjusted interval (``words``).
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`COMPARISON_COLUMNS`, in the plan's order of computation.
+    """
+    rows = []
+    for row in frames["ladder"].itertuples(index=False):
+        sel = matches[(matches["players"] == row.players) & (matches["pairing"] == row.pairing)]
+        mean, low, high = mean_interval(deal_outcomes(sel, row.players, row.upper,
+                                                      row.lower).to_numpy())
+        rows.append({"id": pairing_id(row.players, row.upper, row.lower), "a": row.upper,
+                     "b": row.lower, "players": row.players, "estimate": mean,
+                     "difference": mean - EVEN, "low": low - EVEN, "high": high - EVEN,
+                     "units": row.deals})
+    for row in frames.get("contrasts", pd.DataFrame(columns=CONTRAST_COLUMNS)).itertuples():
+        rows.append({"id": contrast_id(row.players, row.upper, row.yardstick_a, row.yardstick_b),
+                     "a": f"{row.upper} vs {row.yardstick_a}",
+                     "b": f"{row.upper} vs {row.yardstick_b}", "players": row.players,
+                     "estimate": np.nan, "difference": row.difference, "low": row.low,
+                     "high": row.high, "units": row.deals})
+    for row in frames.get("strategy_contrasts",
+                          pd.DataFrame(columns=STRATEGY_CONTRAST_COLUMNS)).itertuples():
+        rows.append({"id": strategy_contrast_id(row.players, row.strategy, row.first,
+                                                row.yardstick),
+                     "a": f"{row.strategy} vs {row.yardstick}",
+                     "b": f"{row.first} vs {row.yardstick}", "players": row.players,
+                     "estimate": np.nan, "difference": row.difference, "low": row.low,
+                     "high": row.high, "units": row.deals})
+    frame = pd.DataFrame(rows, columns=["id", "a", "b", "players", "estimate", "difference",
+                                        "low", "high", "units"])
+    adjusted = plan_for(settings).adjust(frame, units="units")
+    # a share lies in [0, 1] and a difference of two in [-1, 1]: a t interval may pass the ends
+    bound = np.where(adjusted["quantity"] == WIN_SHARE.name, EVEN, 1.0)
+    for column in ("low", "high", "adj_low", "adj_high"):
+        adjusted[column] = np.clip(adjusted[column].to_numpy(dtype=np.float64), -bound, bound)
+    adjusted["words"] = [comparison_words(r) for r in adjusted.itertuples(index=False)]
+    return adjusted[COMPARISON_COLUMNS]
 
 
-def contrast_sentence(row) -> str:
-    """A :func:`yardstick_contrasts` row in words."""
-    return win_rate_contrast_words(row, f"{row.upper} vs {row.yardstick_a}",
-                                   f"{row.upper} vs {row.yardstick_b}")
+def comparison_words(row) -> str:
+    """A :func:`comparisons_table` row as a sentence, worded by its adjusted interval
+    (:func:`experiments.comparisons.adjusted_words`): a pairing with its win share first."""
+    if row.quantity == WIN_SHARE.name:
+        share = fmt_ci(row.estimate, row.low + EVEN, row.high + EVEN, pct=True)
+        return (f"{row.players}p: {row.a} vs {row.b}, {share} of matches; "
+                + adjusted_words(row, row.a, row.b, WIN_SHARE.words, pct=True))
+    return f"{row.players}p: " + adjusted_words(row, row.a, row.b, WIN_RATE_CONTRAST.words,
+                                                pct=True)
 
 
-CONTRAST_SECTIONS = (
-    ("contrasts", "The yardsticks compared",
-     "Each ladder strategy's win rate against one yardstick minus against the next, on the same "
-     "deals: 95% Student-t interval over deals, d = the standardised effect; a positive "
-     "difference means the second yardstick is the harder one.", contrast_sentence),
-    ("strategy_contrasts", "The strategies compared with the first",
-     "Each ladder strategy's win rate against a yardstick minus the first ladder strategy's "
-     "against it, on the same deals: 95% interval over deals, d = the standardised effect; a "
-     "positive difference means the later strategy does better against that yardstick.",
-     strategy_contrast_sentence),
-)
-"""The summary's contrast sections: frame, heading, what a row means, and its sentence."""
+COMPARISONS_EXPLAINED = (
+    "A pairing's difference is the upper strategy's match win share minus 1/2 (chance for two "
+    "sides); a contrast's is one match win rate minus another on the same deals (a positive "
+    "yardstick contrast: the second yardstick is the harder one; a positive strategy contrast: "
+    "the later strategy does better against that yardstick). Each is given with its adjusted "
+    "interval (Student t over deals at the level of its family's procedure), and called a "
+    "finding only where that interval excludes 0.")
 
 
 def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
@@ -628,6 +843,7 @@ def analyse(matches: pd.DataFrame, timing: pd.DataFrame, settings: dict,
         compared = strategy_contrasts(matches, settings)
         if not compared.empty:  # a run of one strategy against its yardsticks compares none
             frames["strategy_contrasts"] = compared
+    frames["comparisons"] = comparisons_table(matches, frames, settings)
     if wall is not None:
         frames["wall"] = wall
     frames["matches"] = matches
@@ -659,7 +875,8 @@ def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFA
                timing_matches: int = DEFAULT_TIMING_MATCHES, max_rounds: int = DEFAULT_MAX_ROUNDS,
                allow_hidden: bool = False, resamples: int = DEFAULT_RESAMPLES, versus=None,
                sealed: bool = False, secret: str | None = None,
-               decision_timeout: float | None = None, **scale) -> StudySpec:
+               decision_timeout: float | None = None, matched_compute: dict | None = None,
+               **scale) -> StudySpec:
     """The checked spec of a strength run (ValueError, one line): its settings
     (:func:`strength_settings`), its strategies and its scale options.
 
@@ -692,6 +909,9 @@ def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFA
     sealed, secret, decision_timeout
         The run's sealing, as :func:`experiments.studies.overshoot.run`: every pairing and the
         timing pass play with it (a sealed Python strategy is timed in its own process).
+    matched_compute : dict, optional
+        A previous run's calibration of its ``openspiel:ismcts[sims=0]`` yardsticks (its
+        ``run.json``'s ``matched_compute``), reused instead of measured (a resumed run).
     **scale
         ``threads``, ``progress``, ``out``, ``backend``, ``shard_size``, ``keep_shards``: as
         :meth:`experiments.run_spine.StudySpec.build` (``shard_size``: matches per shard of one
@@ -709,9 +929,11 @@ def study_spec(ladder=DEFAULT_LADDER, players=DEFAULT_PLAYERS, deals: int = DEFA
                                  timing_matches=timing_matches, max_rounds=max_rounds,
                                  allow_hidden=allow_hidden, resamples=resamples,
                                  versus=versus, sealed=sealed, secret=secret,
-                                 decision_timeout=decision_timeout)
+                                 decision_timeout=decision_timeout,
+                                 matched_compute=matched_compute)
     return StudySpec(settings, tuple(resolved),
-                     ScaleOptions.build(default_shard_size=SHARD_SIZE, **scale))
+                     ScaleOptions.build(default_shard_size=SHARD_SIZE, **scale),
+                     plan=plan_for(settings))
 
 
 def compute(data) -> ExperimentResult:
@@ -725,71 +947,73 @@ def compute(data) -> ExperimentResult:
 # ---------------------------------------------------------------------------
 # Figure and summary
 # ---------------------------------------------------------------------------
-LABEL_INCHES_PER_CHAR = 0.08
-"""Width a tick label's character takes at its font size (pairings get room for their names)."""
 KIND_LEGENDS = (("step", "o", "ladder step"), ("versus", "D", "against a yardstick"))
 """Marker and legend of the pairings of a kind; every other kind is a challenger or ceiling."""
+ROW_INCHES = 0.17
+"""Height of one pairing's row in ``ladder.png`` (per line of its label)."""
+FRAME_INCHES = 1.0
+"""Height of ``ladder.png`` besides its rows: titles, the x axis, the legend and the footer."""
+LEGEND_GREY = "0.3"
+"""The kinds' legend markers: a grey that is no strategy's colour (colour is the strategy)."""
+WRAP_AT = 24
+"""Characters of a pairing's label before its opponent goes on a line of its own."""
 
 
-def _label(row) -> str:
-    # A variant's parameters on a line of their own keep long names from running together.
-    def name(text: str) -> str:
-        return text.replace("[", "\n[") if "[" in text else text
-
-    return f"{name(row.upper)}\nvs {name(row.lower)}"
+def _label(upper: str, lower: str) -> str:
+    # a long pair of names on two lines: the panels keep their width
+    text = f"{upper} vs {lower}"
+    return text if len(text) <= WRAP_AT else f"{upper}\nvs {lower}"
 
 
+@figures.house_style()
 def plot_ladder(ladder: pd.DataFrame, settings: dict, path) -> None:
-    """The upper strategy's win rate of each pairing with its paired 95% interval, one panel
-    per player count; the y axis is the whole 0..1 range, 50% marked."""
+    """The upper strategy's win share of each pairing with its paired 95% interval (a forest
+    plot: one row per pairing, one panel per player count, page width); colour: the upper
+    strategy, marker: the pairing's kind; the dashed line is an even match (1/2)."""
     counts = list(dict.fromkeys(ladder["players"]))
-    longest = max(len(line) for row in ladder.itertuples() for line in _label(row).splitlines())
-    width = max(4.5, max(1.1, LABEL_INCHES_PER_CHAR * longest) * len(settings["pairings"]) + 1.5)
-    fig, axes = new_figure(1, len(counts), figsize=(width * len(counts), 4.4), sharey=True,
-                           squeeze=False)
+    pairs = [(upper, lower) for _, upper, lower in settings["pairings"]]
+    labels = [_label(upper, lower) for upper, lower in pairs]
+    # rows are evenly spaced: each as tall as the longest label
+    lines = max(label.count("\n") + 1 for label in labels) * max(len(labels), 3)
+    fig, axes = new_figure(1, len(counts), width="page", height=FRAME_INCHES + ROW_INCHES * lines,
+                           sharey=True, squeeze=False)
+    low_all = np.nanmin(np.append(ladder["paired_low"].to_numpy(dtype=float), EVEN))
+    high_all = np.nanmax(np.append(ladder["paired_high"].to_numpy(dtype=float), EVEN))
+    pad = 0.04 * max(high_all - low_all, 0.1)
+    markers = {kind: marker for kind, marker, _ in kind_markers(ladder["kind"])}
     for ax, count in zip(axes[0], counts):
-        sel = ladder[ladder["players"] == count]
-        x = np.arange(len(sel))
-        rate = sel["win_rate"].to_numpy(dtype=float)
-        err = np.vstack([rate - sel["paired_low"].to_numpy(dtype=float),
-                         sel["paired_high"].to_numpy(dtype=float) - rate])
-        err = np.where(np.isfinite(err), err, 0.0)
-        kinds = sel["kind"].to_numpy()
-        uppers = sel["upper"].to_numpy()
-        # colour = the upper strategy (one colour per strategy in every figure), marker = kind
-        for kind, marker, label in kind_markers(kinds):
-            for upper in dict.fromkeys(uppers[kinds == kind]):
-                mask = (kinds == kind) & (uppers == upper)
-                ax.errorbar(x[mask], rate[mask], yerr=err[:, mask], fmt=marker, capsize=4,
-                            color=strategy_colour(str(upper)), label=f"{upper}: {label}")
-        for xi, r in zip(x, rate):
-            ax.annotate(f"{100 * r:.1f}%", (xi, r), textcoords="offset points", xytext=(8, -3),
-                        fontsize=8)
-        ax.axhline(EVEN, color="black", lw=0.8, ls=":")
-        ax.set_xticks(x, [_label(r) for r in sel.itertuples()], fontsize=8)
-        ax.set_ylim(0, 1 + HEADROOM)  # the whole range, and room for a point at 100%
-        ax.set_yticks(np.linspace(0, 1, 6))
-        ax.set_xlim(-0.5, len(sel) - 0.5)
-        ax.grid(alpha=0.3, axis="y")
-        ax.set_title(f"{count} players" + (" (partnerships 0,2 vs 1,3)" if count == 4 else ""))
-        ax.legend(fontsize=7, loc="lower right")
-    axes[0][0].set_ylabel("upper strategy's match win rate\n(paired 95% t interval, deal = unit)")
-    fig.suptitle(f"{title_of(settings)}: {settings['deals']:,} duplicate deals per pairing "
-                 f"(x 2 seatings = {settings['matches']:,} matches), seed {settings['seed']}",
-                 y=1.02)
-    stamp(fig, run_footer(settings, f"{settings['deals']:,} duplicate deals per pairing "
-                                     f"({settings['matches']:,} matches)"))
-    save_png(fig, path, DPI)
+        sel = ladder[ladder["players"] == count].set_index(["upper", "lower"])
+        for y, (upper, lower) in enumerate(pairs):
+            row = sel.loc[(upper, lower)]
+            estimates(ax, [row.win_rate], [y], [row.paired_low], [row.paired_high],
+                      color=strategy_colour(upper), marker=markers[row.kind], horizontal=True)
+        reference_line(ax, EVEN, axis="x")
+        ax.set_xlim(max(low_all, 0.0) - pad, min(high_all, 1.0) + pad)
+        ax.xaxis.set_major_formatter(lambda value, _: f"{100 * value:.0f}%")
+        ax.set_xlabel("upper strategy's match win share")
+        ax.set_title(f"{count} players" + (" (partnerships)" if count == 4 else ""))
+        ax.grid(axis="y", visible=False)
+    axes[0][0].set_yticks(range(len(pairs)), labels)
+    axes[0][0].set_ylim(len(pairs) - 0.5, -0.5)  # the first pairing at the top
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=LEGEND_GREY, marker=marker, linestyle="none", label=text)
+               for _, marker, text in kind_markers(ladder["kind"])]
+    if len(handles) > 1:
+        fig.legend(handles=handles, loc="outside upper center", ncol=len(handles))
+    stamp(fig, run_footer(settings, f"{settings['deals']:,} duplicate deals per pairing, each in "
+                                     f"both seatings; bars: paired 95% t intervals (deal = unit)"))
+    save_png(fig, path)
 
 
 def kind_markers(kinds) -> list[tuple[str, str, str]]:
     """``(kind, marker, legend text)`` of every kind present in ``kinds`` (str array): those of
-    :data:`KIND_LEGENDS`, then ``challenger`` and ``ceiling`` as squares."""
+    :data:`KIND_LEGENDS`, then ``challenger`` (squares) and ``ceiling`` (triangles)."""
     present = set(kinds)
     known = [(k, m, t) for k, m, t in KIND_LEGENDS if k in present]
     listed = {k for k, _, _ in KIND_LEGENDS}
-    return known + [(k, "s", k) for k in ("challenger", "ceiling") if k in present
-                    and k not in listed]
+    return known + [(k, m, k) for k, m in (("challenger", "s"), ("ceiling", "^"))
+                    if k in present and k not in listed]
 
 
 def title_of(settings: dict) -> str:
@@ -805,28 +1029,35 @@ def title_of(settings: dict) -> str:
 
 
 def ladder_caption(frames: dict, settings: dict) -> str:
-    """``ladder.png``'s caption (:func:`experiments.reporting.reports.figure_caption`); its finding counts
-    the pairings whose paired interval lies above, below or across 50%."""
+    """``ladder.png``'s caption (:func:`experiments.reporting.reports.figure_caption`); its finding
+    counts the pairings by the verdict of their adjusted interval (``comparisons``)."""
     ladder = frames["ladder"]
-    above = int((ladder["paired_low"] > EVEN).sum())
-    below = int((ladder["paired_high"] < EVEN).sum())
-    across = len(ladder) - above - below
+    compared = frames["comparisons"]
+    pairings = compared[compared["quantity"] == WIN_SHARE.name]
+    found = pairings["verdict"] == VERDICTS.finding
+    above = int((found & (pairings["difference"] > 0)).sum())
+    below = int((found & (pairings["difference"] < 0)).sum())
+    even = int((pairings["verdict"] == VERDICTS.equivalent).sum())
+    across = len(pairings) - above - below - even
     by_marker = {}
     for _, marker, text in kind_markers(ladder["kind"]):
         by_marker.setdefault(marker, []).append(text)
     marks = ", ".join(f"{marker_name(m)}: {' or '.join(t)}" for m, t in by_marker.items())
     return figure_caption(
         "ladder",
-        ("the upper strategy's match win rate in each pairing, one panel per player count "
-         f"(colour: the upper strategy; {marks}; dotted line: 50%)"),
+        ("the upper strategy's match win share in each pairing, one panel per player count "
+         f"(colour: the upper strategy; {marks}; dashed line: an even match, 50%)"),
         (f"{settings['deals']:,} duplicate deals per pairing, each in both seatings "
          f"({settings['matches']:,} matches), seed {settings['seed']}"),
-        "bars: 95% Student-t intervals of the per-deal means (deal = unit), clipped to [0, 1]",
-        (f"the upper strategy wins more than half in {above} of {len(ladder)} pairings, less in "
-         f"{below}, and {across} show no detectable difference from 50%"))
+        "bars: marginal 95% Student-t intervals of the per-deal means (deal = unit), clipped "
+        "to [0, 1]",
+        (f"with each family adjusted (Holm for the primary pairings, Benjamini-Hochberg for the "
+         f"rest), the upper strategy wins more than half in {above} of {len(pairings)} "
+         f"pairings, less in {below}, {even} are even within the smallest effect of interest "
+         f"and {across} show no detectable difference from 50%"))
 
 
-MARKER_NAMES = {"o": "circles", "D": "diamonds", "s": "squares"}
+MARKER_NAMES = {"o": "circles", "D": "diamonds", "s": "squares", "^": "triangles"}
 
 
 def marker_name(marker: str) -> str:
@@ -841,13 +1072,29 @@ def kinds_of(settings: dict) -> set[str]:
 
 def _key_numbers(frames: dict) -> dict:
     key = {}
+    compared = frames["comparisons"].set_index("id")
     for row in frames["ladder"].itertuples(index=False):
-        key[f"{row.players}p: {row.upper} vs {row.lower}"] = fmt_ci(
-            row.win_rate, row.paired_low, row.paired_high, pct=True)
+        adjusted = compared.loc[pairing_id(row.players, row.upper, row.lower)]
+        share = fmt_ci(row.win_rate, row.paired_low, row.paired_high, pct=True)
+        wide = fmt_ci(row.win_rate, EVEN + adjusted.adj_low, EVEN + adjusted.adj_high, pct=True)
+        key[f"{row.players}p: {row.upper} vs {row.lower}"] = (
+            f"{share}; {adjusted.family}, {PROCEDURES[adjusted.family]}-adjusted "
+            f"{100 * adjusted.adj_level:.5g}%: {wide.split(' ', 1)[1]}, "
+            f"{VERDICT_TEXT[adjusted.verdict]}")
     for row in frames["gap"].itertuples(index=False):
         key[f"{row.players}p: share of the {row.reference} -> {row.ceiling} gap closed by "
             f"{row.challenger}"] = fmt_ci(row.share, row.low, row.high, 3)
     return key
+
+
+README_VERDICTS = {VERDICTS.finding: "finding",
+                   VERDICTS.equivalent: f"even within {100 * WIN_SHARE.sesoi:g} pp",
+                   VERDICTS.inconclusive: "no detectable difference"}
+"""A pairing's verdict in README's ladder table."""
+VERDICT_TEXT = {VERDICTS.finding: "a finding (excludes 1/2)",
+                VERDICTS.equivalent: "an even match within the smallest effect of interest",
+                VERDICTS.inconclusive: "no detectable difference from an even match"}
+"""A pairing's verdict in its key number."""
 
 
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
@@ -879,11 +1126,15 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         title = f"{count} players" + (" (partnerships)" if count == 4 else "")
         section = "The ladder" if kinds_of(s) != {"versus"} else "Against each yardstick"
         lines += ["", f"## {section}, {title}", "", md_table(table, 2)]
-    for name, heading, explanation, sentence in CONTRAST_SECTIONS:
-        table = frames.get(name)
-        if table is not None and not table.empty:
-            lines += ["", f"## {heading} (paired by deal)", "", explanation, ""]
-            lines += [f"- {sentence(row)}." for row in table.itertuples()]
+    compared = frames["comparisons"]
+    plan = plan_for(s)
+    lines += ["", "## Comparisons (declared before the run)", "", plan_sentence(plan, compared),
+              plan.note, "", COMPARISONS_EXPLAINED]
+    for family, heading in ((PRIMARY, "Primary"), (EXPLORATORY, "Exploratory")):
+        chosen = compared[compared["family"] == family]
+        if not chosen.empty:
+            lines += ["", f"### {heading}", ""]
+            lines += [f"- {words}." for words in chosen["words"]]
     gap = frames["gap"]
     # the section only when the run has the three roles (a run against yardsticks has none)
     if not gap.empty:
@@ -896,6 +1147,7 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
             "reference": gap["reference"], "ceiling": gap["ceiling"], "deals": gap["deals"],
             "W(challenger)": gap["w_challenger"], "W(ceiling)": gap["w_ceiling"],
             "share [95%]": [fmt_ci(r.share, r.low, r.high, 3) for r in gap.itertuples()]}), 4))
+    lines += compute_lines(s, frames["timing"])
     lines += ["", "## CPU cost (self-play, one thread, after a warm-up call)", ""]
     timing = frames["timing"]
     if timing.empty:
@@ -917,29 +1169,69 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
     return "\n".join(lines)
 
 
+def compute_lines(settings: dict, timing: pd.DataFrame) -> list[str]:
+    """The summary's section on matched compute (a run with calibrated ISMCTS yardsticks,
+    ``settings["matched_compute"]``): each yardstick's simulation count, and its CPU per
+    placement over its opponent's, at calibration and in this run's timing pass."""
+    matched = settings.get("matched_compute")
+    if not matched:
+        return []
+    lines = ["", "## Compute: the yardsticks calibrated to the ladder", "",
+             ("Each `sims=0` yardstick's simulation count was calibrated before the run: its "
+              "CPU per placement (self-play, one thread, at 2 and at 8 simulations, a straight "
+              "line through them) against the ladder strategy's (self-play, one thread), the "
+              "count whose CPU matches, at least 2 (the fewest OpenSpiel's ISMCTS runs with); "
+              "recorded in `run.json` (`matched_compute`). A ratio above 1: even that minimum "
+              "costs more CPU per placement than the strategy it faces, so the yardstick plays "
+              "with more compute than matched, never less."), ""]
+    cost = {} if timing.empty else dict(zip(timing["strategy"], timing["cpu_us_per_placement"]))
+    for given, record in matched.items():
+        name = resolve_field(record["spec"], "versus")[0].name
+        run_ratio = (f"; in this run's timing pass {cost[name] / cost[record['against']]:.1f}x"
+                     if name in cost and record["against"] in cost else "")
+        lines.append(
+            f"- `{given}` -> `{name}`: {record['sims']} simulations; at calibration "
+            f"{record['us_per_simulation']:,.0f} us of CPU per simulation, "
+            f"{record['cpu_ratio']:.1f}x {record['against']}'s "
+            f"{record['target_us_per_placement']:,.1f} us per placement{run_ratio}.")
+    return lines
+
+
 # ---------------------------------------------------------------------------
 # README's ladder
 # ---------------------------------------------------------------------------
-def readme_ladder(ladder: pd.DataFrame, timing: pd.DataFrame, gap: pd.DataFrame) -> str:
-    """README's ladder table from a result's ``ladder``, ``timing`` and ``gap`` frames.
+def readme_ladder(ladder: pd.DataFrame, timing: pd.DataFrame, gap: pd.DataFrame,
+                  comparisons: pd.DataFrame | None = None) -> str:
+    """README's ladder table from a result's ``ladder``, ``timing``, ``gap`` and (where it has
+    one) ``comparisons`` frames.
 
     One row per pairing: the upper strategy's win rate in percent with its
-    paired 95% interval, for each player count; then the CPU cost of each
+    paired 95% interval for each player count, and beside it the verdict of its interval
+    adjusted as its family (``comparisons``); then the CPU cost of each
     strategy of the ladder and the gap share. Nothing in it is typed by hand.
     """
     counts = sorted(ladder["players"].unique())
     labels = {2: "2 players", 4: "4 players (partnerships)"}
+    verdicts = {} if comparisons is None else comparisons.set_index("id")
 
     def pct(value: float) -> str:
         return f"{100 * value:.1f}"
 
-    lines = ["| pairing | kind | " + " | ".join(labels.get(p, f"{p} players") for p in counts) + " |",
-             "|---|---|" + "---|" * len(counts)]
+    def verdict(count: int, upper: str, lower: str) -> str:
+        row = verdicts.loc[pairing_id(count, upper, lower)]
+        procedure = "Holm" if row.family == PRIMARY else "BH"
+        return f"{README_VERDICTS[row.verdict]} ({row.family}, {procedure})"
+
+    adjusted = comparisons is not None
+    heads = [labels.get(p, f"{p} players") + (" | adjusted" if adjusted else "") for p in counts]
+    lines = ["| pairing | kind | " + " | ".join(heads) + " |",
+             "|---|---|" + ("---|---|" if adjusted else "---|") * len(counts)]
     for (upper, lower, kind), rows in ladder.groupby(["upper", "lower", "kind"], sort=False):
         cells = []
         for count in counts:
             row = rows[rows["players"] == count].iloc[0]
-            cells.append(f"{pct(row.win_rate)}% [{pct(row.paired_low)}, {pct(row.paired_high)}]")
+            cells.append(f"{pct(row.win_rate)}% [{pct(row.paired_low)}, {pct(row.paired_high)}]"
+                         + (f" | {verdict(count, upper, lower)}" if adjusted else ""))
         lines.append(f"| {upper} vs {lower} | {kind} | " + " | ".join(cells) + " |")
     lines += ["", "| strategy | " + " | ".join(f"{p}p CPU ms / match | {p}p CPU us / placement"
                                               for p in counts) + " |",

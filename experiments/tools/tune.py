@@ -77,15 +77,22 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FixedLocator, MaxNLocator
 
-from experiments.reporting.figures import (color_cycle, new_figure, run_footer, save_png, stamp,
-                                 strategy_colour)
+from experiments.comparisons import (EXPLORATORY, PRIMARY, Comparison, ComparisonPlan,
+                                     adjusted_words, comparison_id, plan_sentence)
+from experiments.reporting import figures
+from experiments.reporting.figures import (band, color_cycle, estimates, new_figure, no_intervals,
+                                           reference_line, run_footer, save_png, stamp,
+                                           strategy_colour)
 from experiments.reporting.reports import figure_caption, fmt_ci, md_table
 from experiments.run_spine import StudySpec, claim_run, given_spec, study_scale
 from experiments.seatings import derive_seed
 from experiments.settings import strategy_settings
-from experiments.stats import Contrast, contrast_words, paired_contrast, paired_share_interval
+from experiments.stats import paired_contrast, paired_share_interval
 from experiments.tools.strength import (
+    EVEN,
     LADDER_PLAYER_COUNTS,
+    WIN_RATE_CONTRAST,
+    WIN_SHARE,
     deal_outcomes,
     ladder_table,
     strength_job,
@@ -131,7 +138,6 @@ CANDIDATE = "<candidate>"
 """The candidate's label in the match rows (no strategy name contains '<')."""
 TUNED_LABEL = "{name} (tuned)"
 DEFAULT_LABEL = "{name} (default)"
-DPI = 110
 TABLE_MODULE = "strategies/weighted_tuned_table.py"
 """Where ``--ship`` usually writes: the table :mod:`strategies.weighted` reads."""
 
@@ -439,6 +445,66 @@ def validate(theta, settings: dict, threads=None, bar=None) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------
+# The comparisons, declared before the run
+# ---------------------------------------------------------------------------
+def gain_id(settings: dict, baseline: str) -> str:
+    """The comparison id of the held-out gain against ``baseline`` (no seed in it)."""
+    name = settings["strategy"]
+    return comparison_id(f"{settings['players']}p", f"tuned {name} vs {baseline} - default "
+                         f"{name} vs {baseline}", "held-out win rate")
+
+
+def share_id(settings: dict, baseline: str) -> str:
+    """The comparison id of the tuned vector's held-out win share against ``baseline``."""
+    return comparison_id(f"{settings['players']}p", f"tuned {settings['strategy']} vs {baseline}",
+                         "held-out win share")
+
+
+def plan_for(settings: dict) -> ComparisonPlan:
+    """The comparisons a tuning run states, declared from its settings alone: primary (Holm),
+    the held-out gain of the picked vector over the default one against each validation
+    strategy; exploratory (Benjamini-Hochberg), the picked vector's held-out win share against
+    each, minus 1/2."""
+    baselines = settings["validate_against"]
+    comparisons = [Comparison(gain_id(settings, b), PRIMARY, WIN_RATE_CONTRAST.name)
+                   for b in baselines]
+    comparisons += [Comparison(share_id(settings, b), EXPLORATORY, WIN_SHARE.name)
+                    for b in baselines]
+    note = ("Primary: the held-out gain of the picked vector over the default one against "
+            f"each validation strategy ({', '.join(baselines)}), on the same held-out deals; "
+            "exploratory: the picked vector's held-out win share against each, minus 1/2.")
+    return ComparisonPlan(NAME, (WIN_RATE_CONTRAST, WIN_SHARE), tuple(comparisons), note=note)
+
+
+def comparisons_table(settings: dict, validation: pd.DataFrame) -> pd.DataFrame:
+    """Every declared comparison from the ``validation`` frame, adjusted as its family and
+    worded by its adjusted interval (``words``; units: held-out deals)."""
+    name = settings["strategy"]
+    rows = []
+    for row in validation.itertuples(index=False):
+        rows.append({"id": gain_id(settings, row.baseline), "a": f"tuned {name}",
+                     "b": f"default {name}", "players": row.players, "baseline": row.baseline,
+                     "difference": row.gain, "low": row.gain_low, "high": row.gain_high,
+                     "units": row.deals})
+    for row in validation.itertuples(index=False):
+        rows.append({"id": share_id(settings, row.baseline), "a": f"tuned {name}",
+                     "b": row.baseline, "players": row.players, "baseline": row.baseline,
+                     "difference": row.win_rate - EVEN, "low": row.paired_low - EVEN,
+                     "high": row.paired_high - EVEN, "units": row.deals})
+    adjusted = plan_for(settings).adjust(pd.DataFrame(rows), units="units")
+    words = []
+    for row in adjusted.itertuples(index=False):
+        if row.quantity == WIN_RATE_CONTRAST.name:
+            words.append(adjusted_words(row, row.a, row.b,
+                                        f"win rate vs {row.baseline} on held-out deals", True))
+        else:
+            words.append(adjusted_words(row, row.a, row.b, f"{WIN_SHARE.words} (held out)",
+                                        True))
+    adjusted["words"] = words
+    return adjusted
+
+
+# ---------------------------------------------------------------------------
 # The run
 # ---------------------------------------------------------------------------
 @dataclass
@@ -471,9 +537,12 @@ class TuneResult:
 
     @property
     def key_numbers(self) -> dict:
-        """Held-out win rate of the picked vector against each baseline, as text."""
-        return {f"{self.settings['players']}p: {self.settings['strategy']} (tuned) vs {row.baseline}":
-                fmt_ci(row.win_rate, row.paired_low, row.paired_high, pct=True)
+        """Held-out win rate of the picked vector against each baseline, and its gain over the
+        default vector worded by its adjusted interval, as text."""
+        s, compared = self.settings, self.frames["comparisons"].set_index("id")
+        return {f"{s['players']}p: {s['strategy']} (tuned) vs {row.baseline}":
+                fmt_ci(row.win_rate, row.paired_low, row.paired_high, pct=True) + "; gain: "
+                + compared.loc[gain_id(s, row.baseline)].words.split(": ", 1)[1]
                 for row in self.frames["validation"].itertuples()}
 
     def tuned(self, name: str | None = None) -> Strategy:
@@ -571,7 +640,7 @@ def study_spec(strategy=DEFAULT_STRATEGY, against=DEFAULT_AGAINST, players=DEFAU
     settings = tune_settings(strategy, against, players, seed, validation_seed, deals,
                              generations, population, sigma, pick, validation_deals,
                              validate_against, max_rounds)
-    return StudySpec(settings, scale=study_scale(**scale))
+    return StudySpec(settings, scale=study_scale(**scale), plan=plan_for(settings))
 
 
 def tune_and_ship(spec: StudySpec, ship=None, command: str = "") -> TuneResult:
@@ -598,7 +667,7 @@ def tune_and_ship(spec: StudySpec, ship=None, command: str = "") -> TuneResult:
                            "tuned": theta, "scale": settings["scale"],
                            "tuned_scaled": to_scaled(theta, settings["scale"])})
     frames = {"history": history, "candidates": candidates, "validation": validation,
-              "vector": vector}
+              "vector": vector, "comparisons": comparisons_table(settings, validation)}
     result = TuneResult(settings, best, frames, "", wall, command)
     result.markdown = summary_markdown(result)
     if spec.out is not None:
@@ -710,109 +779,91 @@ def ticks_within_limits(ax) -> None:
     ax.set_yticks([t for t in ax.get_yticks() if low <= t <= high])
 
 
+@figures.house_style()
 def plot_fitness(result: TuneResult, path) -> None:
     """Left: win rate by generation against the training opponents (the distribution mean
-    point with its paired 95% interval, the best and the median sampled candidate, all
-    in-sample on that generation's deals) and, at the right, the held-out win rates against
-    each validation strategy (coloured by :func:`experiments.reporting.figures.strategy_colour` of that
-    strategy); right: the CMA mean in the scaled space, one line per parameter. Every series
-    label names its opponent, its deals (in-sample or held-out) and their seed."""
+    point as a curve with its paired 95% band, in-sample on that generation's deals; the
+    candidates, selected on noise, are in ``history.csv``) and, at the right, the held-out win
+    rates against each validation strategy (coloured and labelled by that strategy); right: the
+    CMA mean in the scaled space, one line per parameter (a path, not estimates). Page width;
+    the provenance line names the deals and their seeds."""
     s, history = result.settings, result.frames["history"]
     validation = result.frames["validation"]
-    fig, (ax, bx) = new_figure(1, 2, figsize=(12.5, 5.6), gridspec_kw={"width_ratios": [3, 2]})
+    fig, (ax, bx) = new_figure(1, 2, width="page", height=3.6,
+                               gridspec_kw={"width_ratios": [3, 2]})
     g = history["generation"].to_numpy()
     training = opponents_text(s["against"])
-    # in-sample series are vectors of one strategy, not strategies: greys, so that no
+    # in-sample series are vectors of one strategy, not strategies: black and greys, so that no
     # strategy's colour (the held-out markers) means anything else in the figure
-    ax.fill_between(g, history["mean_point_low"], history["mean_point_high"], alpha=0.25,
-                    color="0.5", label="mean point, paired 95% interval")
-    ax.plot(g, history["mean_point_fitness"], color="black", lw=1.5,
-            label=f"mean point vs {training} (training deals, seed {s['seed']})")
-    ax.plot(g, history["best_candidate_fitness"], "^", color="0.35", ms=3.5,
-            label=f"best candidate vs {training} (training, selected on noise)")
-    ax.plot(g, history["median_candidate_fitness"], ".", color="0.6", ms=3.5,
-            label=f"median candidate vs {training} (training)")
-    ax.axhline(0.5, color="0.3", lw=0.8, ls="--")
+    band(ax, g, history["mean_point_fitness"], history["mean_point_low"],
+         history["mean_point_high"], color="black",
+         label=f"mean point vs {training} (training deals, seed {s['seed']})")
+    reference_line(ax, EVEN)
     last = g[-1] if len(g) else 0
-    offset = max(1.0, 0.04 * (last + 1))
-    ax.axvline(last + offset / 2, color="0.5", lw=0.8, ls=":")
-    ax.text(last + offset / 2, 1.0, " held-out ", transform=ax.get_xaxis_transform(),
-            ha="left", va="top", fontsize=7, color="0.3")
+    offset = max(1.0, 0.06 * (last + 1))
+    ax.axvline(last + offset / 2, color="0.5", lw=0.6, ls=":")
     markers = "oDsv<>"
     for k, row in enumerate(validation.itertuples()):
-        x = last + offset * (1 + k)
-        ax.errorbar([x], [row.win_rate], yerr=[[row.win_rate - row.paired_low],
-                                               [row.paired_high - row.win_rate]],
-                    fmt=markers[k % len(markers)], color=strategy_colour(row.baseline), ms=5,
-                    capsize=3, label=f"tuned vs {row.baseline} (held-out, {row.deals:,} deals, "
-                                     f"seed {s['validation_seed']})")
-    values = np.concatenate([history[["mean_point_low", "mean_point_high",
-                                      "best_candidate_fitness",
-                                      "median_candidate_fitness"]].to_numpy().ravel(),
-                             validation[["paired_low", "paired_high"]].to_numpy().ravel(), [0.5]])
+        estimates(ax, [last + offset * (1 + k)], [row.win_rate], [row.paired_low],
+                  [row.paired_high], color=strategy_colour(row.baseline),
+                  marker=markers[k % len(markers)], label=row.baseline)
+    values = np.concatenate([history[["mean_point_low", "mean_point_high"]].to_numpy().ravel(),
+                             validation[["paired_low", "paired_high"]].to_numpy().ravel(), [EVEN]])
     low, high = float(np.nanmin(values)), float(np.nanmax(values))
-    pad = max(0.02, 0.1 * (high - low))
+    pad = max(0.02, 0.08 * (high - low))
     ax.set_ylim(max(0.0, low - pad), min(1.0, high + pad))
+    ax.set_xlim(-0.5, last + offset * (len(validation) + 0.8))
     # ticks at generations only: the held-out markers right of the dotted line are no generation
     ticks = MaxNLocator(integer=True).tick_values(0, last)
     ax.xaxis.set_major_locator(FixedLocator([t for t in ticks if 0 <= t <= last]))
     bx.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("generation")
-    ax.set_ylabel(f"{s['strategy']} vector's match win rate\n(opponent in the legend; "
-                  "duplicate deals, both seatings)")
-    ax.set_title(f"Tuning {s['strategy']}: fitness = win rate vs {training} "
-                 f"({s['population']} candidates, {s['deals']:,} deals each)", fontsize=10)
-    ax.grid(alpha=0.3)
-    # below the panel: inside it would cover the in-sample band
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+    ax.set_xlabel("generation (right of the dotted line: held out)")
+    ax.set_ylabel(f"{s['strategy']} vector's match win rate")
+    ax.set_title(f"Fitness: win rate vs {training} ({s['population']} candidates, "
+                 f"{s['deals']:,} deals each)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
+              title=f"held out against the strategy named: {s['validation_deals']:,} deals, "
+                    f"seed {s['validation_seed']}")
     scale = np.asarray(s["scale"])
     colors = color_cycle()
     for k, name in enumerate(s["parameters"]):
-        bx.plot(g, history[name].to_numpy() / scale[k], lw=1.1, color=colors[k % len(colors)],
+        bx.plot(g, history[name].to_numpy() / scale[k], color=colors[k % len(colors)],
                 ls="-" if k < len(colors) else "--", label=name)
-    bx.axhline(0.0, color="0.3", lw=0.6)
+    no_intervals(bx, "the CMA mean's path through the scaled space, not estimates")
+    reference_line(bx, 0.0)
     bx.set_xlabel("generation")
-    bx.set_ylabel("CMA mean point, scaled: parameter / scale\n(scale = |default|, or 1 where 0)")
-    bx.set_title(f"Parameter trajectories (sigma {history['sigma'].iloc[-1]:.3g} at the end)",
-                 fontsize=10)
-    bx.grid(alpha=0.3)
-    bx.legend(fontsize=6.5, ncol=2, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    bx.set_ylabel("CMA mean / scale\n(scale = |default|, or 1 where 0)")
+    bx.set_title(f"Parameters (sigma {history['sigma'].iloc[-1]:.3g} at the end)")
+    bx.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, columnspacing=0.8,
+              handlelength=1.4)
     for axes in (ax, bx):
         ticks_within_limits(axes)
-    fig.tight_layout()
     stamp(fig, run_footer({"players": s["players"], "seed": s["seed"]},
                           sample=f"{s['deals']:,} duplicate deals per candidate per generation, "
                                  f"{s['validation_deals']:,} held-out deals (seed "
                                  f"{s['validation_seed']})"))
-    save_png(fig, path, DPI)
-
-
-def gain_words(row, strategy: str) -> str:
-    """The held-out gain of a ``validation`` row as a sentence: a finding only where its paired
-    interval excludes 0 (:func:`experiments.stats.contrast_words`)."""
-    contrast = Contrast(row.gain, row.gain_low, row.gain_high, int(row.deals), row.gain_effect)
-    return contrast_words(contrast, f"tuned {strategy}", f"default {strategy}",
-                          f"win rate vs {row.baseline} on held-out deals", pct=True)
+    save_png(fig, path)
 
 
 def fitness_caption(result: TuneResult) -> str:
     """``fitness.png``'s caption (:func:`experiments.reporting.reports.figure_caption`), read from the
     frames: what is plotted, the sample, the bars and the held-out finding."""
-    s, validation = result.settings, result.frames["validation"]
-    findings = "; ".join(gain_words(row, s["strategy"]) for row in validation.itertuples())
+    s = result.settings
+    compared = result.frames["comparisons"]
+    findings = "; ".join(compared[compared["family"] == PRIMARY]["words"])
     return figure_caption(
         "fitness",
         (f"left, the match win rate by generation against {opponents_text(s['against'])} (the "
-         "training opponents) of CMA-ES's mean point, its best and its median candidate, and "
-         "at the right the picked vector's held-out win rate against "
+         "training opponents) of CMA-ES's mean point, and at the right the picked vector's "
+         "held-out win rate against "
          f"{opponents_text(s['validate_against'])}; right, the mean point's parameters "
          "(scaled by |default|)"),
         (f"{s['deals']:,} duplicate deals per candidate per generation (new deals each "
          f"generation, seed {s['seed']}), {s['population']} candidates, {s['generations']} "
          f"generations; {s['validation_deals']:,} held-out deals, seed {s['validation_seed']}"),
-        ("band and bars: 95% Student-t intervals over deals (paired by deal, clipped to "
-         "[0, 1]); the held-out markers are coloured by the validation strategy"),
-        f"held-out gain over the default vector: {findings}")
+        ("band and bars: marginal 95% Student-t intervals over deals (paired by deal, clipped "
+         "to [0, 1]); the held-out markers are coloured by the validation strategy"),
+        f"held-out gain over the default vector, adjusted as the primary family: {findings}")
 
 
 def summary_markdown(result: TuneResult) -> str:
@@ -860,7 +911,15 @@ def summary_markdown(result: TuneResult) -> str:
         "mean margin (raw)": validation["mean_margin"],
     })
     lines += ["", f"## Held-out validation ({s['players']} players)", "", md_table(table, 2), ""]
-    lines += [f"- {gain_words(row, s['strategy'])}." for row in validation.itertuples()]
+    compared = frames["comparisons"]
+    plan = plan_for(s)
+    lines += ["## Comparisons (declared before the run)", "", plan_sentence(plan, compared)
+              + " " + plan.note + " Each is worded by its interval adjusted as its family: a "
+              "finding only where it excludes 0.", ""]
+    for family, heading in ((PRIMARY, "Primary"), (EXPLORATORY, "Exploratory")):
+        lines += [f"### {heading}", ""]
+        lines += [f"- {words}." for words in compared[compared["family"] == family]["words"]]
+        lines.append("")
     shown = vector.assign(change=vector["tuned"] - vector["default"])
     lines += ["", "## The vector", "",
               f"Spec: `{result.best['spec']}`", "", md_table(shown, 4)]

@@ -51,6 +51,9 @@ Needs ``pip install ".[openspiel]"``; importing this module without it raises
 
 from __future__ import annotations
 
+import re
+import time
+
 import numpy as np
 
 import strategies
@@ -59,6 +62,7 @@ from sim.bridges.match_codes import encode_action
 from sim.bridges.match_state import MatchState
 from sim.core import rng as R
 from sim.core import state as K
+from sim.engine.runs import simulate
 from sim.tiles import TARGET_RAW
 from strategies.catalogue import resolve
 from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, SCORE_STEP, TABLE_ROW
@@ -74,6 +78,16 @@ from sim.bridges.openspiel_game import load_game  # noqa: E402
 
 DEFAULT_SIMULATIONS = 1000
 """ISMCTS simulations per decision (``sims``)."""
+MIN_SIMULATIONS = 2
+"""The fewest simulations the bot runs: with one, OpenSpiel's ISMCTS leaves the root's children
+unvisited and its final policy fails an assertion."""
+MATCHED = 0
+"""``sims=0``: the count is calibrated by the run that plays the bot, to the CPU per placement of
+the strategy it faces (:func:`calibrate_simulations`; ``five-up strength`` records the count)."""
+CALIBRATION_SIMULATIONS = (MIN_SIMULATIONS, 8)
+"""The two counts whose CPU per placement :func:`calibrate_simulations` measures."""
+CALIBRATION_MATCHES = 2
+"""Self-play matches per measured count (single-threaded, after a warm-up match)."""
 DEFAULT_UCT_C = 0.3
 """UCT exploration constant. Smaller than OpenSpiel's usual 2 (for returns in [-1, 1]): the
 one-round utility is a raw differential over 305, mostly within +-0.2, and with 2 the search
@@ -251,7 +265,10 @@ def _bot_seed(view) -> int:
         "everything public at every simulation (evaluator=wintable: round ends valued by the "
         "match-win table instead). Python seat; needs pip install \".[openspiel]\"."
     ),
-    parameters={"sims": (float(DEFAULT_SIMULATIONS), "ISMCTS simulations per decision"),
+    parameters={"sims": (float(DEFAULT_SIMULATIONS),
+                         f"ISMCTS simulations per decision (at least {MIN_SIMULATIONS}; 0: "
+                         "calibrated by five-up strength to the CPU per placement of the "
+                         "strategy it faces)"),
                 "uct_c": (DEFAULT_UCT_C, "UCT exploration constant"),
                 "rollouts": (float(DEFAULT_ROLLOUTS), "random rollouts per leaf evaluation"),
                 "evaluator": Parameter(
@@ -265,6 +282,9 @@ def _bot_seed(view) -> int:
 def ismcts(view):
     """Row of ``view.cands`` chosen by OpenSpiel's ISMCTS bot (see the module docstring)."""
     sims, uct_c, rollouts, evaluator = (float(p) for p in view.params[:4])
+    if sims == MATCHED:
+        raise ValueError("openspiel.ismcts[sims=0] is calibrated by the run that plays it "
+                         "(five-up strength --versus): no count to play with here")
     seed = _bot_seed(view)
     random_state = np.random.RandomState(seed)
     state = load_game(players=int(view.players), one_round=True).state_of(
@@ -273,10 +293,70 @@ def ismcts(view):
     evaluator = (MatchValueEvaluator if by_match else os_mcts.RandomRolloutEvaluator)(
         n_rollouts=max(1, int(rollouts)), random_state=random_state)
     bot = (MatchValueISMCTSBot if by_match else PlayingISMCTSBot)(
-        state.get_game(), evaluator, uct_c, max(1, int(sims)), random_state,
+        state.get_game(), evaluator, uct_c, max(MIN_SIMULATIONS, int(sims)), random_state,
         final_policy_type=os_ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT)
     action = int(bot.step(state))
     return candidate_actions(view).index(action)
+
+
+def with_simulations(spec: str, sims: int) -> str:
+    """``spec`` (``openspiel:ismcts[sims=0,...]`` or its module form) with ``sims=N``."""
+    text, count = re.subn(r"(?<=[\[,])\s*sims\s*=\s*[0-9.eE+-]+\s*(?=[,\]])", f"sims={int(sims)}",
+                          spec)
+    if count != 1:
+        raise ValueError(f"{spec!r} names no sims parameter to calibrate")
+    return text
+
+
+def placement_cpu(spec, players: int, matches: int, seed: int, **run_options) -> float:
+    """CPU microseconds per placement (every tile played, forced ones included) of ``spec`` in
+    self-play, one thread, after an untimed warm-up match (:func:`time.process_time`: a
+    measurement, not reproducible)."""
+    seats = [spec] * players
+    simulate(players, seats, 1, seed, threads=1, **run_options)
+    started = time.process_time()
+    frame = simulate(players, seats, matches, seed, threads=1, first_match=1, **run_options)
+    cpu = time.process_time() - started
+    return 1e6 * cpu / max(int(frame["placements"].sum()), 1)
+
+
+def simulations_for(target_us: float, cost: dict) -> int:
+    """The simulation count whose CPU per placement matches ``target_us``, from the measured
+    ``cost`` (count -> microseconds per placement, two counts) by the straight line through
+    them; at least :data:`MIN_SIMULATIONS` (where even that costs more than the target, the bot
+    plays with it and the run reports the excess)."""
+    (n0, c0), (n1, c1) = sorted(cost.items())[:2]
+    slope = (c1 - c0) / (n1 - n0)
+    if slope <= 0 or target_us <= c0:
+        return MIN_SIMULATIONS
+    return max(MIN_SIMULATIONS, int(round(n0 + (target_us - c0) / slope)))
+
+
+def calibrate_simulations(spec: str, target_us: float, players: int, seed: int,
+                          matches: int = CALIBRATION_MATCHES, **run_options) -> dict:
+    """The ISMCTS bot ``spec`` (``sims=0``) calibrated to ``target_us`` CPU microseconds per
+    placement (the strategy it faces, measured the same way: :func:`placement_cpu`).
+
+    Returns
+    -------
+    dict
+        ``sims`` (the count, :func:`simulations_for`), ``spec`` (``spec`` with it),
+        ``target_us_per_placement``, ``us_per_placement`` (count -> measured, the
+        :data:`CALIBRATION_SIMULATIONS`), ``us_per_simulation`` (the line's slope) and
+        ``cpu_ratio`` (the bot's expected CPU per placement at ``sims`` over the target: 1 when
+        matched, above 1 when even :data:`MIN_SIMULATIONS` costs more).
+    """
+    cost = {n: placement_cpu(with_simulations(spec, n), players, matches, seed, **run_options)
+            for n in CALIBRATION_SIMULATIONS}
+    sims = simulations_for(target_us, cost)
+    (n0, c0), (n1, c1) = sorted(cost.items())
+    slope = (c1 - c0) / (n1 - n0)
+    expected = c0 + slope * (sims - n0)
+    return {"sims": sims, "spec": with_simulations(spec, sims),
+            "target_us_per_placement": round(target_us, 1),
+            "us_per_placement": {str(n): round(c, 1) for n, c in cost.items()},
+            "us_per_simulation": round(slope, 1),
+            "cpu_ratio": round(expected / target_us, 2) if target_us > 0 else float("inf")}
 
 
 class StrategyBot(pyspiel.Bot):

@@ -271,3 +271,42 @@ def test_candidate_actions_follow_the_view_rows():
         state.apply_action(int(rng.choice(outcomes, p=probs)))
     view = state.view(np.zeros((K.MAX_PLAYERS, 1)))
     assert sorted(candidate_actions(view)) == state.legal_actions()
+
+
+def test_the_simulation_count_of_matched_compute_by_hand():
+    from sim.bridges.openspiel_bots import MIN_SIMULATIONS, simulations_for, with_simulations
+
+    # 1,000 us per placement at 2 simulations, 4,000 at 8: 500 us per simulation
+    cost = {2: 1000.0, 8: 4000.0}
+    assert simulations_for(4000.0, cost) == 8 and simulations_for(2500.0, cost) == 5
+    # cheaper than the minimum: the minimum (the run reports the excess)
+    assert simulations_for(70.0, cost) == MIN_SIMULATIONS == 2
+    assert with_simulations("openspiel:ismcts[sims=0,evaluator=wintable]", 7) == \
+        "openspiel:ismcts[sims=7,evaluator=wintable]"
+    assert with_simulations("sim.bridges.openspiel_bots:ismcts[uct_c=1,sims=0]", 3) == \
+        "sim.bridges.openspiel_bots:ismcts[uct_c=1,sims=3]"
+    with pytest.raises(ValueError, match="no sims"):
+        with_simulations("openspiel:ismcts[uct_c=1]", 3)
+
+
+def test_a_bot_below_the_minimum_plays_the_minimum_and_sims_0_is_refused_in_play(
+        compiled_engine):
+    # one simulation used to fail OpenSpiel's assertion; it plays the minimum now
+    records = compiled_engine.record(2, ["openspiel:ismcts[sims=1]", "greedy"], 1, seed=4)
+    assert verify_record(records[0]) == []
+    with pytest.raises(Exception, match="calibrated by the run"):
+        compiled_engine.record(2, ["openspiel:ismcts[sims=0]", "greedy"], 1, seed=4)
+
+
+def test_a_calibration_measures_both_counts_and_records_them(compiled_engine, monkeypatch):
+    from sim.bridges import openspiel_bots
+
+    seen = []
+    monkeypatch.setattr(openspiel_bots, "placement_cpu", lambda spec, *a, **k: (
+        seen.append(spec), 900.0 if "sims=2" in spec else 2700.0)[1])
+    record = openspiel_bots.calibrate_simulations("openspiel:ismcts[sims=0]", 1800.0, 2, seed=1)
+    assert seen == ["openspiel:ismcts[sims=2]", "openspiel:ismcts[sims=8]"]
+    assert record == {"sims": 5, "spec": "openspiel:ismcts[sims=5]",
+                      "target_us_per_placement": 1800.0,
+                      "us_per_placement": {"2": 900.0, "8": 2700.0}, "us_per_simulation": 300.0,
+                      "cpu_ratio": 1.0}

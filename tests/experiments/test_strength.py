@@ -11,7 +11,7 @@ import pytest
 from matplotlib.colors import to_hex
 
 from experiments.release import results
-from experiments.reporting.figures import strategy_colour
+from experiments.reporting.figures import print_problems, strategy_colour
 from experiments.tools import strength
 import sim
 from sim.engine.spec import RunSpec
@@ -77,7 +77,10 @@ def test_strategy_contrasts_compare_each_strategy_with_the_first_on_the_same_dea
         difference = wins(row.strategy) - wins(row.first)
         assert row.deals == 12 and row.difference == pytest.approx(float(difference.mean()))
         assert row.low < row.difference < row.high or difference.std() == 0
-        assert strength.strategy_contrast_sentence(row) in result.markdown
+        compared = result.frames["comparisons"].set_index("id").loc[
+            strength.strategy_contrast_id(2, row.strategy, row.first, row.yardstick)]
+        assert compared.family == "primary" and compared.difference == row.difference
+        assert compared.words in result.markdown
     assert (out / "strategy_contrasts.csv").is_file()
     # without yardsticks there is nothing to compare
     assert "strategy_contrasts" not in strength.run("random,greedy", (2,), 3, seed=4,
@@ -268,10 +271,11 @@ def test_a_sealed_ladder_draws_one_secret_for_every_shard_and_the_timing_pass():
 def test_ladder_plot_carries_the_runs_footer(tiny, monkeypatch, tmp_path):
     _, result = tiny
     drawn = []
-    monkeypatch.setattr(strength, "save_png", lambda fig, path, dpi: drawn.append(fig))
+    monkeypatch.setattr(strength, "save_png", lambda fig, path: drawn.append(fig))
     strength.plot_ladder(result.frames["ladder"], result.settings, tmp_path / "ladder.png")
-    texts = [t.get_text() for t in drawn[0].texts]
-    assert "30 duplicate deals per pairing (60 matches), players 2, 4, seed 5" in texts
+    texts = " ".join(t.get_text() for t in drawn[0].texts).replace("\n", " ")
+    assert "30 duplicate deals per pairing, each in both seatings" in texts
+    assert "players 2, 4, seed 5" in texts
 
 
 def empty_sections(markdown: str) -> list[str]:
@@ -307,25 +311,167 @@ def test_the_openspiel_comparison_has_its_title_a_paired_contrast_and_no_empty_s
     b = strength.deal_outcomes(result.frames["matches"], 2, "greedy",
                                "openspiel.ismcts[sims=4,evaluator=wintable]")
     assert row.deals == 3 and row.difference == pytest.approx(float((a - b).mean()))
-    assert strength.contrast_sentence(row) in text
+    compared = result.frames["comparisons"].set_index("id")
+    words = compared.loc[strength.contrast_id(2, "greedy", *contrasts.iloc[0][
+        ["yardstick_a", "yardstick_b"]])].words
+    assert words in text
 
 
-def test_the_ladder_figure_colours_each_point_by_its_upper_strategy(tiny, monkeypatch, tmp_path):
+def test_the_ladder_figure_colours_each_point_by_its_upper_strategy_and_prints(
+        tiny, monkeypatch, tmp_path):
     _, result = tiny
+    monkeypatch.setenv("FIVE_UP_FIGURE_AUDIT", "strict")
     drawn = []
-    monkeypatch.setattr(strength, "save_png", lambda fig, path, dpi: drawn.append(fig))
+    save = strength.save_png
+    monkeypatch.setattr(strength, "save_png",
+                        lambda fig, path: (drawn.append(fig), save(fig, path)))
     strength.plot_ladder(result.frames["ladder"], result.settings, tmp_path / "ladder.png")
-    axis = drawn[0].axes[0]
-    legend = axis.get_legend()
-    entries = {t.get_text(): h for t, h in zip(legend.get_texts(), legend.legend_handles)}
-    # 2 players: greedy vs random and exact vs greedy (steps), exact vs random (ceiling)
-    assert list(entries) == ["greedy: ladder step", "exact: ladder step", "exact: ceiling"]
-    for label, handle in entries.items():
-        assert to_hex(handle.get_color()) == to_hex(strategy_colour(label.split(":")[0]))
+    figure = drawn[0]
+    assert print_problems(figure) == []
+    assert figure.get_figwidth() == pytest.approx(7.2)
+    axis = figure.axes[0]
+    # 2 players, top to bottom: greedy vs random, exact vs greedy (steps), exact vs random
+    labels = [t.get_text() for t in axis.get_yticklabels()]
+    assert labels == ["greedy vs random", "exact vs greedy", "exact vs random"]
+    colours = [to_hex(c.lines[0].get_color()) for c in axis.containers]
+    assert colours == [to_hex(strategy_colour(name)) for name in ("greedy", "exact", "exact")]
+    # the kinds' legend is grey (colour means the strategy): steps and the ceiling
+    legend = figure.legends[0]
+    assert [t.get_text() for t in legend.get_texts()] == ["ladder step", "ceiling"]
 
 
-def test_the_committed_openspiel_comparison_plays_both_valuations_on_200_deals():
+def test_a_ladder_figure_that_breaks_the_print_rules_is_refused(tiny, monkeypatch, tmp_path):
+    """Under the strict audit the old figure (a legacy 12 in width, 6 pt labels) raises."""
+    _, result = tiny
+    monkeypatch.setenv("FIVE_UP_FIGURE_AUDIT", "strict")
+    monkeypatch.setattr(strength, "WRAP_AT", 1000)
+    monkeypatch.setattr(strength, "ROW_INCHES", 0.01)  # rows too close: labels overlap
+    with pytest.raises(ValueError, match="overlaps"):
+        strength.plot_ladder(result.frames["ladder"], result.settings, tmp_path / "ladder.png")
+
+
+def test_the_committed_openspiel_comparison_plays_both_valuations_at_matched_compute():
     full = results.by_name()["openspiel"].full
-    assert int(full[full.index("--deals") + 1]) >= 200
+    assert int(full[full.index("--deals") + 1]) >= 1000
     yardsticks = full[full.index("--versus") + 1].split(",openspiel:")
-    assert yardsticks == ["openspiel:ismcts[sims=30]", "ismcts[sims=30,evaluator=wintable]"]
+    assert yardsticks == ["openspiel:ismcts[sims=0]", "ismcts[sims=0,evaluator=wintable]"]
+
+
+def test_matched_compute_is_calibrated_and_recorded_in_the_settings(monkeypatch):
+    """sims=0 asks for a count calibrated to the ladder strategy's CPU per placement; the count
+    and the measurements are in the settings, and a recorded calibration is reused."""
+    bots = pytest.importorskip("sim.bridges.openspiel_bots")
+    measured = []
+
+    def cost(spec, players, matches, seed, **options):
+        measured.append(spec)
+        if "ismcts" not in spec:
+            return 4100.0  # the ladder strategy: 4.1 ms per placement
+        return {2: 1100.0, 8: 4100.0}[int(spec.split("sims=")[1].split(",")[0].rstrip("]"))]
+
+    monkeypatch.setattr(bots, "placement_cpu", cost)
+    versus = "openspiel:ismcts[sims=0],openspiel:ismcts[sims=0,evaluator=wintable]"
+    settings = strength.strength_settings("greedy", (2,), 4, seed=3, versus=versus)
+    record = settings["matched_compute"]["openspiel.ismcts[sims=0]"]
+    # 1,100 us at 2 simulations, 500 us per simulation more: 4,100 us at 8
+    assert record["sims"] == 8 and record["against"] == "greedy"
+    assert record["us_per_simulation"] == 500.0 and record["cpu_ratio"] == 1.0
+    assert settings["strategies"] == ["greedy", "openspiel.ismcts[sims=8]",
+                                      "openspiel.ismcts[sims=8,evaluator=wintable]"]
+    assert sum("ismcts" not in spec for spec in measured) == 1  # the ladder timed once
+    # a strategy cheaper than the bot's minimum: the minimum, and the excess recorded
+    monkeypatch.setattr(bots, "placement_cpu", lambda spec, *a, **k: 110.0 if "ismcts" not in spec
+                        else cost(spec, *a, **k))
+    cheap = strength.strength_settings("greedy", (2,), 4, seed=3, versus=versus)
+    record = cheap["matched_compute"]["openspiel.ismcts[sims=0]"]
+    assert record["sims"] == bots.MIN_SIMULATIONS == 2 and record["cpu_ratio"] == 10.0
+    # a resumed run reuses the recorded counts without measuring
+    monkeypatch.setattr(bots, "placement_cpu", lambda *a, **k: pytest.fail("measured again"))
+    again = strength.strength_settings("greedy", (2,), 4, seed=3, versus=versus,
+                                       matched_compute=settings["matched_compute"])
+    assert again == settings
+    with pytest.raises(ValueError, match="one player count"):
+        strength.strength_settings("greedy", (2, 4), 4, versus=versus)
+
+
+def test_the_plan_is_written_before_the_run_and_declares_every_comparison(tiny):
+    out, result = tiny
+    plan = strength.plan_for(result.settings)
+    written = json.loads((out / "plan.json").read_text())
+    assert written == json.loads(json.dumps(plan.to_json()))
+    compared = result.frames["comparisons"]
+    assert sorted(compared["id"]) == sorted(c.id for c in plan.comparisons)
+    assert (out / "comparisons.csv").is_file()
+    # TINY's challenger greedy: its own step (against random) is its one target in the ladder
+    primary = compared[compared["family"] == "primary"]
+    assert primary["id"].tolist() == [strength.pairing_id(p, "greedy", "random") for p in (2, 4)]
+    assert "Primary: the challenger greedy's targets" in plan.note
+    assert strength.plan_sentence(plan, compared) in result.markdown
+
+
+def test_the_default_ladder_declares_the_challengers_targets_primary():
+    settings = strength.strength_settings(strength.DEFAULT_LADDER, (2, 4), 10, allow_hidden=True)
+    plan = strength.plan_for(settings)
+    primary = [c.id for c in plan.comparisons if c.family == "primary"]
+    assert primary == [strength.pairing_id(p, "pimc", lower) for p in (2, 4)
+                       for lower in ("matchplay", "greedy", "rollout")]
+    assert plan.family_size("exploratory") == 16
+    # ids carry no seed: a replication on another seed declares the same comparisons
+    other = strength.strength_settings(strength.DEFAULT_LADDER, (2, 4), 10, seed=99,
+                                       allow_hidden=True)
+    assert strength.plan_for(other) == plan
+
+
+def synthetic_matches(settings: dict, outcomes: dict) -> pd.DataFrame:
+    """A match frame of ``settings``' pairings, both seatings of every deal: pairing ``(players,
+    upper, lower)`` -> per-deal wins of the upper strategy (0, 1 or 2 of the two seatings)."""
+    rows = []
+    for players in settings["players"]:
+        for pairing, (kind, upper, lower) in enumerate(settings["pairings"]):
+            for match, wins in enumerate(outcomes[(players, upper, lower)]):
+                for seating in range(2):
+                    won = seating < wins
+                    rows.append({"players": players, "pairing": pairing, "seating": seating,
+                                 "match": match, "upper": upper, "lower": lower,
+                                 "winner": seating if won else 1 - seating, "upper_won": won,
+                                 "lower_won": not won, "rounds": 10, "placements": 40,
+                                 "upper_margin": 10 if won else -10})
+    return pd.DataFrame(rows)
+
+
+def test_a_marginal_finding_that_does_not_survive_its_family_is_not_called_one():
+    """pimc above matchplay at p < 0.05 alone but not after Holm over the six primary
+    comparisons: the summary says no detectable difference, as the issue's example asks."""
+    settings = strength.strength_settings(strength.DEFAULT_LADDER, (2, 4), 1500,
+                                          allow_hidden=True, timing_matches=0)
+
+    def deals(edge: int, apart: int) -> np.ndarray:
+        # per-deal wins of the upper strategy: 0, 1 or 2 of the two seatings; ``apart`` deals
+        # not split 1-1, ``edge`` more of them won twice than lost twice
+        wins = np.ones(1500, dtype=np.int64)
+        wins[: (apart + edge) // 2] = 2
+        wins[(apart + edge) // 2: apart] = 0
+        return wins
+
+    outcomes = {(p, u, lo): deals(1200, 1200) for p in (2, 4)
+                for _, u, lo in settings["pairings"]}
+    outcomes[(2, "pimc", "matchplay")] = deals(60, 700)  # 52%, p = 0.02 alone
+    for lower in ("greedy", "rollout"):  # the other primaries: nothing to see
+        outcomes[(2, "pimc", lower)] = deals(0, 700)
+        outcomes[(4, "pimc", lower)] = deals(0, 700)
+    outcomes[(4, "pimc", "matchplay")] = deals(0, 700)
+    result = strength.analyse(synthetic_matches(settings, outcomes), pd.DataFrame(), settings)
+    row = result.frames["comparisons"].set_index("id").loc[
+        strength.pairing_id(2, "pimc", "matchplay")]
+    assert row.family == "primary" and row.low > 0 and row.p < 0.05  # alone: above 1/2
+    assert row.p_adjusted > 0.05 and row.adj_low < 0 and row.verdict == "inconclusive"
+    assert row.words.endswith("no detectable difference")
+    assert row.words in result.markdown
+    assert "no detectable difference from an even match" in result.key_numbers[
+        "2p: pimc vs matchplay"]
+    # an undeclared comparison is refused
+    other = dict(settings, pairings=settings["pairings"][:-1])
+    with pytest.raises(ValueError, match="not declared"):
+        strength.comparisons_table(synthetic_matches(settings, outcomes), {
+            "ladder": strength.ladder_table(synthetic_matches(settings, outcomes), settings)},
+            other)

@@ -164,7 +164,11 @@ def test_duplicate_tournament_reports_the_paired_interval(compiled_engine, tmp_p
     assert independent.paired is None
     text = independent.markdown()
     assert "duplicate deals paired" not in text and "paired (deals as clusters" not in text
-    assert "The unit of the ranking's and the pairwise shares' intervals is the match" in text
+    assert "The unit of every interval is the match" in text
+    # the summary's interval is the design's: deal-clustered with duplicate deals
+    assert set(result.summary["interval"]) == {"deal-clustered"}
+    assert summary["win_low"].to_numpy() == pytest.approx(paired["paired_low"].to_numpy())
+    assert set(independent.summary["interval"]) == {"wilson"}
 
 
 def test_summary_by_hand():
@@ -400,8 +404,13 @@ def test_summary_claims_follow_their_intervals(small_duplicate):
         assert -1 <= row.win_low <= row.win_high <= 1
     assert text.count("![") == 3 and "**`ranking.png`**" in text and "**`pairwise.png`**" in text
     hand = tournament_result_of(_duplicate_matches([[0, 1], [1, 0]])).markdown()
-    assert "head-to-head win rate: +0.0 pp [-100.0, +100.0], n = 2" in hand
+    assert "a - b, head-to-head share minus 1/2: +0.0 pp [" in hand
     assert "no detectable difference" in hand and "a higher" not in hand
+    # every comparison is worded by its adjusted interval: a finding exactly where it excludes 0
+    for row in result.comparisons.itertuples(index=False):
+        assert (row.verdict == "finding") == (row.adj_low > 0 or row.adj_high < 0) or \
+            row.verdict == "equivalent"
+        assert row.words in text
 
 
 def test_luce_clustered_interval_by_hand():
@@ -562,18 +571,20 @@ def test_until_separated_config_refuses(kwargs, words):
         TournamentConfig.build(**args)
 
 
-def test_tournament_figures_read_cleanly(small_duplicate, tmp_path, monkeypatch):
-    """No text overprints another, every strategy series has its colour, and the log axes of
-    interval_width.png hold every point (a zero width once fell off them)."""
+def test_tournament_figures_are_fit_for_print(small_duplicate, tmp_path, monkeypatch):
+    """Every figure passes the print rules under the strict audit (width, text, overlaps,
+    legend, intervals), each strategy has its colour, and the log axes of interval_width.png
+    hold every point (a zero width once fell off them)."""
     import matplotlib.colors as mcolors
 
     import experiments.tools.tournament.plots as plots
-    from experiments.reporting.figures import save_png, strategy_colour, text_overlaps
+    from experiments.reporting.figures import print_problems, save_png, strategy_colour
 
+    monkeypatch.setenv("FIVE_UP_FIGURE_AUDIT", "strict")
     figures = {}
 
-    def capture(figure, path, dpi):
-        save_png(figure, path, dpi)
+    def capture(figure, path):
+        save_png(figure, path)  # raises on a figure that breaks a print rule
         figures[path.name.split(".")[1]] = figure
 
     monkeypatch.setattr(plots, "save_png", capture)
@@ -581,20 +592,110 @@ def test_tournament_figures_read_cleanly(small_duplicate, tmp_path, monkeypatch)
     result.save(tmp_path / "again")
     assert set(figures) == {"pairwise", "ranking", "interval_width"}
     for name, figure in figures.items():
-        assert text_overlaps(figure) == [], name
+        assert print_problems(figure) == [], name
     ax = figures["ranking"].axes[0]
-    colours = {mcolors.to_hex(line.get_color()) for line in ax.get_lines()
-               if len(line.get_xdata()) == 1}
+    colours = {mcolors.to_hex(c.lines[0].get_color()) for c in ax.containers}
     assert colours == {strategy_colour("random"), strategy_colour("greedy")}
+    # the rank intervals are in the labels
+    assert {t.get_text() for t in ax.get_yticklabels()} == {
+        f"{r.strategy} [{r.rank_low}, {r.rank_high}]" for r in result.ranking.itertuples()}
     ax = figures["interval_width"].axes[0]
     low, high = ax.get_ylim()
     for line in ax.get_lines():
         y = np.asarray(line.get_ydata(), dtype=float)
         assert np.all((y >= low) & (y <= high)), line.get_label()
-        name = line.get_label().split(":")[0]
-        if name in ("random", "greedy"):
-            assert mcolors.to_hex(line.get_color()) == strategy_colour(name)
-    # random's and greedy's widths are the same (their win rates are complements): drawn once
-    labels = [line.get_label() for line in ax.get_lines()]
-    assert sum(label.startswith("random:") for label in labels) == 2
-    assert not any(label.startswith("greedy:") for label in labels)
+        if line.get_label() in ("random", "greedy"):
+            assert mcolors.to_hex(line.get_color()) == strategy_colour(line.get_label())
+    # random's and greedy's widths are the same (their win rates are complements): drawn once,
+    # the legend naming random once and the two kinds of interval in grey
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels.count("random") == 1 and "greedy" not in labels
+    assert "paired (deals as clusters)" in labels and "Wilson (matches independent)" in labels
+
+
+def test_a_sequential_run_figure_is_fit_for_print(tmp_path, monkeypatch):
+    import experiments.tools.tournament.plots as plots
+    from experiments.reporting.figures import print_problems
+    from experiments.tools.tournament.sequential import separation
+
+    monkeypatch.setenv("FIVE_UP_FIGURE_AUDIT", "strict")
+    path = separation(np.r_[np.ones(30), np.full(30, 0.5)])
+    drawn = []
+    save = plots.save_png
+    monkeypatch.setattr(plots, "save_png", lambda fig, p: (drawn.append(fig), save(fig, p)))
+    plots.plot_sequence(path, ("greedy", "random"), 12, tmp_path / "sequential.png",
+                        "60 deals, seed 1")
+    assert print_problems(drawn[0]) == [] and drawn[0].get_figwidth() == pytest.approx(3.5)
+    # the old figure's band had no curve of its own: an estimate without its interval
+    monkeypatch.setattr(plots, "band", lambda ax, x, y, low, high, color, label: ax.plot(
+        x, y, "o", color=color, label=label))
+    with pytest.raises(ValueError, match="without intervals"):
+        plots.plot_sequence(path, ("greedy", "random"), 12, tmp_path / "again.png")
+
+
+def test_the_plan_is_written_when_the_directory_is_claimed_and_declares_every_comparison(
+        small_duplicate, tmp_path):
+    from experiments.tools.tournament.plan import plan_for
+    from experiments.tools.tournament.run import claim_tournament
+
+    result, out = small_duplicate
+    plan = plan_for(result.config.as_dict())
+    assert json.loads((out / "plan.json").read_text()) == json.loads(json.dumps(plan.to_json()))
+    # written at the claim, before anything plays
+    config = TournamentConfig.build(2, ["random", "greedy", "exact"], 5, 1, duplicate=True,
+                                    out=tmp_path / "claimed")
+    claim_tournament(config)
+    assert sorted(p.name for p in (tmp_path / "claimed").iterdir()) == ["plan.json", "run.json"]
+    three = plan_for(config.as_dict())
+    # the field read as a ladder: each strategy against the next one listed is primary
+    assert [c.id for c in three.comparisons if c.family == "primary"] == [
+        "2p | random vs greedy | head-to-head share", "2p | greedy vs exact | head-to-head share"]
+    assert three.family_size("exploratory") == 1 + 3  # random vs exact; three log strengths
+    compared = pd.read_csv(out / "comparisons.csv")
+    assert sorted(compared["id"]) == sorted(c.id for c in plan.comparisons)
+
+def test_a_comparison_the_plan_does_not_declare_is_refused(small_duplicate, monkeypatch):
+    from experiments.comparisons import ComparisonPlan
+    from experiments.tools.tournament import plan as tournament_plan
+
+    result, _ = small_duplicate
+    declared = tournament_plan.plan_for(result.config.as_dict())
+    fewer = ComparisonPlan(declared.study, declared.quantities, declared.comparisons[:-1])
+    monkeypatch.setattr(tournament_plan, "plan_for", lambda settings: fewer)
+    with pytest.raises(ValueError, match="not declared"):
+        tournament_plan.comparisons_table(result.config.as_dict(), result.pairwise_ci,
+                                          result.fit)
+
+
+def test_simultaneous_rank_intervals_by_hand():
+    from experiments.stats import LuceFit
+    from experiments.tools.tournament.tables import luce_rank_intervals
+
+    # three strategies, independent strengths with se 0.1 each: a gap of 1 is resolved, 0.05 not
+    cov = np.diag([0.01, 0.01, 0.01])
+    fit = LuceFit(np.array([1.0, 0.05, 0.0]), None, None, cov, 100)
+    low, high = luce_rank_intervals(fit)
+    assert low.tolist() == [1, 2, 2] and high.tolist() == [1, 3, 3]
+    # simultaneous: wider than one pair at 95% alone (1.96 x 0.1414 = 0.277 resolves 0.3)
+    fit = LuceFit(np.array([0.3, 0.0, -5.0]), None, None, cov, 100)
+    low, high = luce_rank_intervals(fit)
+    assert low.tolist() == [1, 1, 3] and high.tolist() == [2, 2, 3]
+
+
+def test_readmes_tournament_table_gives_the_designs_intervals(small_duplicate, tmp_path):
+    """README's tournament block: the deal-clustered interval of a duplicate tournament (never
+    Wilson over matches that share deals) and each rank's simultaneous interval."""
+    import shutil
+
+    from experiments.release.readme_numbers import tournament_ranking
+
+    result, out = small_duplicate
+    shutil.copytree(out, tmp_path / "tournament")
+    text = tournament_ranking(tmp_path)
+    assert "| rank [simultaneous 95%] | strategy | win rate [95%, deal-clustered] |" in text
+    assert "Wilson" not in text
+    paired = result.paired.set_index("strategy")
+    for row in result.ranking.itertuples():
+        p = paired.loc[row.strategy]
+        assert (f"| {row.rank} [{row.rank_low}, {row.rank_high}] | {row.strategy} | "
+                f"{p.win_rate:.3f} [{p.paired_low:.3f}, {p.paired_high:.3f}] |") in text

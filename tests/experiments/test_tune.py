@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_hex
 
-from experiments.reporting.figures import strategy_colour
+from experiments.reporting.figures import print_problems, strategy_colour
 from experiments.stats import t_quantile, wilson_interval
 from experiments.tools import strength, tune
 from strategies.catalogue import resolve
@@ -140,23 +140,40 @@ def test_the_history_columns_hold_their_documented_relations(tiny_runs):
         assert row.mean_point_low <= row.mean_point_fitness <= row.mean_point_high
 
 
-def test_fitness_figure_names_the_opponent_of_every_series(tiny_runs, monkeypatch, tmp_path):
+def test_fitness_figure_names_the_opponent_of_every_series_and_prints(tiny_runs, monkeypatch,
+                                                                       tmp_path):
     a, *_ = tiny_runs
+    monkeypatch.setenv("FIVE_UP_FIGURE_AUDIT", "strict")
     drawn = []
-    monkeypatch.setattr(tune, "save_png", lambda fig, path, dpi: drawn.append(fig))
+    save = tune.save_png
+    monkeypatch.setattr(tune, "save_png", lambda fig, path: (drawn.append(fig), save(fig, path)))
     tune.plot_fitness(a, tmp_path / "fitness.png")
+    assert print_problems(drawn[0]) == [] and drawn[0].get_figwidth() == pytest.approx(7.2)
     axis = drawn[0].axes[0]
-    labels = [text.get_text() for text in axis.get_legend().get_texts()]
+    legend = axis.get_legend()
+    labels = [text.get_text() for text in legend.get_texts()]
     # training series name the training opponent, held-out ones the validation strategy
     assert "mean point vs weighted (training deals, seed 5)" in labels
-    assert "tuned vs greedy (held-out, 40 deals, seed 6)" in labels
-    assert "tuned vs weighted (held-out, 40 deals, seed 6)" in labels
-    assert "fitness = win rate vs weighted" in axis.get_title()
+    assert {"greedy", "weighted"} <= set(labels)
+    assert legend.get_title().get_text() == "held out against the strategy named: 40 deals, seed 6"
+    assert "win rate vs weighted" in axis.get_title()
     assert "vs weighted" not in axis.get_ylabel()  # the axis holds held-out rates vs greedy too
-    held_out = {text.get_text(): handle for text, handle in
-                zip(axis.get_legend().get_texts(), axis.get_legend().legend_handles)}
-    assert to_hex(held_out["tuned vs greedy (held-out, 40 deals, seed 6)"].get_color()) == \
-        to_hex(strategy_colour("greedy"))
+    held_out = dict(zip(labels, legend.legend_handles))
+    assert to_hex(held_out["greedy"].get_color()) == to_hex(strategy_colour("greedy"))
+
+
+def test_the_plan_declares_the_held_out_gains_primary(tiny_runs):
+    a, _, first, _, _ = tiny_runs
+    plan = tune.plan_for(a.settings)
+    assert json.loads((first / "plan.json").read_text()) == json.loads(
+        json.dumps(plan.to_json()))
+    compared = a.frames["comparisons"]
+    assert compared[compared["family"] == "primary"]["id"].tolist() == [
+        tune.gain_id(a.settings, b) for b in a.settings["validate_against"]]
+    for row in compared.itertuples():
+        assert row.words in a.markdown
+        assert (row.verdict == "finding") <= (row.adj_low > 0 or row.adj_high < 0)
+    assert (first / "comparisons.csv").is_file()
 
 
 def test_validation_intervals_match_their_sample_size(tiny_runs):

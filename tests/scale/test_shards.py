@@ -227,8 +227,14 @@ def test_tournament_shards_resume_and_summary_only(compiled_engine, tmp_path):
     summary = tournament(2, names, 1_000, seed=8, duplicate=True, out=tmp_path / "summary",
                          shard_size=300, summary_only=True)
     assert summary.matches is None and not (tmp_path / "summary" / "matches.parquet").exists()
-    assert (tmp_path / "summary" / "summary.csv").read_bytes() == \
-        (tmp_path / "plain" / "summary.csv").read_bytes()
+    # the same rates; the intervals by what each run can see: deals as clusters with match
+    # rows, Wilson without (the summary names which)
+    kept, full = (pd.read_csv(tmp_path / d / "summary.csv") for d in ("summary", "plain"))
+    same = ["strategy", "matches", "wins", "win_rate", "unfinished", "mean_margin"]
+    pd.testing.assert_frame_equal(kept[same], full[same])
+    assert set(kept.interval) == {"wilson"} and set(full.interval) == {"deal-clustered"}
+    np.testing.assert_allclose(kept[["win_low", "win_high"]],
+                               full[["wilson_low", "wilson_high"]], atol=1e-6)
     # Without match rows the deals cannot be clusters: the same shares and strengths, with
     # intervals over independent matches (the summary says so).
     kept, full = (pd.read_csv(tmp_path / d / "pairwise.csv") for d in ("summary", "plain"))
@@ -252,7 +258,9 @@ def test_tournament_three_players_summary_only_matches_full(compiled_engine):
     summary = tournament(3, names, 200, seed=4, shard_size=70, summary_only=True)
     pd.testing.assert_frame_equal(summary.summary, full.summary, check_exact=True)
     pd.testing.assert_frame_equal(summary.pairwise, full.pairwise, check_exact=True)
-    pd.testing.assert_frame_equal(summary.ranking, full.ranking, rtol=1e-9)
+    # the full run adds the fit's simultaneous rank intervals, which the sums cannot give
+    pd.testing.assert_frame_equal(summary.ranking,
+                                  full.ranking.drop(columns=["rank_low", "rank_high"]), rtol=1e-9)
 
 
 def test_tournament_cli_refuses_changed_shard_size_of_an_unfinished_run(compiled_engine, tmp_path):

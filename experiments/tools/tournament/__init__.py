@@ -7,6 +7,8 @@
   sums; with match rows, intervals by the design's unit (the deal with duplicate deals): paired
   rates, the deal-clustered ranking and pairwise shares, the ranking's contrasts, paired against
   unpaired interval width on prefixes of the matches
+- :mod:`experiments.tools.tournament.plan`            the comparisons a tournament declares before
+  it plays (``plan.json``) and their adjusted frame (``comparisons.csv``)
 - :mod:`experiments.tools.tournament.report`          :class:`TournamentResult`: files and markdown
 - :mod:`experiments.tools.tournament.plots`           the pairwise heatmap, the ranking, the
   interval width, the sequential run's confidence sequence

@@ -10,34 +10,46 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from experiments.reporting.figures import new_figure, save_png, stamp, strategy_colour
+from experiments.reporting import figures
+from experiments.reporting.figures import (band, estimates, new_figure, no_intervals,
+                                           reference_line, save_png, stamp, strategy_colour)
 
-DPI = 120
-"""Resolution of the tournament's figures."""
+CELL_INCHES = 0.62
+"""Height of one row of the pairwise heatmap (two lines of 7 pt text with room)."""
+KIND_GREY = "0.35"
+"""The legend's entries for the kinds of interval (colour is the strategy's)."""
+WIDE_FIELD = 3
+"""A field of more strategies than this takes the page's width (the heatmap's cells)."""
 
 
 def _save(fig, path, footer: str | None) -> None:
     if footer:
         stamp(fig, footer)
-    save_png(fig, path, DPI)
+    save_png(fig, path)
 
 
+@figures.house_style()
 def plot_pairwise(grid: pd.DataFrame, path, footer: str | None = None,
                   intervals: pd.DataFrame | None = None) -> None:
     """Heatmap of the row strategy's share of the matches either of the two won against the column
     strategy; ``intervals`` (:func:`~experiments.tools.tournament.tables.pairwise_intervals`) adds each
     cell's 95% interval under its share; ``footer`` is the provenance line
-    (:func:`experiments.reporting.figures.run_footer`)."""
+    (:func:`experiments.reporting.figures.run_footer`). One column wide for a field of up to
+    :data:`WIDE_FIELD` strategies, the page's width beyond."""
     names = list(grid.columns)
     values = grid.to_numpy(dtype=float)
     bounds = {}
     if intervals is not None and {"low", "high"} <= set(intervals.columns):
         bounds = {(r.strategy, r.opponent): (r.low, r.high)
                   for r in intervals.itertuples(index=False)}
-    fig, ax = new_figure(figsize=(1.3 * len(names) + 2.8, 1.0 * len(names) + 2.0))
-    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=0.0, vmax=1.0)
+    wide = len(names) > WIDE_FIELD
+    fig, ax = new_figure(width="page" if wide else "column",
+                         height=1.6 + CELL_INCHES * len(names))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=0.0, vmax=1.0,
+                      aspect="auto")
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_yticks(range(len(names)), list(grid.index))
+    ax.grid(False)
     rows = list(grid.index)
     for i in range(len(rows)):
         for j in range(len(names)):
@@ -48,41 +60,45 @@ def plot_pairwise(grid: pd.DataFrame, path, footer: str | None = None,
                     text += f"\n[{low:.2f}, {high:.2f}]"
                 # dark text on the light middle of the colour map, white on its dark ends
                 dark = abs(values[i, j] - 0.5) < 0.3
-                ax.text(j, i, text, ha="center", va="center", fontsize=7 if bounds else 9,
+                ax.text(j, i, text, ha="center", va="center", fontsize=7,
                         color="black" if dark else "white")
-    ax.set_xlabel("opponent (column strategy)")
+    ax.set_xlabel("opponent (column)")
     ax.set_ylabel("strategy (row)")
-    ax.set_title("Head-to-head share, row vs column\n(95% interval in brackets)" if bounds
-                 else "Head-to-head share, row vs column")
-    bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
-    bar.set_label("row's share of the matches\neither of the two won (0 to 1)")
+    ax.set_title("Head-to-head share, row vs column" + (" (95% interval)" if bounds else ""))
+    bar = fig.colorbar(image, ax=ax, fraction=0.05, pad=0.03)
+    bar.set_label("row's share of the matches either won")
     _save(fig, path, footer)
 
 
+@figures.house_style()
 def plot_ranking(table: pd.DataFrame, path, footer: str | None = None,
                  unit: str = "deals as clusters") -> None:
     """Log-strengths with 95% intervals, strongest at the top, each strategy in its colour
-    (:func:`experiments.reporting.figures.strategy_colour`); ``unit`` names what the intervals count as
-    independent."""
+    (:func:`experiments.reporting.figures.strategy_colour`), its simultaneous rank interval in its
+    label where the table has one; ``unit`` names what the intervals count as independent."""
     table = table.iloc[::-1]
-    fig, ax = new_figure(figsize=(6.5, 0.5 * len(table) + 1.8))
+    fig, ax = new_figure(width="column", height=1.2 + 0.22 * len(table))
     y = np.arange(len(table))
     for k, row in enumerate(table.itertuples(index=False)):
         centre = float(row.log_strength)
         if not np.isfinite(centre):
             continue
-        err = np.array([[centre - row.low], [row.high - centre]], dtype=float)
-        err = np.where(np.isfinite(err), err, 0.0)
-        ax.errorbar([centre], [y[k]], xerr=err, fmt="o", capsize=4,
-                    color=strategy_colour(row.strategy))
-    ax.set_yticks(y, table["strategy"])
-    ax.axvline(0.0, color="grey", lw=0.8, ls=":")
-    ax.set_xlabel("log strength (Bradley-Terry / Luce, natural log, field mean 0)\n"
-                  "a difference d: odds exp(d) of winning head to head")
-    ax.set_title(f"Strategy ranking (95% intervals, {unit})")
+        estimates(ax, [centre], [y[k]], [row.low], [row.high],
+                  color=strategy_colour(row.strategy), horizontal=True)
+    if "rank_low" in table:
+        labels = [f"{r.strategy} [{r.rank_low}, {r.rank_high}]" for r in table.itertuples()]
+    else:
+        labels = list(table["strategy"])
+    ax.set_yticks(y, labels)
+    ax.set_ylim(-0.6, len(table) - 0.4)
+    reference_line(ax, 0.0, axis="x")
+    ax.set_xlabel("log strength (Bradley-Terry/Luce, field mean 0)")
+    ax.set_title("Ranking" + (" [simultaneous 95% rank interval]" if "rank_low" in table
+                              else "") + f"\nbars: 95%, {unit}")
     _save(fig, path, footer)
 
 
+@figures.house_style()
 def plot_interval_width(widths: pd.DataFrame, path, footer: str | None = None,
                         sequence: pd.DataFrame | None = None) -> None:
     """Half-width of each strategy's 95% win-rate interval against matches per seating,
@@ -101,7 +117,8 @@ def plot_interval_width(widths: pd.DataFrame, path, footer: str | None = None,
         A sequential run's ``deals`` and ``cs_radius`` (the confidence sequence's
         half-width on the mean per-deal score): drawn for comparison.
     """
-    fig, ax = new_figure(figsize=(7.5, 4.8))
+    fig, ax = new_figure(width="page", height=3.6)
+    no_intervals(ax, "each point is an interval's half-width, not an estimate")
     if widths.empty:
         ax.text(0.5, 0.5, "fewer than 2 matches per seating: no interval", ha="center",
                 va="center", transform=ax.transAxes)
@@ -123,25 +140,26 @@ def plot_interval_width(widths: pd.DataFrame, path, footer: str | None = None,
         drawn.append(name)
         rows = widths[widths["strategy"] == name]
         colour = strategy_colour(name)
+        # the legend names each strategy once (its colour); the two kinds are grey entries
         if paired:
-            ax.plot(rows["matches_per_seating"], rows["paired_half_width"], marker="o", ms=5,
-                    lw=1.4, color=colour, label=f"{name}: paired (deals as clusters)")
-        ax.plot(rows["matches_per_seating"], rows["wilson_half_width"], marker="s", ms=5,
-                mfc="none", lw=1.0, ls="--" if paired else "-", color=colour,
-                label=f"{name}: Wilson (matches independent)")
+            ax.plot(rows["matches_per_seating"], rows["paired_half_width"], marker="o",
+                    color=colour, label=name)
+        ax.plot(rows["matches_per_seating"], rows["wilson_half_width"], marker="s",
+                mfc="none", ls="--" if paired else "-", color=colour,
+                label="_nolegend_" if paired else name)
     # The reference goes through the mean width at the largest sample: 1/sqrt(n)
     # is what an interval of independent (or deal-clustered) outcomes does.
     n = np.unique(widths["matches_per_seating"].to_numpy(dtype=float))
     last = widths[widths["matches_per_seating"] == n[-1]][columns[0] if paired
                                                           else columns[1]].mean()
     if np.isfinite(last) and last > 0:
-        ax.plot(n, last * np.sqrt(n[-1] / n), color="black", ls=":", lw=1.0,
+        ax.plot(n, last * np.sqrt(n[-1] / n), color="black", ls=":",
                 label=r"$\propto 1/\sqrt{n}$ (through the mean at the largest $n$)")
     values = [widths[c].to_numpy(dtype=float) for c in columns]
     if sequence is not None and len(sequence):
         # At the same prefixes as the intervals: the price of looking after every deal.
         at = sequence[sequence["deals"].isin(n)]
-        ax.plot(at["deals"], at["cs_radius"], color="black", ls="-.", marker=".", lw=1.4,
+        ax.plot(at["deals"], at["cs_radius"], color="black", ls="-.", marker=".",
                 label="confidence sequence half-width\n(anytime-valid, per-deal score)")
         values.append(at["cs_radius"].to_numpy(dtype=float))
     ax.set_xscale("log")
@@ -154,18 +172,24 @@ def plot_interval_width(widths: pd.DataFrame, path, footer: str | None = None,
     ax.set_xlim(n[0] / 1.2, n[-1] * 1.2)
     log_ticks(ax.xaxis, *ax.get_xlim(), "{:,.0f}")
     log_ticks(ax.yaxis, *ax.get_ylim(), "{:.3g}")
-    ax.set_xlabel("deals per seating (duplicate deals, the first n of each seating; log scale)"
+    ax.set_xlabel("deals per seating (the first n of each seating; log scale)"
                   if paired else
                   "matches per seating (the first n of each seating; log scale)")
-    ax.set_ylabel("half-width of the 95% win-rate interval\n(win rate, 0.01 = 1 percentage "
-                  "point; log scale)")
+    ax.set_ylabel("half-width of the 95% win-rate\ninterval (0.01 = 1 pp; log scale)")
     title = "Interval width against sample size"
     if mirrors:
         title += ("\n(" + "; ".join(f"{m}'s widths equal {t}'s: drawn once"
                                     for m, t in mirrors) + ")")
     ax.set_title(title)
-    ax.grid(True, which="both", color="0.9", lw=0.6)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
+    ax.grid(True, which="both")
+    handles, _ = ax.get_legend_handles_labels()
+    if paired:
+        from matplotlib.lines import Line2D
+
+        handles += [Line2D([], [], color=KIND_GREY, marker="o", label="paired (deals as clusters)"),
+                    Line2D([], [], color=KIND_GREY, marker="s", mfc="none", ls="--",
+                           label="Wilson (matches independent)")]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
     _save(fig, path, footer)
 
 
@@ -189,10 +213,11 @@ def log_ticks(axis, low: float, high: float, form: str) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
+@figures.house_style()
 def plot_sequence(sequence: pd.DataFrame, names: tuple, stop: int | None, path,
                   footer: str | None = None) -> None:
-    """A sequential run: strategy A's running mean per-deal score with its confidence sequence,
-    the line 1/2 the test must exclude, and the stopping deal.
+    """A sequential run: strategy A's running mean per-deal score with its confidence sequence
+    (a band), the line 1/2 the test must exclude, and the stopping deal.
 
     Parameters
     ----------
@@ -203,20 +228,17 @@ def plot_sequence(sequence: pd.DataFrame, names: tuple, stop: int | None, path,
     stop : int or None
         The deal at which the sequence first excluded 1/2 (None: not separated).
     """
-    fig, ax = new_figure(figsize=(7.5, 4.2))
+    fig, ax = new_figure(width="column", height=2.6)
     deals = sequence["deals"].to_numpy()
-    colour = strategy_colour(names[0])
-    ax.fill_between(deals, sequence["cs_low"], sequence["cs_high"], color=colour, alpha=0.25,
-                    lw=0, label="confidence sequence (anytime-valid)")
-    ax.plot(deals, sequence["mean"], color=colour, lw=1.2, label=f"{names[0]}'s mean per-deal score")
-    ax.axhline(0.5, color="black", lw=0.8, ls="--", label="1/2: the two equal")
+    band(ax, deals, sequence["mean"], sequence["cs_low"], sequence["cs_high"],
+         color=strategy_colour(names[0]), label=names[0])
+    reference_line(ax, 0.5)
     if stop is not None:
-        ax.axvline(stop, color="0.35", lw=1.0, ls="-.", label=f"stopped at deal {stop:,}")
+        ax.axvline(stop, color="0.35", lw=0.8, ls="-.", label=f"stop: deal {stop:,}")
     ax.set_ylim(0.0, 1.0)
     ax.set_xlim(0, 1.04 * max(int(deals[-1]), 2))
     ax.set_xlabel("deals played (each in both seatings)")
-    ax.set_ylabel(f"{names[0]}'s share of the deal's seatings won\n(unfinished = 1/2; "
-                  f"1 = {names[0]} won both)")
-    ax.set_title(f"Sequential test: {names[0]} vs {names[1]}")
-    ax.legend(fontsize=8, loc="lower right" if sequence["mean"].iloc[-1] > 0.5 else "upper right")
+    ax.set_ylabel(f"{names[0]}'s mean per-deal score")
+    ax.set_title(f"{names[0]} vs {names[1]}: running mean,\nconfidence sequence (band), 1/2 dashed")
+    ax.legend(loc="lower right" if sequence["mean"].iloc[-1] > 0.5 else "upper right")
     _save(fig, path, footer)

@@ -9,11 +9,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.comparisons import EXPLORATORY, PRIMARY, VERDICTS, plan_sentence
 from experiments.reporting.figures import run_footer
 from experiments.reporting.reports import figure_caption, md_table
 from experiments.seatings import pairings
-from experiments.stats import Contrast, contrast_words
 from experiments.tools.tournament.config import TournamentConfig
+from experiments.tools.tournament.plan import HEAD_TO_HEAD, LOG_STRENGTH, pair_id, plan_for
+from experiments.tools.tournament.tables import SUMMARY_INTERVALS
 from experiments.tools.tournament.plots import (
     plot_interval_width,
     plot_pairwise,
@@ -21,6 +23,10 @@ from experiments.tools.tournament.plots import (
     plot_sequence,
 )
 from sim.files import atomic_write, claim_directory
+
+
+EVEN_SHARE = 0.5
+"""The head-to-head share of two equal strategies."""
 
 
 @dataclass
@@ -54,6 +60,9 @@ class TournamentResult:
     order), with its covariance."""
     contrasts: pd.DataFrame | None = None
     """With match rows: :func:`~experiments.tools.tournament.tables.ranking_contrasts` (summary.md)."""
+    comparisons: pd.DataFrame | None = None
+    """:func:`~experiments.tools.tournament.plan.comparisons_table`: every declared comparison
+    computed, adjusted as its family (comparisons.csv)."""
 
     @property
     def unit(self) -> str:
@@ -114,6 +123,10 @@ class TournamentResult:
             atomic_write(out / "paired.csv", lambda p: self.paired.to_csv(p, index=False,
                                                                            float_format="%.6f"))
             written.append("paired.csv")
+        if self.comparisons is not None:
+            atomic_write(out / "comparisons.csv", lambda p: self.comparisons.to_csv(
+                p, index=False, float_format="%.6g"))
+            written.append("comparisons.csv")
         footer = self.footer()
         atomic_write(out / "pairwise.png", lambda p: plot_pairwise(self.pairwise, p, footer,
                                                                    intervals=pairwise))
@@ -159,51 +172,62 @@ class TournamentResult:
         return (f"{self.per_seating:,} {unit} per seating x {seatings} seatings, {c.players} "
                 f"players, seed {c.seed}")
 
+    def adjusted(self, a: str, b: str, quantity) -> pd.Series | None:
+        """The comparisons row of pair ``a``, ``b`` (either order: the declared one) for
+        ``quantity``, or None when it was not computed."""
+        if self.comparisons is None:
+            return None
+        rows = self.comparisons.set_index("id")
+        players = self.config.players
+        for key in (pair_id(players, a, b, quantity), pair_id(players, b, a, quantity)):
+            if key in rows.index:
+                return rows.loc[key]
+        return None
+
     def contrast_sentences(self) -> list[str]:
-        """Each strategy against the next one down the ranking, two paired contrasts (log
-        strength, head-to-head win rate), each a finding only where its interval excludes 0."""
+        """Each strategy against the next one down the ranking: its log-strength difference
+        and its head-to-head share, each worded by its interval adjusted as its family."""
         lines = []
         if self.contrasts is None:
             return lines
         for row in self.contrasts.itertuples(index=False):
-            strength = Contrast(row.strength_difference, row.strength_low, row.strength_high,
-                                int(self.fit.clusters), float("nan"))
-            h2h = Contrast(row.win_rate_difference, row.win_low, row.win_high, int(row.units),
-                           row.effect)
-            lines.append("- " + contrast_words(strength, row.stronger, row.weaker,
-                                               "log strength")
-                         + "; " + contrast_words(h2h, row.stronger, row.weaker,
-                                                 "head-to-head win rate", pct=True) + ".")
+            words = [self.adjusted(row.stronger, row.weaker, q)
+                     for q in (LOG_STRENGTH, HEAD_TO_HEAD)]
+            lines.append("- " + "; ".join(w.words for w in words if w is not None) + ".")
         return lines
 
     def ranking_finding(self) -> str:
-        """The ranking figure's finding: the first against the second, from the contrasts."""
-        if self.contrasts is None or self.contrasts.empty:
+        """The ranking figure's finding: which strategies' simultaneous rank intervals are
+        [1, 1] (a best that survives the selection) or hold rank 1."""
+        if "rank_low" not in self.ranking:
             top = self.ranking.iloc[0]
-            return (f"No paired contrast (a summary-only run keeps no match rows), so the order "
-                    f"of the point estimates ({top.strategy} first, {top.log_strength:+.3f}) is "
-                    "not a finding")
-        row = self.contrasts.iloc[0]
-        strength = Contrast(row.strength_difference, row.strength_low, row.strength_high,
-                            int(self.fit.clusters), float("nan"))
-        verdict = (f"{row.stronger} ranks first" if strength.detected else
-                   f"First place not settled between {row.stronger} and {row.weaker}")
-        return verdict + ": " + contrast_words(strength, row.stronger, row.weaker, "log strength")
+            return (f"No simultaneous rank intervals (a summary-only run keeps no match rows), "
+                    f"so the order of the point estimates ({top.strategy} first, "
+                    f"{top.log_strength:+.3f}) is not a finding")
+        first = self.ranking[self.ranking["rank_low"] == 1]
+        settled = int((self.ranking["rank_low"] == self.ranking["rank_high"]).sum())
+        if len(first) == 1 and int(first.iloc[0].rank_high) == 1:
+            text = f"{first.iloc[0].strategy} ranks first (simultaneous rank interval [1, 1])"
+        else:
+            text = ("First place not settled: the simultaneous rank intervals of "
+                    + ", ".join(first["strategy"]) + " hold rank 1")
+        return text + f"; {settled} of {len(self.ranking)} ranks settled"
 
     def pairwise_finding(self) -> str:
-        """The pairwise figure's finding: how many ordered pairs' intervals exclude 1/2."""
-        table = self.pairwise_table()
-        if not {"low", "high"} <= set(table.columns):
+        """The pairwise figure's finding: how many pairs' head-to-head shares are findings
+        after each family's adjustment."""
+        if self.comparisons is None:
             return "no intervals"
-        known = table.dropna(subset=["low", "high"])
-        decided = known[(known["low"] > 0.5) | (known["high"] < 0.5)]
-        text = (f"{len(decided)} of {len(known)} ordered pairs' intervals exclude 1/2 (a "
-                f"detectable head-to-head edge)")
-        close = known[~known.index.isin(decided.index)]
-        if len(close):
-            first = close.iloc[0]
-            text += (f"; no detectable difference for {len(close)}, e.g. {first.strategy} vs "
-                     f"{first.opponent}: {first.share:.3f} [{first.low:.3f}, {first.high:.3f}]")
+        shares = self.comparisons[self.comparisons["quantity"] == HEAD_TO_HEAD.name]
+        found = shares[shares["verdict"] == VERDICTS.finding]
+        text = (f"{len(found)} of {len(shares)} pairs' head-to-head shares differ from 1/2 after "
+                "adjustment (primary pairs: Holm; the rest: Benjamini-Hochberg)")
+        rest = shares[shares["verdict"] != VERDICTS.finding]
+        if len(rest):
+            first = rest.iloc[0]
+            text += (f"; not a finding for {len(rest)}, e.g. {first.a} vs {first.b}: "
+                     f"{first.estimate:.3f} [{EVEN_SHARE + first.adj_low:.3f}, "
+                     f"{EVEN_SHARE + first.adj_high:.3f}] ({100 * first.adj_level:.4g}%)")
         return text
 
     def width_finding(self) -> str:
@@ -222,13 +246,14 @@ class TournamentResult:
 
     def markdown(self) -> str:
         c = self.config
+        kind = str(self.summary["interval"].iloc[0]) if "interval" in self.summary else "wilson"
         head = (f"# Tournament: {c.players} players, {self.per_seating} matches per seating, "
                 f"seed {c.seed}{', duplicate deals' if c.duplicate else ''}\n\n"
-                f"The unit of the ranking's and the pairwise shares' intervals is {self.unit}. "
-                "The summary's win_low and win_high are Wilson intervals with the matches "
-                "independent"
-                + ("; the paired table below gives the deal-clustered ones" if self.paired
-                   is not None else "") + ".\n\n")
+                f"The unit of every interval is {self.unit}. The summary's win_low and "
+                f"win_high are {SUMMARY_INTERVALS[kind]}"
+                + ("; wilson_low and wilson_high beside them treat the matches as independent "
+                   "(too narrow or too wide where a deal's seatings go alike or mirror each "
+                   "other)" if kind == "deal-clustered" else "") + ".\n\n")
         sequential = ""
         if self.sequential is not None:
             stop = self.sequential.stop
@@ -256,16 +281,21 @@ class TournamentResult:
                       + (" Not adjusted for the optional stopping." if self.sequential else "")
                       + "\n\n" + md_table(self.paired))
         contrasts = self.contrast_sentences()
-        ranking = ("\n\n## Ranking\n\n" + md_table(self.ranking) + "\n\n"
+        ranks = ("" if "rank_low" not in self.ranking else
+                 " `rank_low`, `rank_high`: simultaneous 95% rank intervals (every pair's "
+                 "log-strength difference against one max-t critical value from the fit's "
+                 "covariance): all hold the true ranks together, so a strategy is best only "
+                 "where its interval is [1, 1].")
+        ranking = ("\n\n## Ranking\n\n" + "Bradley-Terry/Luce log strengths with marginal 95% "
+                   f"intervals ({self.bars_unit()})." + ranks + "\n\n" + md_table(self.ranking)
+                   + "\n\n"
                    + figure_caption("ranking", "Bradley-Terry/Luce log strength of each strategy "
                                     "(natural log, field mean 0)", self.sample(),
-                                    f"Bars: 95% intervals, {self.bars_unit()}",
+                                    f"Bars: marginal 95% intervals, {self.bars_unit()}",
                                     self.ranking_finding()))
         if contrasts:
-            ranking += ("\n\nEach strategy against the next one down (paired contrasts A - B "
-                        "with 95% intervals; the log strength's from the ranking's covariance, "
-                        "the head-to-head win rate's a paired t over the "
-                        + ("deals" if c.duplicate else "matches") + " both played):\n\n"
+            ranking += ("\n\nEach strategy against the next one down the ranking, worded by "
+                        "its interval adjusted as its family (see Comparisons):\n\n"
                         + "\n".join(contrasts))
         pairwise = ("\n\n## Pairwise share (row vs column)\n\n"
                     "The row strategy's share of the matches either of the two won, with its 95% "
@@ -289,7 +319,24 @@ class TournamentResult:
                                        "dashed: Wilson); the dotted reference falls as "
                                        "1/sqrt(n)", self.width_finding()))
         return (head + sequential + "## Summary\n\n" + md_table(self.summary) + paired
-                + ranking + pairwise + widths + "\n")
+                + self.comparisons_section() + ranking + pairwise + widths + "\n")
+
+    def comparisons_section(self) -> str:
+        """The declared comparisons (``plan.json``), adjusted as families, in words."""
+        if self.comparisons is None:
+            return ""
+        plan = plan_for(self.config.as_dict())
+        text = ("\n\n## Comparisons (declared before the run)\n\n"
+                + plan_sentence(plan, self.comparisons) + " " + plan.note + " A head-to-head "
+                "share is the first strategy's share of the matches either of the two won, minus "
+                "1/2, with its interval by the design's unit; a log strength difference is the "
+                "first's minus the second's. Each is worded by its adjusted interval (the level "
+                "of its family's procedure): a finding only where it excludes 0.")
+        for family, heading in ((PRIMARY, "Primary"), (EXPLORATORY, "Exploratory")):
+            rows = self.comparisons[self.comparisons["family"] == family]
+            if len(rows):
+                text += f"\n\n### {heading}\n\n" + "\n".join(f"- {w}." for w in rows["words"])
+        return text
 
 
 def width_paragraph(widths: pd.DataFrame) -> str:

@@ -15,7 +15,9 @@ import os
 from experiments.tools.tournament.config import TournamentConfig
 from experiments.tools.tournament.report import TournamentResult
 from experiments.tools.tournament.seating_shards import frame_aggregate, run_seatings
+from experiments.tools.tournament.plan import comparisons_table, plan_for
 from experiments.tools.tournament.tables import (
+    by_design,
     entity_frame,
     interval_widths,
     match_ranking,
@@ -97,9 +99,12 @@ def tournament(players: int, strategies: list, matches: int, seed: int,
 
 def claim_tournament(config: TournamentConfig) -> None:
     """Claim the tournament's output directory for its settings, once per run, before anything
-    plays (:func:`sim.files.claim_directory`); nothing without an output directory."""
+    plays (:func:`sim.files.claim_directory`), and write the comparisons it declares there
+    (``plan.json``, :func:`experiments.tools.tournament.plan.plan_for`); nothing without an
+    output directory."""
     if config.scale.out is not None:
         claim_directory(config.scale.out, config.as_dict())
+        plan_for(config.as_dict()).write(config.scale.out)
 
 
 def play(config: TournamentConfig) -> TournamentResult:
@@ -109,10 +114,11 @@ def play(config: TournamentConfig) -> TournamentResult:
     if config.scale.summary_only:
         summary, grid, ranks = tournament_tables(run.aggregate, config.players,
                                                  list(config.strategies))
-        result = TournamentResult(config=config, matches=None, entities=None, summary=summary,
-                                  pairwise=grid, ranking=ranks,
-                                  pairwise_ci=pairwise_counts(run.aggregate, config.players,
-                                                              list(config.strategies)))
+        shares = pairwise_counts(run.aggregate, config.players, list(config.strategies))
+        result = TournamentResult(config=config, matches=None, entities=None,
+                                  summary=by_design(summary, None), pairwise=grid, ranking=ranks,
+                                  pairwise_ci=shares,
+                                  comparisons=comparisons_table(config.as_dict(), shares))
     else:
         result = build_result(config, run.frame())
     if config.scale.out is not None:
@@ -140,15 +146,20 @@ def build_result(config: TournamentConfig, all_matches, matches_per_seating: int
     widths = interval_widths(entities, names, config.duplicate, prefix_sizes(per_seating))
     aggregate = frame_aggregate(all_matches)
     summary, grid, ranks = tournament_tables(aggregate, config.players, names)
+    summary = by_design(summary, paired)
     clustered, fit = match_ranking(all_matches, names, config.duplicate)
     if config.duplicate:
         ranks = clustered
         pairwise_ci = pairwise_intervals(entities, names, True)
     else:
+        # the sums' ranking (a summary-only run's), with the fit's simultaneous rank intervals
+        ranks = ranks.merge(clustered[["strategy", "rank_low", "rank_high"]], on="strategy",
+                            how="left", validate="one_to_one")
         pairwise_ci = pairwise_counts(aggregate, config.players, names)
     contrasts = ranking_contrasts(ranks, fit, entities, names, config.duplicate)
+    compared = comparisons_table(config.as_dict(), pairwise_ci, fit)
     return TournamentResult(config=config, matches=all_matches, entities=entities,
                             summary=summary, pairwise=grid, ranking=ranks, paired=paired,
                             widths=widths, matches_per_seating=per_seating,
                             sequential=sequential, pairwise_ci=pairwise_ci, fit=fit,
-                            contrasts=contrasts)
+                            contrasts=contrasts, comparisons=compared)

@@ -133,6 +133,31 @@ def tournament_tables(aggregate: dict, players: int,
     return summary, grid, ranking.reset_index(drop=True)
 
 
+SUMMARY_INTERVALS = {"deal-clustered": "95% Wilson at the deal-clustered effective number of "
+                                       "matches (deal = unit)",
+                     "wilson": "95% Wilson, matches independent"}
+"""The summary's ``interval`` column: what its ``win_low`` and ``win_high`` are."""
+
+
+def by_design(summary: pd.DataFrame, paired: pd.DataFrame | None) -> pd.DataFrame:
+    """The summary with each win rate's interval by the design's unit: with duplicate deals and
+    match rows the deal-clustered one (``paired``: :func:`paired_win_rates`), the Wilson one
+    kept beside it as ``wilson_low``, ``wilson_high``; otherwise Wilson's (the match is the
+    unit, or a summary-only run keeps no deals). The column ``interval`` names it."""
+    out = summary.copy()
+    wilson = out[["win_low", "win_high"]].to_numpy()
+    if paired is not None:
+        bounds = paired.set_index("strategy").loc[out["strategy"], ["paired_low", "paired_high"]]
+        out["win_low"], out["win_high"] = bounds["paired_low"].to_numpy(), \
+            bounds["paired_high"].to_numpy()
+    at = out.columns.get_loc("win_high") + 1
+    out.insert(at, "interval", "deal-clustered" if paired is not None else "wilson")
+    if paired is not None:
+        out.insert(at + 1, "wilson_low", wilson[:, 0])
+        out.insert(at + 2, "wilson_high", wilson[:, 1])
+    return out
+
+
 def entity_frame(matches: pd.DataFrame) -> pd.DataFrame:
     """One row per (match, entity): strategy, won, final score, margin, discards, settlement."""
     score_cols = sorted(c for c in matches.columns if c.startswith("score_"))
@@ -233,11 +258,67 @@ def match_ranking(matches: pd.DataFrame, names: list[str], duplicate: bool) -> t
                        participants[np.arange(len(matches)), np.maximum(winner, 0)], -1)
     fit = clustered_luce(participants, winners, len(names), unit_keys(matches, duplicate),
                          robust=duplicate)
+    rank_low, rank_high = luce_rank_intervals(fit)
     ranking = pd.DataFrame({"strategy": names, "log_strength": fit.log_strength,
-                            "low": fit.low, "high": fit.high})
+                            "low": fit.low, "high": fit.high, "rank_low": rank_low,
+                            "rank_high": rank_high})
     ranking = ranking.sort_values("log_strength", ascending=False, kind="stable")
     ranking.insert(0, "rank", np.arange(1, len(names) + 1))
     return ranking.reset_index(drop=True), fit
+
+
+RANK_DRAWS = 20000
+"""Normal draws behind the simultaneous rank intervals' critical value."""
+RANK_SEED = 0x5EED_8A4C
+"""Their generator's seed (fixed: the same fit gives the same intervals)."""
+
+
+def luce_rank_intervals(fit: LuceFit, alpha: float = 0.05, draws: int = RANK_DRAWS,
+                        seed: int = RANK_SEED) -> tuple[np.ndarray, np.ndarray]:
+    """Simultaneous ``1 - alpha`` rank intervals from a Luce fit (rank 1 = strongest).
+
+    Every pair's log-strength difference is compared at once against the critical value ``c``:
+    the ``1 - alpha`` quantile of ``max_{i<j} |Z_i - Z_j| / se_ij`` over ``Z ~ N(0, cov)``
+    (the fit's covariance, deal-clustered with duplicate deals; a max-t procedure, as
+    :func:`experiments.comparisons.simultaneous_ranks` with a parametric null). Strategy ``i``'s
+    interval is ``[1 + #{j above i by more than c se}, k - #{j below i by more than c se}]``;
+    all hold the true ranks together with probability about ``1 - alpha``, so a "best"
+    strategy (``[1, 1]``) survives the selection among the whole field.
+
+    Returns
+    -------
+    rank_low, rank_high : ndarray of int64, shape (k,)
+        In the field's order; a strategy with an unbounded strength (never or always won) is
+        resolved against every finite one by its sign.
+    """
+    k = len(fit.log_strength)
+    finite = np.isfinite(fit.log_strength)
+    idx = np.flatnonzero(finite)
+    s = np.where(finite, fit.log_strength, 0.0)
+    var = np.diag(fit.cov)[:, None] + np.diag(fit.cov)[None, :] - 2 * fit.cov
+    with np.errstate(invalid="ignore"):
+        se = np.sqrt(np.clip(var, 0.0, None))
+    critical = np.inf
+    if idx.size >= 2:
+        cov = np.nan_to_num(fit.cov[np.ix_(idx, idx)])
+        values, vectors = np.linalg.eigh((cov + cov.T) / 2)
+        root = vectors * np.sqrt(np.clip(values, 0.0, None))
+        z = np.random.default_rng(seed).standard_normal((draws, idx.size)) @ root.T
+        sub = se[np.ix_(idx, idx)]
+        upper = np.triu(np.ones_like(sub, dtype=bool), 1) & (sub > 0)
+        i, j = np.nonzero(upper)
+        largest = np.abs(z[:, i] - z[:, j]) / sub[i, j] if i.size else np.zeros((draws, 1))
+        critical = float(np.quantile(largest.max(axis=1), 1 - alpha))
+    d = s[:, None] - s[None, :]  # d[i, j] = strength_i - strength_j
+    with np.errstate(invalid="ignore", divide="ignore"):
+        resolved = np.where(finite[:, None] & finite[None, :],
+                            np.abs(d) > critical * se, True)
+    infinite_sign = np.where(finite, 0.0, np.sign(np.nan_to_num(fit.log_strength, nan=0.0,
+                                                                posinf=1.0, neginf=-1.0)))
+    order = d + 1e9 * (infinite_sign[:, None] - infinite_sign[None, :])
+    above = (resolved & (order < 0)).sum(axis=1)  # j resolved above i
+    below = (resolved & (order > 0)).sum(axis=1)
+    return (1 + above).astype(np.int64), (k - below).astype(np.int64)
 
 
 def head_to_head(entities: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
