@@ -500,7 +500,8 @@ def clustered_luce(participants, winners, n_players: int, clusters, robust: bool
     return LuceFit(log_s, low, high, cov, int(g))
 
 
-def paired_proportion(successes, clusters, groups=None, z: float = Z95) -> pd.DataFrame:
+def paired_proportion(successes, clusters, groups=None, z: float = Z95,
+                      strata=None) -> pd.DataFrame:
     """Share of events that are successes per group with a 95% Wilson interval at the
     cluster-effective sample size, where the clusters may pair events (the seatings of a
     duplicate deal): the design effect may fall below 1.
@@ -516,12 +517,17 @@ def paired_proportion(successes, clusters, groups=None, z: float = Z95) -> pd.Da
       split 1-1) never give a zero-width interval; their weight vanishes as ``G`` grows;
     - the interval is Wilson's at ``n = p (1 - p) / v`` trials (inside [0, 1] by construction);
     - where ``p`` is 0 or 1 the data say nothing about the pairing: the worst case, a cluster's
-      events all alike (``n = X^2 / sum_c X_c^2``), as :func:`clustered_proportion`.
+      events all alike (``n = X^2 / sum_c X_c^2``), as :func:`clustered_proportion`;
+    - with ``strata`` (a strategy's opponents in a round robin: fixed by the design, each with
+      its own expected rate) each cluster's residual is taken around its stratum's rate and the
+      variance summed over strata, so the spread between opponents is not counted as chance.
 
     Parameters
     ----------
     successes, clusters, groups, z
         As :func:`clustered_proportion`; a cluster is a deal.
+    strata : array_like, shape (events,), optional
+        The stratum of each event (constant within a cluster).
 
     Returns
     -------
@@ -529,19 +535,42 @@ def paired_proportion(successes, clusters, groups=None, z: float = Z95) -> pd.Da
         The frame of :func:`clustered_proportion`, its ``design_effect`` ``X / n`` and its
         ``effective_events`` ``n``.
     """
-    sums = _cluster_sums(np.asarray(successes, dtype=np.float64), 1.0, clusters, groups)
+    y = np.asarray(successes, dtype=np.float64)
+    sums = _cluster_sums(y, 1.0, clusters, groups)
     events = sums.X.to_numpy()
-    g = sums.clusters.to_numpy(dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = sums.Y.to_numpy() / events
-        size = events / g  # the pseudo-clusters' size
-        residual = _residual_square(sums, p) + size * size * ((1 - p) ** 2 + p * p)
-        total = events + 2 * size
-        v = (g + 2) / (g + 1) * residual / (total * total)
+        if strata is None:
+            spread, padding = _paired_spread(sums)
+        else:
+            g = np.zeros(y.shape, dtype=np.int64) if groups is None else np.asarray(groups)
+            cells = pd.DataFrame({"g": g, "h": np.asarray(strata)})
+            key = cells.groupby(["g", "h"], sort=True, observed=True).ngroup().to_numpy()
+            owner = cells.groupby(key, sort=True)["g"].first()
+            per_stratum = _cluster_sums(y, 1.0, clusters, key)
+            spread_h, padding_h = _paired_spread(per_stratum)
+            spread = pd.Series(spread_h).groupby(owner.to_numpy()).sum().reindex(sums.index)
+            padding = pd.Series(padding_h).groupby(owner.to_numpy()).sum().reindex(sums.index)
+            spread, padding = spread.to_numpy(), padding.to_numpy()
+        total = events + padding
+        v = spread / (total * total)
         effective = np.where((p > 0) & (p < 1), p * (1 - p) / v,
                              events * events / sums.xx.to_numpy())
         deff = events / effective
     return _clustered_rates(sums, p, deff, effective, z)
+
+
+def _paired_spread(sums: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of :func:`_cluster_sums` (a group, or a stratum): ``(G + 2) / (G + 1)`` times the
+    residual square around the row's own rate with the two pseudo-clusters of
+    :func:`paired_proportion` added, and the events those pseudo-clusters add."""
+    g = sums.clusters.to_numpy(dtype=np.float64)
+    events = sums.X.to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = sums.Y.to_numpy() / events
+        size = events / g  # the pseudo-clusters' size
+        residual = _residual_square(sums, p) + size * size * ((1 - p) ** 2 + p * p)
+    return (g + 2) / (g + 1) * residual, 2 * size
 
 
 def paired_share_interval(per_deal) -> tuple[float, float, float]:

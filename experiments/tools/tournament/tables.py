@@ -188,7 +188,9 @@ def paired_win_rates(entities: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     In a duplicate tournament match ``i`` of every seating of a group is the
     same deal, so the outcomes of one deal are not independent. Each strategy's
     rate is its wins over its matches, with the 95% Wilson interval at the
-    deal-clustered effective number of matches (:func:`experiments.stats.paired_proportion`:
+    deal-clustered effective number of matches, the deals stratified by seating group (its
+    opponents: fixed by the design, so their differences are not chance;
+    :func:`experiments.stats.paired_proportion`:
     inside [0, 1], narrower than the independent-matches Wilson interval when the deal's
     seatings mirror each other, never zero-width); the independent-matches Wilson interval
     beside it.
@@ -209,7 +211,9 @@ def paired_win_rates(entities: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     rows = []
     for name in names:
         own = entities[entities["strategy"] == name]
-        fit = paired_proportion(own["won"].to_numpy(), unit_keys(own, True)).iloc[0]
+        # each seating group is one opponent (set): its own expected rate, not chance
+        fit = paired_proportion(own["won"].to_numpy(), unit_keys(own, True),
+                                strata=own["group"].to_numpy()).iloc[0]
         low, high = wilson_interval(int(own["won"].sum()), len(own))
         rows.append({"strategy": name, "deals": int(fit.clusters), "win_rate": fit.rate,
                      "paired_low": fit.low, "paired_high": fit.high,
