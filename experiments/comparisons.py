@@ -341,15 +341,18 @@ def verdict(low: float, high: float, sesoi: float) -> str:
     return VERDICTS.inconclusive
 
 
-def adjusted_words(row, a: str, b: str, words: str, pct: bool, digits: int = 3) -> str:
+def adjusted_words(row, a: str, b: str, words: str, pct: bool, digits: int = 3,
+                   head: str | None = None) -> str:
     """A row of :meth:`ComparisonPlan.adjust` as a sentence, worded by its adjusted interval.
 
     ``"exact - greedy, match win share: +3.9 pp [+1.9, +5.9] (Holm, 99.4%), n = 1,500:
     exact higher"``; ``"...: equivalent within +-1.0 pp"``; ``"...: no detectable difference"``.
+    ``head`` replaces the sentence's subject ``"a - b"`` (``"exact vs greedy"`` for a share of
+    ``a`` against ``b`` minus 1/2, which is not a difference of two values).
     """
     procedure = PROCEDURES[row.family]
     level = 100 * row.adj_level
-    text = (f"{a} - {b}, {words}: "
+    text = (f"{f'{a} - {b}' if head is None else head}, {words}: "
             f"{interval_text(row.difference, row.adj_low, row.adj_high, digits, pct)} "
             f"({procedure}, {level:.{_level_places(level)}f}%)")
     if np.isfinite(row.units):

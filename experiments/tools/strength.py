@@ -818,7 +818,8 @@ def comparison_words(row) -> str:
     if row.quantity == WIN_SHARE.name:
         share = fmt_ci(row.estimate, row.low + EVEN, row.high + EVEN, pct=True)
         return (f"{row.players}p: {row.a} vs {row.b}, {share} of matches; "
-                + adjusted_words(row, row.a, row.b, WIN_SHARE.words, pct=True))
+                + adjusted_words(row, row.a, row.b, WIN_SHARE.words, pct=True,
+                                 head=f"{row.a} vs {row.b}"))
     return f"{row.players}p: " + adjusted_words(row, row.a, row.b, WIN_RATE_CONTRAST.words,
                                                 pct=True)
 

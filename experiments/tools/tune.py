@@ -499,7 +499,7 @@ def comparisons_table(settings: dict, validation: pd.DataFrame) -> pd.DataFrame:
                                         f"win rate vs {row.baseline} on held-out deals", True))
         else:
             words.append(adjusted_words(row, row.a, row.b, f"{WIN_SHARE.words} (held out)",
-                                        True))
+                                        True, head=f"{row.a} vs {row.b}"))
     adjusted["words"] = words
     return adjusted
 

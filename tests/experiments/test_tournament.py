@@ -404,7 +404,7 @@ def test_summary_claims_follow_their_intervals(small_duplicate):
         assert -1 <= row.win_low <= row.win_high <= 1
     assert text.count("![") == 3 and "**`ranking.png`**" in text and "**`pairwise.png`**" in text
     hand = tournament_result_of(_duplicate_matches([[0, 1], [1, 0]])).markdown()
-    assert "a - b, head-to-head share minus 1/2: +0.0 pp [" in hand
+    assert "a vs b, head-to-head share minus 1/2: +0.0 pp [" in hand
     assert "no detectable difference" in hand and "a higher" not in hand
     # every comparison is worded by its adjusted interval: a finding exactly where it excludes 0
     for row in result.comparisons.itertuples(index=False):

@@ -115,6 +115,8 @@ def comparisons_table(settings: dict, shares: pd.DataFrame, fit=None) -> pd.Data
     for column in ("adj_low", "adj_high"):  # a share minus 1/2 lies in [-1/2, 1/2]
         values = adjusted[column].to_numpy(dtype=np.float64)
         adjusted[column] = np.where(share, np.clip(values, -EVEN, EVEN), values)
-    adjusted["words"] = [adjusted_words(row, row.a, row.b, *QUANTITY_WORDS[row.quantity])
-                         for row in adjusted.itertuples(index=False)]
+    adjusted["words"] = [
+        adjusted_words(row, row.a, row.b, *QUANTITY_WORDS[row.quantity],
+                       head=f"{row.a} vs {row.b}" if row.quantity == HEAD_TO_HEAD.name else None)
+        for row in adjusted.itertuples(index=False)]
     return adjusted[COLUMNS]
