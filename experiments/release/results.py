@@ -433,7 +433,9 @@ def index_markdown(out: Path) -> str:
              "`replication.csv` holds each seed's estimate, the pooled estimate, Cochran's Q and",
              "I^2, and flags the comparisons whose seeds disagree beyond chance (Q's p-value,",
              "Holm-adjusted over the result's primary comparisons, at most 0.05). A result",
-             "without primary comparisons is not replicated.", "",
+             "without primary comparisons is not replicated. Two committed numbers that once",
+             "disagreed, and why (each a tail draw, not a fault): "
+             "[seed_spread](../experiments/seed_spread/README.md).", "",
              "| result | command | wall time | CPU time | code commit | replication |",
              "| --- | --- | --- | --- | --- | --- |"]
     machines = set()
