@@ -32,10 +32,9 @@ the same table gives the same bytes) holding
 
 - ``table``: uint16 codes ``round(value * QUANTUM)``, :data:`TABLE_SHAPE`;
 - ``half_width``: the half-widths' codes, rounded up (never narrower);
-- ``replicates``: int16[R, 2, 61, 61], each replicate table's own-lead slice
-  (scores 0..60) as its codes minus the point table's; the rest of a
-  replicate table follows from that slice as the fit builds it
-  (:func:`expand_own_slice`);
+- ``replicates``: uint16[R, 2, 61, 61], the codes of each replicate table's
+  own-lead slice (scores 0..60); the rest of a replicate table follows from
+  that slice as the fit builds it (:func:`expand_own_slice`);
 - ``run``: the run that made it, as JSON text (profile, command, rounds,
   replicates, targets, largest half-widths).
 
@@ -79,7 +78,8 @@ class ShippedTable(NamedTuple):
     """A table read back from its file (:func:`read_table_file`).
 
     table, half_width : float32[TABLE_SHAPE] (``table`` with :func:`distinct_values`);
-    replicate_codes : int16[R, 2, 61, 61] (the stored differences; :meth:`replicates`);
+    replicate_codes : uint16[R, 2, 61, 61] (the stored own-lead slices; :meth:`replicates`);
+    point_codes : uint16[TABLE_SHAPE] (the stored codes of ``table``);
     run : dict.
     """
 
@@ -91,9 +91,7 @@ class ShippedTable(NamedTuple):
 
     def replicates(self) -> np.ndarray:
         """float32[R, 2, 62, 62, 3]: the replicate tables (:func:`expand_own_slice`)."""
-        own = self.point_codes[None, :, :SIDE, :SIDE, LEAD_OWN].astype(np.int64) \
-            + self.replicate_codes.astype(np.int64)
-        return expand_own_slice(values_of(np.clip(own, 0, QUANTUM).astype(np.uint16)))
+        return expand_own_slice(values_of(self.replicate_codes))
 
 
 def values_of(codes: np.ndarray) -> np.ndarray:
@@ -140,24 +138,31 @@ def expand_own_slice(own: np.ndarray) -> np.ndarray:
 
 def distinct_values(table: np.ndarray) -> np.ndarray:
     """float32 ``table`` with every cell that is not exact (:func:`exact_mask`) holding a value
-    no other cell holds, exact ones included, and none exactly 0 or 1: the cells that share a
-    value keep the first, the next moves one unit in the last place toward 0.5, the next two,
-    and so on (a code's step is hundreds of units: the codes' order is kept); a cell on an
-    exact cell's value (or on 0 or 1) moves one unit more. Exact cells are unchanged."""
+    no other cell holds, exact ones included, and none exactly 0 or 1. Values below 0.5 are
+    walked upward in order, the rest downward: a value equal to (or past) the previous one, or
+    on an exact cell's value, moves to the next float32 beyond it. A code's step is 256 or more
+    units in the last place, so a table whose codes repeat a few times keeps every code (its
+    values move by a fraction of a step); exact cells are unchanged."""
     out = np.array(table, dtype=np.float32, copy=True)
     free = ~exact_mask(out.shape)
     values = out[free]
-    taken = np.union1d(out[~free], np.array([0.0, 1.0], dtype=np.float32))
-    order = np.argsort(values, kind="stable")
-    ranked = values[order]
-    starts = np.r_[True, ranked[1:] != ranked[:-1]]
-    run_start = np.maximum.accumulate(np.where(starts, np.arange(ranked.size), 0))
-    steps = (np.arange(ranked.size) - run_start).astype(np.int32)
-    steps = steps + np.isin(ranked, taken)
-    bits = ranked.view(np.int32) + np.where(ranked < 0.5, steps, -steps)
-    moved = np.empty_like(values)
-    moved[order] = bits.view(np.float32)
-    if np.unique(moved).size != moved.size or np.isin(moved, taken).any():
+    taken = set(np.union1d(out[~free], np.array([0.0, 1.0], dtype=np.float32)).tolist())
+    moved = values.copy()
+    for upward, pick in ((True, values < 0.5), (False, values >= 0.5)):
+        index = np.flatnonzero(pick)
+        order = index[np.argsort(values[index], kind="stable")]
+        if not upward:
+            order = order[::-1]
+        toward = np.float32(np.inf if upward else -np.inf)
+        previous = None
+        for i in order.tolist():
+            v = values[i]
+            if previous is not None and (v <= previous if upward else v >= previous):
+                v = np.nextafter(previous, toward)
+            while float(v) in taken:
+                v = np.nextafter(v, toward)
+            moved[i] = previous = v
+    if np.unique(moved).size != moved.size or not ((moved > 0) & (moved < 1)).all():
         raise ValueError("the table's values could not be made distinct")
     out[free] = moved
     return out
@@ -197,19 +202,25 @@ def write_table_file(path, table: np.ndarray, half_width: np.ndarray, replicates
     if codes.shape != TABLE_SHAPE or replicates.shape[1:] != TABLE_SHAPE:
         raise ValueError(f"tables of shape {TABLE_SHAPE} are needed, found {codes.shape} and "
                          f"{replicates.shape[1:]}")
-    own = quantise(replicates[:, :, :SIDE, :SIDE, LEAD_OWN]).astype(np.int32)
-    deltas = own - codes[None, :, :SIDE, :SIDE, LEAD_OWN].astype(np.int32)
-    entries = {"table": codes, "half_width": half_codes, "replicates": deltas.astype("<i2")}
+    own = quantise(replicates[:, :, :SIDE, :SIDE, LEAD_OWN])
+    entries = {"table": codes, "half_width": half_codes, "replicates": own}
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_LZMA) as archive:
         for name, array in entries.items():
             data = io.BytesIO()
             np.lib.format.write_array(data, np.ascontiguousarray(array), allow_pickle=False)
-            archive.writestr(zipfile.ZipInfo(f"{name}.npy", ARCHIVE_DATE), data.getvalue())
-        text = json.dumps(run, sort_keys=True, indent=1)
-        archive.writestr(zipfile.ZipInfo("run.json", ARCHIVE_DATE), text)
+            archive.writestr(_entry(f"{name}.npy"), data.getvalue())
+        archive.writestr(_entry("run.json"), json.dumps(run, sort_keys=True, indent=1))
     with open(path, "wb") as handle:
         handle.write(buffer.getvalue())
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    """An archive entry with the fixed timestamp, LZMA-compressed (an entry made by hand is
+    stored uncompressed unless told)."""
+    entry = zipfile.ZipInfo(name, ARCHIVE_DATE)
+    entry.compress_type = zipfile.ZIP_LZMA
+    return entry
 
 
 def read_table_file(path) -> ShippedTable:

@@ -554,7 +554,7 @@ def side_array(sides: pd.DataFrame, players: int, column: str) -> np.ndarray:
     return out
 
 
-def lot_half_widths(sides: pd.DataFrame, players: int) -> np.ndarray:
+def lot_half_width_cells(sides: pd.DataFrame, players: int) -> np.ndarray:
     """float64[61, 61]: the fitted lot values' half-widths over scores 0..60, NaN where exact."""
     half = side_array(sides.assign(half_width=sides.half_width.where(sides.exact == "")),
                       players, "half_width")
@@ -574,7 +574,7 @@ def allocation_rows(rounds: WP.StateRounds, sides, settings: dict) -> list[dict]
              "largest_inner": np.nan, "largest_outer": np.nan, "cells_missing": np.nan,
              "states_raised": 0, "rounds_added": 0}
     if sides is not None:
-        half = lot_half_widths(sides, players)
+        half = lot_half_width_cells(sides, players)
         inside = WP.half_width_targets(1.0, 0.0) > 0.5
         final["largest_inner"] = float(np.nanmax(np.where(inside, half, np.nan)))
         final["largest_outer"] = float(np.nanmax(np.where(inside, np.nan, half)))

@@ -236,8 +236,8 @@ def test_allocation_gives_rounds_where_the_targets_are_missed(greedy_2p):
     raised = rounds.counts > 4
     assert 0 < raised.mean() < 0.9  # more rounds where needed, not everywhere
     first = rounds.passes[0]
-    assert first["cells_missing"] > 0 and first["rounds_added"] == rounds.total - 4 * grid.n_states \
-        or len(rounds.passes) == 2
+    assert first["cells_missing"] > 0 and first["rounds_added"] > 0
+    assert rounds.total == 4 * grid.n_states + sum(p["rounds_added"] for p in rounds.passes)
     # every leader state of a cell gets the same rounds, and a cell's mirror as many
     per_cell = rounds.counts.reshape(grid.n_cells, 2)
     assert (per_cell[:, 0] == per_cell[:, 1]).all()
