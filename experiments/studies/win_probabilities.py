@@ -135,10 +135,10 @@ LOT_LABEL = "lot"
 """``leader`` of a state whose leader is drawn by lot."""
 
 QUANTITIES = (
-    Quantity("lead", "P(own side wins the match), own side leading - opponent leading", 0.02,
+    Quantity("lead", "P(own side wins the match)", 0.02,
              pct=True, why="a lead worth under 2 points of match win is below what the table "
                            "itself resolves (its target half-width inside scores 0..50 is 2.5)"),
-    Quantity("check", "P(entity 0 wins), the table - complete matches", 0.03, pct=True,
+    Quantity("check", "P(entity 0 wins)", 0.03, pct=True,
              why="a table 3 points off moves a matchplay decision only between moves whose "
                  "win probabilities differ by as little; the table's targets are 2.5 and 5"),
 )
