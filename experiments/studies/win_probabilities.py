@@ -701,7 +701,8 @@ def comparisons_frame(solved: dict, fitted_sides: dict, check: pd.DataFrame,
     plan = plan_for(settings)
     frame = pd.DataFrame(rows, columns=["id", "players", "a", "b", "difference", "low", "high",
                                         "units"])
-    adjusted = plan.adjust(frame, units="units")
+    with np.errstate(invalid="ignore"):  # bootstrap intervals have no units (normal): NaN
+        adjusted = plan.adjust(frame, units="units")
     adjusted["words"] = [adjusted_words(r, r.a, r.b, plan.quantity(r.quantity).words,
                                         plan.quantity(r.quantity).pct)
                          for r in adjusted.itertuples(index=False)]

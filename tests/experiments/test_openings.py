@@ -367,11 +367,11 @@ def test_the_win_tables_error_widens_intervals_and_rank_intervals():
     no longer excludes 0."""
     truth = np.arange(28) * 0.002
     per_tile = synthetic_per_tile(truth, noise=0.0005)
-    shifts = np.random.default_rng(5).normal(0, 0.01, (60, 28))
+    shifts = np.random.default_rng(5).normal(0, 0.01, (30, 28))
     codes = per_tile["tile"].cat.codes.to_numpy()
-    slot_means = (per_tile["mean_diff"].to_numpy()[None, :] + shifts[:, codes]).reshape(60, -1, 5)
-    alone = opening_leads.tile_values(per_tile, seed=1, resamples=200)
-    shared = opening_leads.tile_values(per_tile, seed=1, resamples=200,
+    slot_means = (per_tile["mean_diff"].to_numpy()[None, :] + shifts[:, codes]).reshape(30, -1, 5)
+    alone = opening_leads.tile_values(per_tile, seed=1, resamples=100)
+    shared = opening_leads.tile_values(per_tile, seed=1, resamples=100,
                                        table_slot_means=slot_means)
     assert (alone["relative_table_se"] == 0).all() and (shared["relative_table_se"] > 0.004).all()
     width = shared["relative_high"] - shared["relative_low"]
