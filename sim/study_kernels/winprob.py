@@ -1251,8 +1251,9 @@ def state_factors(grid: StateGrid, factor: np.ndarray, symmetric: bool) -> np.nd
     """float64[n_states]: each grid state's share of the own x opponent cells' ``factor``
     (float[61, 61]). A cell (a, b) of the grid holds entity 0 at a and entity 1 at b: it is the
     own side's state of table cell (a, b) and, under self-play (each table value averages both
-    sides' perspectives), the mirrored state of (b, a); it takes the larger factor. A cell with
-    a negative score (4 players) is in no table cell: factor 1."""
+    sides' perspectives), the mirrored state of (b, a); it takes the larger factor (the two
+    agree but for rounding: the fitted table is symmetric). A cell with a negative score (4
+    players) is in no table cell: factor 1."""
     cells = grid.cells
     valid = (cells >= 0).all(axis=1)
     own, other = np.clip(cells[:, 0], 0, None), np.clip(cells[:, 1], 0, None)
