@@ -10,7 +10,7 @@ def print_key_numbers(key_numbers: dict[str, str]) -> None:
 
 
 def print_shipped(ship: str | None, command: str) -> None:
-    """The line naming the table module a run shipped (``--ship PATH``) and the command that
+    """The line naming the table a run shipped (``--ship PATH``) and the command that
     makes it again; nothing when the run shipped none."""
     if ship is not None:
-        print(f"wrote the table module {ship} ({command})")
+        print(f"wrote the table {ship} ({command})")

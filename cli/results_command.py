@@ -98,7 +98,7 @@ RESULTS = Command(
     "commit, the command, the seed and sample size, the wall time and the machine. A failed or\n"
     "interrupted result leaves DIR/NAME as it was and resumes from its shards when run again;\n"
     "a result whose manifest records this code and command is kept (--force reruns it).\n"
-    "Tables that strategies import are shipped first (winprob -> strategies/winprob_table.py).\n"
+    "Tables that strategies import are shipped first (winprob -> strategies/winprob_table.npz).\n"
     "With --replicate K, each result's primary comparisons are then measured again on K fresh\n"
     "seeds (replication.csv; the results index flags seeds that disagree beyond chance).\n"
     "Then README's generated blocks (<!-- NAME:start --> ... <!-- NAME:end -->) are rewritten\n"

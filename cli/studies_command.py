@@ -196,6 +196,17 @@ def add_openings_arguments(parser) -> None:
              f"start from; 0-0 is always included (default {default_states}). The other states "
              "run in this process (not sharded or resumed); match-win values need the shipped "
              "table: 2 and 4 players", default=default_states),
+        Text("--strong-continuations", "A[,B..]",
+             "strong strategies that also play the forced openings out at 0-0, on hands // 50 "
+             "of the hands and playouts // 10 of the playouts (default "
+             f"{','.join(opening_leads.STRONG_CONTINUATIONS)}; none: only --playout-strategy)",
+             default=",".join(opening_leads.STRONG_CONTINUATIONS)),
+        Text("--table-replicates", "R",
+             "the shipped win table's replicate tables every match-win figure is computed "
+             "again under: their spread, the table's own error, joins every match-win interval "
+             f"and rank interval (default {opening_leads.DEFAULT_TABLE_REPLICATES}, at most the "
+             "number shipped; 0: none, the intervals then leave the table's error out)",
+             default=str(opening_leads.DEFAULT_TABLE_REPLICATES)),
     ))
 
 
@@ -226,7 +237,10 @@ def study_spec(study: Study, args, scale: dict) -> StudySpec:
         base = opening_leads.one_strategy(args.baseline, "baseline")
         spec = opening_leads.study_spec(args.players, resolved, args.matches, args.seed, args.hands,
                                    args.playouts, playout, base, score_states=args.score_states,
-                                   tables=args.table, table_matches=args.table_matches, **seal)
+                                   tables=args.table, table_matches=args.table_matches,
+                                   table_replicates=args.table_replicates,
+                                   strong_continuations=opening_leads.parse_continuations(
+                                       args.strong_continuations), **seal)
     else:
         tables = ({"tables": args.table, "table_matches": args.table_matches}
                   if study.name in TABLE_STUDIES else {})

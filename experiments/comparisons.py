@@ -413,7 +413,7 @@ def plan_sentence(plan: ComparisonPlan, adjusted: pd.DataFrame) -> str:
 # Ranks with simultaneous intervals
 # ---------------------------------------------------------------------------
 def simultaneous_ranks(values, resamples: int = 1000, seed: int = 0,
-                       alpha: float = ALPHA) -> pd.DataFrame:
+                       alpha: float = ALPHA, table_values=None) -> pd.DataFrame:
     """Ranks of items by mean value with simultaneous 95% rank intervals.
 
     Every pair of items is compared at once: the paired mean difference of items ``i`` and
@@ -424,12 +424,21 @@ def simultaneous_ranks(values, resamples: int = 1000, seed: int = 0,
     ranks together with probability about ``1 - alpha``, so a "best" item (interval ``[1, 1]``)
     survives the selection among all items.
 
+    With ``table_values`` the values also carry the error of an estimated input that every
+    unit shares (a fitted table the values are looked up in): each pair's standard error adds
+    the variance of its difference over the input's replicates (the two errors are
+    independent), and bootstrap resample ``r`` takes the units' values under replicate
+    ``r mod R``, so the critical value covers both.
+
     Parameters
     ----------
     values : array_like of float, shape (units, items)
         nan where a unit has no value for an item (a tile not in the hand).
     resamples : int
     seed : int
+    table_values : array_like of float, shape (replicates, units, items), optional
+        ``values`` recomputed under each replicate of the shared input (nan where ``values``
+        is).
 
     Returns
     -------
@@ -441,24 +450,42 @@ def simultaneous_ranks(values, resamples: int = 1000, seed: int = 0,
     filled = np.where(present > 0, x, 0.0)
     k = x.shape[1]
     d, se = _pair_moments(filled, present, np.ones(x.shape[0]))
+    shared = np.zeros_like(d)
+    replicas = []
+    if table_values is not None:
+        replicas = [np.where(present > 0, np.nan_to_num(np.asarray(v, dtype=np.float64)), 0.0)
+                    for v in table_values]
+        if len(replicas) >= 2:
+            shifts = np.stack([_pair_moments(v, present, np.ones(x.shape[0]))[0]
+                               for v in replicas])
+            shared = np.nan_to_num(np.var(shifts, axis=0, ddof=1))
+    se = np.sqrt(se ** 2 + shared)
     rng = np.random.default_rng(seed)
     upper = np.triu(np.ones((k, k), dtype=bool), 1)
     usable = upper & np.isfinite(d) & (se > 0)
     largest = np.zeros(resamples)
     for r in range(resamples):
         weights = rng.multinomial(x.shape[0], np.full(x.shape[0], 1.0 / x.shape[0]))
-        d_star, se_star = _pair_moments(filled, present, weights.astype(np.float64))
+        sample = replicas[r % len(replicas)] if replicas else filled
+        d_star, se_star = _pair_moments(sample, present, weights.astype(np.float64))
         with np.errstate(invalid="ignore", divide="ignore"):
-            t = np.abs(d_star - d) / se_star
+            t = np.abs(d_star - d) / np.sqrt(se_star ** 2 + shared)
         t = np.where(usable & np.isfinite(t), t, 0.0)
         largest[r] = t.max() if t.size else 0.0
     critical = float(np.quantile(largest, 1 - alpha)) if resamples else np.inf
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.where(np.isfinite(d) & (se > 0), d / se, 0.0)  # d[i, j] = mean_i - mean_j
-    above = (z < -critical).sum(axis=1)  # items j resolved above i: mean_j - mean_i > c se
-    below = (z > critical).sum(axis=1)  # items j resolved below i
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = filled.sum(axis=0) / present.sum(axis=0)
+    return _rank_frame(mean, z, critical)
+
+
+def _rank_frame(mean: np.ndarray, z: np.ndarray, critical: float) -> pd.DataFrame:
+    """Ranks and simultaneous rank intervals from the items' means and the standardised
+    pairwise differences ``z[i, j]`` (mean_i - mean_j) against ``critical``."""
+    k = mean.size
+    above = (z < -critical).sum(axis=1)  # items j resolved above i: mean_j - mean_i > c se
+    below = (z > critical).sum(axis=1)  # items j resolved below i
     observed = np.where(np.isfinite(mean), mean, -np.inf)
     return pd.DataFrame({
         "mean": mean,

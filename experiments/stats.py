@@ -943,3 +943,16 @@ def interval_se(low, high, units=None, alpha: float = 0.05):
         q = np.vectorize(lambda d: t_quantile_at(alpha, d) if d >= 1 else np.nan,
                          otypes=[np.float64])(df)
     return (high - low) / (2.0 * q)
+
+
+def widened_interval(estimate, low, high, shared_se, z: float = Z95):
+    """The interval ``[low, high]`` of ``estimate`` widened by an independent error of standard
+    deviation ``shared_se`` (an estimated input every unit shares, e.g. a fitted table): the
+    two variances add, each half-width at its own quantile (``z`` for the shared error).
+    Returns ``(low, high)``, arrays or floats as given."""
+    estimate = np.asarray(estimate, dtype=np.float64)
+    below = estimate - np.asarray(low, dtype=np.float64)
+    above = np.asarray(high, dtype=np.float64) - estimate
+    extra = z * np.nan_to_num(np.asarray(shared_se, dtype=np.float64))
+    out = (estimate - np.hypot(below, extra), estimate + np.hypot(above, extra))
+    return tuple(float(v) for v in out) if estimate.ndim == 0 else out

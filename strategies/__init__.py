@@ -35,8 +35,9 @@ Support modules (no strategy of their own): :mod:`strategies.lookahead`
 (private layout copy, determinized worlds, a trace-free greedy round loop),
 :mod:`strategies.inference` (per-tile knowledge from the round's history),
 :mod:`strategies.choice_model` (likelihood of the other seats' past choices),
-:mod:`strategies.winprob_table` (the shipped match-win table, generated; what it holds
-and how it is stored: :mod:`strategies.winprob_codes`),
+:mod:`strategies.winprob_table` (the shipped match-win table, read lazily from
+``winprob_table.npz``, generated; what it holds and how it is stored:
+:mod:`strategies.winprob_codes`),
 :mod:`strategies.linear` (move features, the turns-to-finish table, the
 linear chooser), :mod:`strategies.parameters` (:class:`Parameter`),
 :mod:`strategies.catalogue` (names, ``MODULE:NAME`` and ``FILE.py:NAME``

@@ -40,10 +40,13 @@ For each decision with two or more legal placements:
    ``doubles`` policy of the playouts) and then fitted (monotone in the scores
    over 0..50, symmetric between the sides); the half-width of its 95%
    interval is :data:`strategies.winprob_table.WIN_TABLE_HALF_WIDTH`, largest
-   within 10 of 61 (its module docstring states the largest). Two candidates
+   within 10 of 61 (``WIN_TABLE_RUN`` states the largest). Two candidates
    whose playouts end in neighbouring cells are therefore compared with that
    error on top of the playouts' own noise; the strategy uses the point
-   values and does not widen its comparisons by it.
+   values and does not widen its comparisons by it. The table is read as the
+   module attribute ``winprob_table.WIN_TABLE``: Numba freezes it into the
+   compiled code and the strategy's identity digest reads its value, so a
+   regenerated table compiles a new kernel.
 5. **Prior.** ``prior_weight`` times the candidate's score under the
    ``weighted`` default vector (one-ply features) is added to each mean; it
    breaks the near-ties that a few playouts cannot separate.
@@ -105,7 +108,7 @@ from strategies.lookahead import (allocating, best_row, continue_round, load_lay
     sample_world)
 from strategies.parameters import Parameter
 from strategies.weighted import DEFAULT_WEIGHTS, weights
-from strategies.winprob_table import WIN_TABLE
+from strategies import winprob_table
 
 PRIOR_WEIGHT = Parameter("prior_weight", 0.015, "win probability per unit of the weighted default score added to each candidate")
 RAW_WEIGHT = Parameter("raw_weight", 0.0, "weight of the round's raw differential per 305 raw, added to the win probability")
@@ -148,7 +151,7 @@ DEAD = -1.0e300
 def outcome_value(ws, view, end, match_value, raw_weight):
     """Value for the deciding side of the playout that ended in ``ws`` with ``end``.
 
-    Win probability from :data:`WIN_TABLE` (1 or 0 when the playout ended the
+    Win probability from :data:`strategies.winprob_table.WIN_TABLE` (1 or 0 when the playout ended the
     match), plus ``raw_weight`` times the round's raw differential (own gain
     minus the others' mean gain) per 305 raw; the differential alone at 3
     players or with ``match_value`` 0.
@@ -180,7 +183,7 @@ def outcome_value(ws, view, end, match_value, raw_weight):
     # A partnership's score can go below 0 (the partner debit): the table starts at 0.
     own_cell = max(ws.scores[me], 0) // SCORE_STEP
     other_cell = max(ws.scores[other], 0) // SCORE_STEP
-    return value + WIN_TABLE[row, own_cell, other_cell, lead]
+    return value + winprob_table.WIN_TABLE[row, own_cell, other_cell, lead]
 
 
 @kernel

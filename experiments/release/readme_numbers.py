@@ -218,13 +218,14 @@ def study_numbers(results: Path) -> str:
              "opening over greedy's own, from held out (biased low) to in-sample (biased high):"),
         "",
         key_table(results, "openings", "forced openings", [
-            ("gain, displayed points of round differential, held out",
-             "counterfactual {n}p (greedy playouts): best opening beats"),
-            ("gain, in-sample", "counterfactual {n}p (greedy playouts): in-sample gain"),
-            ("gain in match-win probability, held out .. in-sample",
-             "counterfactual {n}p: gain of the best opening in match-win"),
-            ("best opening by match-win probability, per score state",
-             "counterfactual {n}p: best opening by match-win"),
+            ("gain in round differential, held out (adjusted)",
+             "counterfactual {n}p: the best opening - greedy's, held out, round differential"),
+            ("gain in round differential, held out .. in-sample",
+             "counterfactual {n}p: round differential gain held out .. in-sample"),
+            ("gain in match-win probability, held out (adjusted, the win table's error "
+             "included)", "counterfactual {n}p: the best opening - greedy's, held out, match-win"),
+            ("best opening by match-win probability, per score state (simultaneous rank "
+             "interval [1, 1])", "counterfactual {n}p: best opening by match-win"),
             ("greedy already opens best", "counterfactual {n}p (greedy playouts): greedy's opening")]),
         "", ("Match length ([plot](docs/results/lengths/rounds_per_match.png)), weak and strong "
              "play, and each strong strategy's difference from greedy on the same deals:"), "",
@@ -254,9 +255,10 @@ def winprob_run(results: Path) -> str:
     timing = pd.read_csv(directory / "timing.csv")
     check = pd.read_csv(directory / "check.csv")
     speeds = "; ".join(
-        f"{row.players} players: {row.states:,} states x {row.rounds_per_state} rounds, "
+        f"{row.players} players: {row.states:,} states, {row.rounds_per_state} rounds from each "
+        f"first and {row.rounds:,} in all (more where the values were noisiest), "
         f"{row.rounds_per_second:,.0f} rounds/s ({row.simulate_seconds:.0f} s to simulate, "
-        f"{row.solve_seconds:.0f} s to solve in {row.sweeps} sweeps)"
+        f"{row.solve_seconds:.0f} s to solve and bootstrap {row.replicates:,} times)"
         for row in timing.itertuples(index=False))
     checked = check.dropna(subset=["within"])
     within = checked["within"].astype(str).str.lower() == "true"
@@ -277,9 +279,10 @@ def fitted_error(directory: Path) -> str:
         return ""
     order = pd.read_csv(path)
     fitted = order[order["table"] == "fitted"]
-    return " The fitted table's largest 95% half-width: " + "; ".join(
-        f"{row.players} players {row.largest_half_width:.3f} (scores 0..60), "
-        f"{row.largest_half_width_0_50:.3f} (0..50)" for row in fitted.itertuples(index=False)) + "."
+    return " The fitted table's largest 95% half-width of a lot value: " + "; ".join(
+        f"{row.players} players {row.largest_lot:.3f} (scores 0..60), "
+        f"{row.largest_lot_0_50:.3f} (0..50); of any value {row.largest_half_width:.3f}"
+        for row in fitted.itertuples(index=False)) + "."
 
 
 def tuning(results: Path) -> str:

@@ -22,7 +22,7 @@ at full size with their outputs saved (``--notebooks``; with ``--only``, the not
 one of the chosen results).
 
 The results run in the order of :data:`RESULTS`: the tables that strategies
-import (``winprob`` ships ``strategies/winprob_table.py``, ``tuning`` ships
+import (``winprob`` ships ``strategies/winprob_table.npz``, ``tuning`` ships
 ``strategies/weighted_tuned_table.py``) come before the results that play those
 strategies. ``--size small`` runs every command at a test size and ships nothing.
 """
@@ -170,11 +170,12 @@ def _duplicate_tournament(name: str, strategies: str, matches: int, small_matche
 RESULTS = (
     CommittedResult(
         "winprob",
-        ("winprob", "--players", "2,4", "--strategies", "rollout", "--rounds-per-state", "48",
-         "--seed", "1", "--replicates", "100", "--check-matches", "4000",
-         "--ship", "strategies/winprob_table.py"),
+        ("winprob", "--players", "2,4", "--strategies", "rollout", "--rounds-per-state", "32",
+         "--targets", "0.025,0.05", "--max-rounds-per-state", "2048", "--seed", "1",
+         "--replicates", "1000", "--check-matches", "2000",
+         "--ship", "strategies/winprob_table.npz", "--ship-replicates", "200"),
         ("winprob", "--players", "2", "--strategies", "greedy", "--rounds-per-state", "2",
-         "--seed", "1", "--replicates", "4", "--check-matches", "20"),
+         "--targets", "none", "--seed", "1", "--replicates", "4", "--check-matches", "20"),
         leave_out=("table.csv", "sides.csv", "slice_3p.png")),
     CommittedResult(
         "tuning",

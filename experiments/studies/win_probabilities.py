@@ -1,11 +1,17 @@
 """Win probabilities: P(an entity wins the match | every entity's score at the start of a round, the lead).
 
 For a strategy profile (one strategy at every seat, or one per seat) and each
-player count, :mod:`sim.study_kernels.winprob` plays ``rounds_per_state`` rounds from
-every state (each entity's displayed score 0..60, with 4 players -10..60, and
-every leader seat), solves the chain of those transitions by backward
-induction and bootstraps the rounds for 95% intervals (Poisson weights,
-percentile intervals; see that module's docstring for the method). Outputs:
+player count, :mod:`sim.study_kernels.winprob` plays rounds from every state
+(each entity's displayed score 0..60, with 4 players -10..60, and every leader
+seat), solves the chain of those transitions by backward induction and
+bootstraps the rounds for 95% intervals (Poisson weights, percentile
+intervals; see that module's docstring for the method). With 2 and 4 players
+the rounds are allocated where the variance is
+(:func:`sim.study_kernels.winprob.allocate_rounds`): ``rounds_per_state``
+from every state first, then more at the states whose fitted lot value's
+interval misses its target half-width (``targets``: one for the cells with
+both scores at most 50, one for the rest), until every cell meets it.
+Outputs:
 
 - ``table``: one row per state and entity: ``players``, ``profile``,
   ``score_0 .. score_2`` (displayed; empty for an entity the table size does
@@ -18,40 +24,43 @@ percentile intervals; see that module's docstring for the method). Outputs:
   ``p_raw`` is that solved value, ``p_win`` the fitted one (what ships:
   :func:`sim.study_kernels.winprob.fit_side_table`, monotone over scores 0..50 and
   symmetric under self-play) with ``p_low``, ``p_high``, ``half_width`` (the
-  fit applied to every bootstrap replicate) and ``exact`` (``terminal``,
-  ``symmetry`` or empty: see :func:`side_frame`);
+  fit applied to every bootstrap replicate), ``target`` (the lot value's target
+  half-width), ``rounds`` (rounds played from the cell's states) and ``exact``
+  (``terminal``, ``symmetry`` or empty: see :func:`side_frame`);
+- ``allocation``: each allocation pass (rounds, the largest lot half-widths
+  inside and outside scores 0..50, cells missing their target, states given more
+  rounds) and the final bootstrap;
 - ``order``: adjacent cells where one more point hurts, solved and fitted,
-  inside scores 0..50 and within 10 of 61, and the largest half-width
+  inside scores 0..50 and within 10 of 61, and the largest half-widths
   (:func:`order_frame`);
-- ``check``: complete matches played from a few chosen states
-  (``check_matches`` each, chaining the same round kernel), one row per
-  state (entity 0: the other entity's rate is its complement), against the
-  fitted table's value (3 players: the solved value): Wilson interval of the
-  direct rate, bootstrap interval of the value, their difference and whether
-  it lies within the combined 95% half-width;
+- ``check``: complete matches played from :data:`CHECK_STATES` (``check_matches``
+  each, chaining the same round kernel), one row per state (entity 0: the other
+  entity's rate is its complement), against the fitted table's value (3 players:
+  the solved value): Wilson interval of the direct rate, bootstrap interval of
+  the value, their difference, its standardised value and whether it lies within
+  the combined 95% half-width;
+- ``comparisons``: the run's declared comparisons (:func:`plan_for`) adjusted as
+  families (:meth:`experiments.comparisons.ComparisonPlan.adjust`): the lead's
+  value at a few states (primary) and the direct check (exploratory);
 - ``timing``: states, rounds, seconds and rounds/s of the simulation, sweeps
   and seconds of the solver, seconds of the fit;
 - ``heatmaps.png`` (2 and 4 players: own vs opponent displayed score, one
-  panel per lead and one of the interval half-width), ``slice_3p.png``
-  (3 players: own score vs the two opponents on one common score, lead own /
-  next opponent / lot), ``check.png`` and ``summary.md``.
+  panel per lead and one of the lot value's half-width), ``slice_3p.png``
+  (3 players: own score vs the two opponents on one common score), ``check.png``
+  (the check's differences with their intervals) and ``summary.md``.
 
-Defaults: 32 rounds per state with 2 and 4 players (7,442 and 20,164 states)
-and 8 with 3 players (680,943 states: 61**3 score cells x 3 leaders), 100
-bootstrap replicates (40 with 3 players); an explicit ``rounds_per_state``
-(``replicates``) applies to every player count.
+Defaults: 32 rounds per state first with 2 and 4 players (7,442 and 20,164
+states), targets 0.025 and 0.05, at most 64 times the first rounds at a state,
+1,000 bootstrap replicates; 8 rounds per state with 3 players (680,943 states:
+61**3 score cells x 3 leaders, no allocation), 40 replicates. An explicit
+``rounds_per_state`` (``replicates``) applies to every player count.
 
-The shipped table :mod:`strategies.winprob_table` is regenerated by the one
-command recorded in it (``WIN_TABLE_COMMAND``)::
-
-    five-up winprob --players 2,4 --strategies rollout --rounds-per-state 48 --seed 1 \\
-        --replicates 100 --check-matches 4000 --out out/winprob-rollout \\
-        --ship strategies/winprob_table.py
-
-(about 11 minutes on the 2-core VM: 7,700 rounds/s at 2 players and 2,300 at 4 with
-rollout self-play, the fits of 2 x 101 tables, 64,000 check matches).
-(``--ship`` needs 2 and 4 players and a self-play profile). Run
-``five-up winprob --help``; from Python, :func:`run`.
+The shipped table (``strategies/winprob_table.npz``, read by
+:mod:`strategies.winprob_table`) is regenerated by the one command recorded in it
+(``WIN_TABLE_COMMAND``, and ``experiments.release.results`` RESULTS "winprob").
+``--ship`` needs 2 and 4 players and a self-play profile; the file holds the
+fitted table, its half-widths and ``ship_replicates`` of the fitted bootstrap
+replicate tables. Run ``five-up winprob --help``; from Python, :func:`run`.
 """
 
 from __future__ import annotations
@@ -63,37 +72,61 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
+from experiments.comparisons import (EXPLORATORY, PRIMARY, Comparison, ComparisonPlan, Quantity,
+                                     adjusted_words, comparison_id, plan_sentence)
 from experiments.release.results import by_name
-from experiments.reporting.figures import new_figure, run_footer, save_png, stamp
+from experiments.reporting import figures
 from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_ci, md_table
 from experiments.run_spine import StudySpec, claim_run, execute, given_spec, study_scale
 from experiments.settings import strategy_settings
-from experiments.stats import wilson_interval
+from experiments.stats import chi2_sf, wilson_interval, z_for_level
 from sim.checks import check_int, check_player_counts, check_seed
 from sim.files import atomic_write
 from sim.study_kernels import winprob as WP
 from sim.tiles import RAW_PER_DISPLAYED, entities_for
 from strategies.catalogue import resolve_field
+from strategies.winprob_codes import write_table_file
 
 NAME = "winprob"
 
 DEFAULT_ROUNDS = {2: 32, 3: 8, 4: 32}
-"""Rounds per state by player count when none is given (3 players: 680,943 states)."""
+"""Rounds per state by player count when none is given: with 2 and 4 players the pilot, every
+state's first rounds (3 players: 680,943 states, no allocation)."""
 
-DEFAULT_REPLICATES = {2: 100, 3: 40, 4: 100}
+DEFAULT_REPLICATES = {2: 1000, 3: 40, 4: 1000}
 """Bootstrap replicates by player count when none is given (3 players: memory and time)."""
+
+DEFAULT_TARGETS = (0.025, 0.05)
+"""Target 95% half-widths of the fitted lot values (2 and 4 players): with both scores at most
+50, and elsewhere (within 10 of 61, where one round decides the match)."""
+
+DEFAULT_MAX_FACTOR = 64
+"""A state gets at most this many times its first rounds when none is given."""
 
 DEFAULT_CHECK_MATCHES = 2000
 """Complete matches from each check state."""
 
+DEFAULT_SHIP_REPLICATES = 200
+"""Fitted bootstrap replicate tables shipped with the table (enough for the spread of anything
+computed under each)."""
+
+CHECK_CELLS = ((0, 0), (10, 25), (25, 10), (30, 30), (40, 20), (20, 45), (45, 45), (50, 35),
+               (35, 55), (52, 52), (55, 58), (58, 50), (59, 59), (60, 56))
+"""The 2- and 4-player direct check's cells (own, opponent displayed): the start, the middle
+game, the edge of the ordered range and within 10 of 61, above and below the diagonal."""
+
 CHECK_STATES = {
-    2: (((0, 0), None), ((0, 0), 0), ((30, 30), 0), ((45, 50), None), ((50, 40), 1),
-        ((55, 30), 0), ((58, 58), None), ((60, 50), 0)),
+    2: tuple((cell, lead) for cell in CHECK_CELLS for lead in (None, 0, 1)),
     3: (((0, 0, 0), None), ((40, 50, 20), 1), ((55, 58, 60), None)),
-    4: (((0, 0), None), ((0, 0), 0), ((30, 45), 1), ((45, 50), None), ((50, 40), 0),
-        ((55, 30), 1), ((58, 58), None), ((60, 50), 0)),
+    4: tuple((cell, lead) for cell in CHECK_CELLS for lead in (None, 0, 1)),
 }
-"""The direct check's start states: displayed scores by entity and the leader seat (None: lot)."""
+"""The direct check's start states: displayed scores by entity and the leader seat (None: lot;
+at 4 players seat 0 is the own side's, seat 1 the opponent's). 42 at 2 and 4 players."""
+
+LEAD_STATES = {2: ((0, 0), (30, 30), (50, 50)), 3: ((0, 0, 0), (50, 50, 50)),
+               4: ((0, 0), (30, 30), (50, 50))}
+"""The states whose lead value (own side leading minus the opponent side) is a primary
+comparison."""
 
 LEADS = ("own", "opponent", "lot")
 """Labels of the ``sides`` frame's lead index (:data:`sim.study_kernels.winprob.LEAD_OWN` ...)."""
@@ -101,20 +134,47 @@ LEADS = ("own", "opponent", "lot")
 LOT_LABEL = "lot"
 """``leader`` of a state whose leader is drawn by lot."""
 
-DPI = 110
-"""Resolution of the figures."""
+QUANTITIES = (
+    Quantity("lead", "P(own side wins the match)", 0.02,
+             pct=True, why="a lead worth under 2 points of match win is below what the table "
+                           "itself resolves (its target half-width inside scores 0..50 is 2.5)"),
+    Quantity("check", "P(entity 0 wins)", 0.03, pct=True,
+             why="a table 3 points off moves a matchplay decision only between moves whose "
+                 "win probabilities differ by as little; the table's targets are 2.5 and 5"),
+)
+"""What the study compares, with its smallest effects of interest."""
 
 
 # ---------------------------------------------------------------------------
-# Settings and run
+# Settings, plan and run
 # ---------------------------------------------------------------------------
+def parse_targets(value):
+    """``(inner, outer)`` half-width targets from ``"0.025,0.05"``, a pair, or None/``"none"``
+    (no allocation: every state gets the same rounds). ValueError, one line."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "none")):
+        return None
+    parts = value.split(",") if isinstance(value, str) else list(value)
+    try:
+        pair = [float(p) for p in parts]
+    except (TypeError, ValueError):
+        raise ValueError(f"targets: two half-widths INNER,OUTER (e.g. 0.025,0.05) or none, got "
+                         f"{value!r}") from None
+    if len(pair) != 2 or not all(0 < p < 0.5 for p in pair):
+        raise ValueError(f"targets: two half-widths INNER,OUTER, each in (0, 0.5), got {value!r}")
+    return pair
+
+
 def settings_for(players, strategies, rounds_per_state=None, seed=0, replicates=None,
-                 check_matches=DEFAULT_CHECK_MATCHES) -> dict:
+                 check_matches=DEFAULT_CHECK_MATCHES, targets=DEFAULT_TARGETS,
+                 max_rounds_per_state=None, ship_replicates=DEFAULT_SHIP_REPLICATES) -> dict:
     """Checked settings of a run (ValueError, one line); JSON-ready.
 
     ``strategies`` is the profile: one spec (self-play at every seat) or one
     per seat (with 4 players two: the partnerships), as a comma-separated
-    string or a list of specs and Strategy objects.
+    string or a list of specs and Strategy objects. ``targets`` (:func:`parse_targets`) and
+    ``max_rounds_per_state`` (default :data:`DEFAULT_MAX_FACTOR` times the first rounds) govern
+    the 2- and 4-player allocation; ``ship_replicates``, the replicate tables a shipped table
+    holds.
     """
     counts = check_player_counts(players)
     resolved = resolve_field(strategies)
@@ -129,13 +189,22 @@ def settings_for(players, strategies, rounds_per_state=None, seed=0, replicates=
             for c in counts]
     if any(r < 2 for r, b in zip(rounds, reps) if b > 0):
         raise ValueError("the bootstrap needs at least 2 rounds per state (or replicates 0)")
+    pair = parse_targets(targets)
+    if pair is not None and any(b < 2 for c, b in zip(counts, reps) if c in WP.TABLE_PLAYERS):
+        raise ValueError("targets need bootstrap replicates (or targets none)")
+    cap = (None if max_rounds_per_state is None
+           else check_int(max_rounds_per_state, "max_rounds_per_state", 1))
     return {
         "experiment": NAME,
         "players": counts,
         "profile": ",".join(s.name for s in resolved),
         "rounds_per_state": rounds,
+        "targets": pair,
+        "max_rounds_per_state": [max(r, cap if cap is not None else DEFAULT_MAX_FACTOR * r)
+                                 for r in rounds],
         "replicates": reps,
         "check_matches": check_int(check_matches, "check_matches", 0),
+        "ship_replicates": check_int(ship_replicates, "ship_replicates", 0),
         "seed": check_seed(seed),
         "tolerance": WP.DEFAULT_TOLERANCE,
         **strategy_settings(resolved),
@@ -148,6 +217,55 @@ def self_play(settings: dict) -> bool:
     return len(set(settings["strategies"])) == 1
 
 
+def allocated(settings: dict, players: int) -> bool:
+    """Whether the rounds of ``players`` are allocated by the targets (2 and 4 players)."""
+    return settings.get("targets") is not None and players in WP.TABLE_PLAYERS
+
+
+def state_label(displayed) -> str:
+    """``"30-45"``: a state's displayed scores by entity."""
+    return "-".join(str(int(d)) for d in displayed)
+
+
+def lead_label(players: int, leader) -> str:
+    """A check state's leader as its row says it: ``"lot"``, or the seat and whose it is."""
+    if leader is None:
+        return LOT_LABEL
+    side = "own" if entities_for(players)[int(leader)] == 0 else "opponent"
+    return f"seat {int(leader)} ({side})"
+
+
+def plan_for(settings: dict) -> ComparisonPlan:
+    """The run's comparisons, from its settings alone: per player count the lead's value (the
+    own side leading minus the opponent side leading, the same scores) at :data:`LEAD_STATES`
+    (primary: what the table says about the lead) and, with a check, the table's value minus
+    complete matches' win rate at every :data:`CHECK_STATES` state (exploratory: each should be
+    equivalent within its smallest effect)."""
+    comparisons = []
+    for count in settings["players"]:
+        for state in LEAD_STATES[count]:
+            comparisons.append(Comparison(lead_id(count, state), PRIMARY, "lead"))
+    if settings["check_matches"] > 0:
+        for count in settings["players"]:
+            for displayed, leader in CHECK_STATES[count]:
+                comparisons.append(Comparison(check_id(count, displayed, leader), EXPLORATORY,
+                                              "check"))
+    return ComparisonPlan(NAME, QUANTITIES, tuple(comparisons),
+                          note="Primary: the lead's value at the start, the middle game and "
+                               "scores 50; exploratory: the table against complete matches "
+                               "at every check state.")
+
+
+def lead_id(players: int, state) -> str:
+    """The id of a lead comparison (no seed: the same across replications)."""
+    return comparison_id(f"{players}p", state_label(state), "own leads - opponent leads")
+
+
+def check_id(players: int, displayed, leader) -> str:
+    """The id of a check comparison."""
+    return comparison_id(f"{players}p", "check", state_label(displayed), lead_label(players, leader))
+
+
 def run(*args, ship=None, command: str | None = None, **options) -> ExperimentResult:
     """Compute the win-probability tables (see the module docstring): ``run(spec)`` with the
     :class:`experiments.run_spine.StudySpec` of :func:`study_spec`, or ``run(players, strategies,
@@ -157,21 +275,22 @@ def run(*args, ship=None, command: str | None = None, **options) -> ExperimentRe
     Parameters
     ----------
     ship : path, optional
-        Also write the compact table module (:mod:`strategies.winprob_table`)
-        there; needs 2 and 4 players and a self-play profile.
+        Also write the table file (``strategies/winprob_table.npz`` format) there; needs 2 and
+        4 players and a self-play profile.
     command : str, optional
-        The command recorded in the shipped module (default :func:`command_for`).
+        The command recorded in the shipped file (default :func:`command_for`).
 
     Returns
     -------
     ExperimentResult
-        Frames ``table``, ``sides``, ``check``, ``timing``.
+        Frames ``table``, ``sides``, ``allocation``, ``check``, ``comparisons``, ``timing``,
+        ``order``.
     """
     spec = given_spec(NAME, args, options) or study_spec(*args, **options)
     if ship is not None:
         check_shippable(spec.settings)
     claim_run(spec)
-    # the output directory as given (the shipped module records the command as typed)
+    # the output directory as given (the shipped file records the command as typed)
     out = options.get("out", spec.out)
     return solve_and_ship(spec, ship, command or command_for(spec.settings, out, ship))
 
@@ -179,18 +298,20 @@ def run(*args, ship=None, command: str | None = None, **options) -> ExperimentRe
 def solve_and_ship(spec: StudySpec, ship=None, command: str | None = None) -> ExperimentResult:
     """Compute the tables of ``spec`` (its output directory claimed:
     :func:`experiments.run_spine.claim_run`), save them there and, with ``ship``, write the table
-    module recording ``command``."""
-    result = execute(spec, lambda data: compute(data, spec.strategies))
+    file recording ``command``."""
+    fitted = {}
+    result = execute(spec, lambda data: compute(data, spec.strategies, fitted))
     if ship is not None:
-        ship_table(result, ship, command)
+        ship_table(result, fitted, ship, command)
     return result
 
 
 def study_spec(players=(2, 3, 4), strategies="greedy", rounds_per_state=None, seed: int = 0,
                replicates=None, check_matches: int = DEFAULT_CHECK_MATCHES,
-               **scale) -> StudySpec:
+               targets=DEFAULT_TARGETS, max_rounds_per_state=None,
+               ship_replicates: int = DEFAULT_SHIP_REPLICATES, **scale) -> StudySpec:
     """The checked spec of a run (ValueError, one line): its settings (:func:`settings_for`),
-    its profile's strategies and its scale options.
+    its profile's strategies, its scale options and its plan (:func:`plan_for`).
 
     Parameters
     ----------
@@ -203,6 +324,8 @@ def study_spec(players=(2, 3, 4), strategies="greedy", rounds_per_state=None, se
     seed : int
     check_matches : int
         Complete matches from each state of :data:`CHECK_STATES` (0: no check).
+    targets, max_rounds_per_state, ship_replicates
+        As :func:`settings_for`.
     **scale
         ``threads``, ``progress`` and ``out`` (the output directory, claimed; refused if it
         holds another run): :meth:`experiments.run_spine.StudySpec.build`.
@@ -211,73 +334,122 @@ def study_spec(players=(2, 3, 4), strategies="greedy", rounds_per_state=None, se
     -------
     experiments.run_spine.StudySpec
     """
-    settings = settings_for(players, strategies, rounds_per_state, seed, replicates, check_matches)
-    return StudySpec(settings, tuple(resolve_field(strategies)), study_scale(**scale))
+    settings = settings_for(players, strategies, rounds_per_state, seed, replicates, check_matches,
+                            targets, max_rounds_per_state, ship_replicates)
+    return StudySpec(settings, tuple(resolve_field(strategies)), study_scale(**scale),
+                     plan_for(settings))
 
 
-def compute(data, resolved) -> ExperimentResult:
+def compute(data, resolved, fitted: dict | None = None) -> ExperimentResult:
     """The tables of a run's settings (``data``: its :class:`experiments.sources.DataRun`, for
-    its settings, threads and progress) under the profile ``resolved`` (its strategies)."""
+    its settings, threads and progress) under the profile ``resolved`` (its strategies);
+    ``fitted``, when given, receives each table size's
+    :class:`sim.study_kernels.winprob.FittedTables` (what :func:`ship_table` writes)."""
     settings, threads, progress = data.settings, data.threads, data.progress
-    solved, sides, checks, timing = {}, {}, [], []
-    for count, rounds, reps in zip(settings["players"], settings["rounds_per_state"],
-                                   settings["replicates"]):
+    symmetric = self_play(settings)
+    solved, sides, checks, timing, passes = {}, {}, [], [], []
+    fitted = {} if fitted is None else fitted
+    for index, count in enumerate(settings["players"]):
+        rounds_first = settings["rounds_per_state"][index]
+        reps = settings["replicates"][index]
         player = WP.RoundPlayer(count, resolved, settings["seed"], threads)
-        simulated = WP.simulate_states(count, resolved, rounds, settings["seed"],
-                                       threads=threads, progress=progress, player=player)
-        values = WP.win_values(simulated, reps, progress=progress)
+        started = time.perf_counter()
+        if allocated(settings, count):
+            inner, outer = settings["targets"]
+            rounds = WP.allocate_rounds(player, rounds_first, inner, outer,
+                                        max_rounds=settings["max_rounds_per_state"][index],
+                                        symmetric=symmetric,
+                                        replicates=min(reps, WP.ALLOCATION_REPLICATES),
+                                        threads=threads, progress=progress)
+        else:
+            rounds = WP.simulate_states(count, resolved, rounds_first, settings["seed"],
+                                        threads=threads, progress=progress, player=player)
+        allocation_seconds = time.perf_counter() - started - rounds.seconds
+        values = WP.win_values(rounds, reps, progress=progress)
         solved[count] = values
         started = time.perf_counter()
         if count in WP.TABLE_PLAYERS:
-            sides[count] = side_frame(values, settings["profile"], self_play(settings))
+            fitted[count] = WP.fitted_tables(values, symmetric)
+            sides[count] = side_frame(fitted[count], values, settings)
         fit_seconds = time.perf_counter() - started
+        passes += allocation_rows(rounds, sides.get(count), settings)
         started = time.perf_counter()
         if settings["check_matches"] > 0:
-            checks.append(_check(player, values, sides.get(count), settings, threads,
-                                 progress))
-        timing.append(_timing(values, time.perf_counter() - started, fit_seconds))
-    return analyse(solved, checks, timing, settings, sides)
+            checks.append(_check(player, values, sides.get(count), settings, threads, progress))
+        timing.append(_timing(values, time.perf_counter() - started, fit_seconds,
+                              allocation_seconds))
+    return analyse(solved, checks, timing, settings, sides, passes, fitted)
 
 
 def command_for(settings: dict, out, ship=None) -> str:
     """The ``five-up winprob`` command that reruns ``settings`` into ``out`` (and ships to
-    ``ship``): what the shipped module records as ``WIN_TABLE_COMMAND``."""
+    ``ship``): what the shipped file records as ``WIN_TABLE_COMMAND``."""
     s = settings
     words = ["five-up", NAME, "--players", ",".join(map(str, s["players"])),
              "--strategies", ",".join(dict.fromkeys(s["strategy_specs"])) if self_play(s)
              else ",".join(s["strategy_specs"])]
     if len(set(s["rounds_per_state"])) == 1:
         words += ["--rounds-per-state", str(s["rounds_per_state"][0])]
+    targets = s.get("targets")
+    words += ["--targets", "none" if targets is None else ",".join(f"{t:g}" for t in targets)]
+    cap = set(s["max_rounds_per_state"])
+    if targets is not None and len(cap) == 1:
+        words += ["--max-rounds-per-state", str(cap.pop())]
     words += ["--seed", str(s["seed"])]
     if len(set(s["replicates"])) == 1:
         words += ["--replicates", str(s["replicates"][0])]
     words += ["--check-matches", str(s["check_matches"]), "--out", str(out)]
     if ship is not None:
-        words += ["--ship", str(ship)]
+        words += ["--ship", str(ship), "--ship-replicates", str(s["ship_replicates"])]
     return shlex.join(words)
 
 
 def check_shippable(settings: dict) -> None:
-    """Raise ValueError unless the run can make the shipped table (2 and 4 players, self-play)."""
+    """Raise ValueError unless the run can make the shipped table (2 and 4 players, self-play,
+    bootstrap replicates)."""
     if not set(WP.TABLE_PLAYERS) <= set(settings["players"]):
         raise ValueError("--ship needs --players to include 2 and 4 (the table holds both)")
     if not self_play(settings):
         raise ValueError("--ship needs a self-play profile (one strategy for every seat)")
+    reps = dict(zip(settings["players"], settings["replicates"]))
+    if min(reps[c] for c in WP.TABLE_PLAYERS) < 2:
+        raise ValueError("--ship needs bootstrap replicates (the table ships its half-widths)")
 
 
-def ship_table(result: ExperimentResult, path, command: str) -> str:
-    """Write the compact table module of a self-play ``result`` to ``path``; returns its text."""
+def ship_table(result: ExperimentResult, fitted: dict, path, command: str) -> dict:
+    """Write the table file of a self-play ``result`` (its ``fitted`` tables by player count:
+    :func:`compute`) to ``path``; returns the run description it records."""
     sides = result.frames["sides"]
     table = np.stack([side_array(sides, count, "p_win") for count in WP.TABLE_PLAYERS])
-    half = np.stack([side_array(sides, count, "half_width") for count in WP.TABLE_PLAYERS])
+    half = np.nan_to_num(np.stack([side_array(sides, count, "half_width")
+                                   for count in WP.TABLE_PLAYERS]), nan=0.0)
     s = result.settings
-    rounds = dict(zip(s["players"], s["rounds_per_state"]))
-    if rounds[2] != rounds[4]:
-        raise ValueError("the shipped table needs the same rounds per state for 2 and 4 players")
-    text = WP.table_module_source(table, np.nan_to_num(half, nan=0.0), s["profile"], command,
-                                  rounds[2])
-    atomic_write(path, lambda p: p.write_text(text))
-    return text
+    count = min([s["ship_replicates"]] + [fitted[c].replicates.shape[0] for c in WP.TABLE_PLAYERS])
+    replicates = np.stack([fitted[c].replicates[:count] for c in WP.TABLE_PLAYERS], axis=1)
+    index = {c: s["players"].index(c) for c in WP.TABLE_PLAYERS}
+    order = result.frames["order"].set_index(["players", "table"])
+    timing = result.frames["timing"].set_index("players")
+    run = {
+        "profile": s["profile"], "command": command, "seed": s["seed"],
+        "rounds_per_state": int(s["rounds_per_state"][index[2]]),
+        "targets": s["targets"],
+        "max_rounds_per_state": {str(c): int(s["max_rounds_per_state"][index[c]])
+                                 for c in WP.TABLE_PLAYERS},
+        "rounds": {str(c): int(timing.loc[c, "rounds"]) for c in WP.TABLE_PLAYERS},
+        "replicates": {str(c): int(s["replicates"][index[c]]) for c in WP.TABLE_PLAYERS},
+        "shipped_replicates": int(count),
+        "largest_lot_half_width": {str(c): {
+            "inner": round(float(order.loc[(c, "fitted"), "largest_lot_0_50"]), 4),
+            "outer": round(float(order.loc[(c, "fitted"), "largest_lot"]), 4)}
+            for c in WP.TABLE_PLAYERS},
+        "largest_half_width": {str(c): round(float(order.loc[(c, "fitted"),
+                                                             "largest_half_width"]), 4)
+                               for c in WP.TABLE_PLAYERS},
+    }
+    if table.shape[1:] != (WP.TABLE_SIDE, WP.TABLE_SIDE, 3):
+        raise ValueError("the shipped table needs both table sizes")
+    atomic_write(path, lambda p: write_table_file(p, table, half, replicates, run))
+    return run
 
 
 # ---------------------------------------------------------------------------
@@ -309,54 +481,66 @@ def state_frame(values: WP.WinValues, profile: str) -> pd.DataFrame:
     return pd.DataFrame(frame)
 
 
-def side_frame(values: WP.WinValues, profile: str, symmetric: bool) -> pd.DataFrame:
-    """The ``sides`` rows of a 2- or 4-player run (0..61 x 0..61 x 3 leads): the solved value,
-    the fitted value (:func:`sim.study_kernels.winprob.fit_side_table`) and its interval.
-
-    Columns ``p_raw`` (solved, :func:`sim.study_kernels.winprob.side_table`), ``p_win`` (fitted:
-    what ships), ``p_low``, ``p_high`` (2.5 and 97.5 percentiles of the same fit applied to
-    every bootstrap replicate), ``half_width`` (``(p_high - p_low) / 2``; NaN without
-    replicates), ``exact`` (``"terminal"`` for a score 61, ``"symmetry"`` for the lot
-    diagonal under self-play, where the value is 0.5 by construction; else empty),
-    ``raw_half_width`` (the solved value's bootstrap half-width), ``fit_passes`` and
-    ``fit_residual`` (Dykstra's passes and the order violation the envelope then removed).
-    The fit's weights are ``1 / half-width**2`` of the solved values' bootstrap intervals.
-    """
-    raw = WP.side_table(values, symmetric)
-    reps = values.replicates.shape[0]
-    if reps:
-        raw_stack = np.stack([WP.side_table(values, symmetric, replicate=b) for b in range(reps)])
-        raw_low, raw_high = np.percentile(raw_stack, [2.5, 97.5], axis=0)
-        raw_half = (raw_high - raw_low) / 2
-        raw_half[raw_stack.std(axis=0) == 0] = 0.0  # exact in every replicate
-    else:
-        raw_half = np.full(raw.shape, np.nan)  # equal weights
-    fitted, passes, residual = WP.fit_side_table(raw, raw_half, symmetric)
-    if reps:
-        fitted_stack = np.stack([WP.fit_side_table(r, raw_half, symmetric)[0] for r in raw_stack])
-        low, high = np.percentile(fitted_stack, [2.5, 97.5], axis=0)
-    else:
-        low = high = np.full(raw.shape, np.nan)
-    exact = np.full(raw.shape, "", dtype=object)
+def exact_labels(symmetric: bool) -> np.ndarray:
+    """object[62, 62, 3]: ``"terminal"`` for a score of 61, ``"symmetry"`` for the lot diagonal
+    under self-play (0.5 by construction), else empty."""
+    exact = np.full((WP.TABLE_SIDE, WP.TABLE_SIDE, len(LEADS)), "", dtype=object)
     exact[WP.TARGET_DISPLAYED, :, :] = exact[:, WP.TARGET_DISPLAYED, :] = "terminal"
     if symmetric:
         diagonal = np.arange(WP.TARGET_DISPLAYED)
         exact[diagonal, diagonal, WP.LEAD_LOT] = "symmetry"
-        fitted[diagonal, diagonal, WP.LEAD_LOT] = 0.5
+    return exact
+
+
+def cell_rounds(values: WP.WinValues) -> np.ndarray:
+    """float64[62, 62]: rounds played from each own x opponent cell's states (entity 0 on the
+    own score; NaN for scores of 61, which are not states)."""
+    grid = values.grid
+    per_cell = values.rounds.counts.reshape(grid.n_cells, grid.players).sum(axis=1)
+    out = np.full((WP.TABLE_SIDE, WP.TABLE_SIDE), np.nan)
+    valid = (grid.cells >= 0).all(axis=1)
+    out[grid.cells[valid, 0], grid.cells[valid, 1]] = per_cell[valid]
+    return out
+
+
+def side_frame(tables: WP.FittedTables, values: WP.WinValues, settings: dict) -> pd.DataFrame:
+    """The ``sides`` rows of a 2- or 4-player run (0..61 x 0..61 x 3 leads): the solved value,
+    the fitted value and its interval (:class:`sim.study_kernels.winprob.FittedTables`).
+
+    Columns ``p_raw`` (solved, :func:`sim.study_kernels.winprob.side_table`), ``p_win`` (fitted:
+    what ships), ``p_low``, ``p_high`` (2.5 and 97.5 percentiles of the same fit applied to
+    every bootstrap replicate), ``half_width`` (``(p_high - p_low) / 2``; NaN without
+    replicates), ``exact`` (:func:`exact_labels`; an exact value's interval is the value),
+    ``raw_half_width`` (the solved value's bootstrap half-width), ``target`` (the lot value's
+    target half-width; NaN without targets), ``rounds`` (:func:`cell_rounds`), ``fit_passes``
+    and ``fit_residual`` (Dykstra's passes and the order violation the envelope then removed).
+    The fit's weights are ``1 / half-width**2`` of the solved values' bootstrap intervals.
+    """
+    symmetric = self_play(settings)
+    fitted = tables.fitted
+    low, high = tables.interval()
+    exact = exact_labels(symmetric)
     known = exact != ""
     low = np.where(known, fitted, low)
     high = np.where(known, fitted, high)
     own, opponent, lead = np.meshgrid(np.arange(WP.TABLE_SIDE), np.arange(WP.TABLE_SIDE),
                                       np.arange(len(LEADS)), indexing="ij")
+    targets = settings.get("targets")
+    target = np.full((WP.TABLE_SIDE, WP.TABLE_SIDE), np.nan)
+    if targets is not None:
+        target[:WP.TARGET_DISPLAYED, :WP.TARGET_DISPLAYED] = WP.half_width_targets(*targets)
+    rounds = cell_rounds(values)
     return pd.DataFrame({
-        "players": np.int8(values.grid.players), "profile": profile,
+        "players": np.int8(values.grid.players), "profile": settings["profile"],
         "own": own.ravel().astype(np.int16), "opponent": opponent.ravel().astype(np.int16),
-        "lead": np.asarray(LEADS)[lead.ravel()], "p_raw": raw.ravel(),
-        "raw_half_width": raw_half.ravel(),
+        "lead": np.asarray(LEADS)[lead.ravel()], "p_raw": tables.raw.ravel(),
+        "raw_half_width": tables.raw_half.ravel(),
         "p_win": fitted.ravel(),
         "p_low": low.ravel(), "p_high": high.ravel(), "half_width": ((high - low) / 2).ravel(),
-        "exact": exact.ravel().astype(str), "symmetrised": symmetric, "fit_passes": passes,
-        "fit_residual": residual,
+        "target": np.repeat(target.ravel(), len(LEADS)),
+        "rounds": np.repeat(rounds.ravel(), len(LEADS)),
+        "exact": exact.ravel().astype(str), "symmetrised": symmetric, "fit_passes": tables.passes,
+        "fit_residual": tables.residual,
     })
 
 
@@ -370,11 +554,44 @@ def side_array(sides: pd.DataFrame, players: int, column: str) -> np.ndarray:
     return out
 
 
+def lot_half_width_cells(sides: pd.DataFrame, players: int) -> np.ndarray:
+    """float64[61, 61]: the fitted lot values' half-widths over scores 0..60, NaN where exact."""
+    half = side_array(sides.assign(half_width=sides.half_width.where(sides.exact == "")),
+                      players, "half_width")
+    return half[:WP.TARGET_DISPLAYED, :WP.TARGET_DISPLAYED, WP.LEAD_LOT]
+
+
+def allocation_rows(rounds: WP.StateRounds, sides, settings: dict) -> list[dict]:
+    """The ``allocation`` rows of one player count: each pass of the allocation
+    (:attr:`sim.study_kernels.winprob.StateRounds.passes`) and the final bootstrap's lot
+    half-widths (2 and 4 players), with the cells that miss their target."""
+    players = rounds.grid.players
+    rows = [{"players": players, "pass": str(p["pass"]), **{k: v for k, v in p.items()
+                                                             if k != "pass"}}
+            for p in rounds.passes]
+    final = {"players": players, "pass": "final", "rounds": rounds.total,
+             "replicates": int(settings["replicates"][settings["players"].index(players)]),
+             "largest_inner": np.nan, "largest_outer": np.nan, "cells_missing": np.nan,
+             "states_raised": 0, "rounds_added": 0}
+    if sides is not None:
+        half = lot_half_width_cells(sides, players)
+        inside = WP.half_width_targets(1.0, 0.0) > 0.5
+        final["largest_inner"] = float(np.nanmax(np.where(inside, half, np.nan)))
+        final["largest_outer"] = float(np.nanmax(np.where(inside, np.nan, half)))
+        if settings.get("targets") is not None:
+            target = WP.half_width_targets(*settings["targets"])
+            final["cells_missing"] = int(np.nansum(half > target))
+    return rows + [final]
+
+
 def _side_lead(players: int, leader) -> int:
     """The :data:`LEADS` index of a check state's leader seat (None: lot) seen from entity 0."""
     if leader is None:
         return WP.LEAD_LOT
     return WP.LEAD_OWN if entities_for(players)[int(leader)] == 0 else WP.LEAD_OPPONENT
+
+
+Z95 = z_for_level(0.05)
 
 
 def _check(player, values: WP.WinValues, sides, settings: dict, threads, progress) -> pd.DataFrame:
@@ -384,7 +601,8 @@ def _check(player, values: WP.WinValues, sides, settings: dict, threads, progres
     4 players: counting them would count each state twice). With a ``sides`` frame (2 and 4
     players) the value is the fitted table's (what ships), else the solved value; ``within``:
     |value - direct| <= the root of the sum of the squared half-widths (Wilson at the
-    check's matches, the value's bootstrap interval).
+    check's matches, the value's bootstrap interval); ``z``: the difference over that combined
+    standard error (half-width / 1.96).
     """
     count = player.players
     states = CHECK_STATES[count]
@@ -410,26 +628,30 @@ def _check(player, values: WP.WinValues, sides, settings: dict, threads, progres
         direct = wins[i, 0] / matches
         half = np.hypot((float(d_high) - float(d_low)) / 2, (v_high - v_low) / 2)
         rows.append({
-            "players": count, "profile": settings["profile"],
-            "state": "-".join(map(str, displayed)),
-            "leader": LOT_LABEL if lead is None else str(lead), "entity": 0,
+            "players": count, "profile": settings["profile"], "state": state_label(displayed),
+            "leader": lead_label(count, lead), "entity": 0,
             "matches": matches, "wins": int(wins[i, 0]), "unfinished": int(unfinished[i]),
             "direct": direct, "direct_low": float(d_low), "direct_high": float(d_high),
             "value": float(value), "value_low": float(v_low), "value_high": float(v_high),
             "value_source": source, "exact": exact, "difference": float(value - direct),
             "combined_half_width": float(half),
+            "z": float((value - direct) / (half / Z95)) if half > 0 else np.nan,
             "within": bool(abs(value - direct) <= half) if np.isfinite(half) else None,
-            "seconds": seconds,
+            "id": check_id(count, displayed, lead), "seconds": seconds,
         })
     return pd.DataFrame(rows)
 
 
-def _timing(values: WP.WinValues, check_seconds: float, fit_seconds: float = 0.0) -> dict:
+def _timing(values: WP.WinValues, check_seconds: float, fit_seconds: float = 0.0,
+            allocation_seconds: float = 0.0) -> dict:
     r = values.rounds
-    total = r.targets.size
+    total = r.total
     return {"players": r.grid.players, "profile": r.profile, "states": r.grid.n_states,
             "rounds_per_state": r.rounds_per_state, "rounds": total,
+            "mean_rounds": total / r.grid.n_states, "most_rounds": int(r.counts.max()),
+            "passes": sum(p["rounds_added"] > 0 for p in r.passes),
             "simulate_seconds": r.seconds, "rounds_per_second": total / max(r.seconds, 1e-9),
+            "allocation_seconds": allocation_seconds,
             "solve_seconds": values.seconds, "sweeps": values.sweeps, "residual": values.residual,
             "replicates": int(values.replicates.shape[0]), "clamped": r.clamped,
             "domino_share": float((r.kinds == 0).mean()), "blocked_share": float((r.kinds == 1).mean()),
@@ -437,20 +659,80 @@ def _timing(values: WP.WinValues, check_seconds: float, fit_seconds: float = 0.0
             "check_seconds": check_seconds}
 
 
+def lead_rows(solved: dict, fitted_sides: dict, settings: dict) -> list[dict]:
+    """The lead comparisons (:data:`LEAD_STATES`): the own side's (entity 0's) P(win) with its
+    side leading minus with the opponent side leading, the same scores; 2 and 4 players from
+    the fitted table (its replicates give the interval), 3 players from the solved values
+    (seat 0 leading minus the mean of seats 1 and 2)."""
+    rows = []
+    for count, values in solved.items():
+        for state in LEAD_STATES[count]:
+            if count in fitted_sides:
+                tables = fitted_sides[count]
+                a, b = state
+                point = tables.fitted[a, b, WP.LEAD_OWN] - tables.fitted[a, b, WP.LEAD_OPPONENT]
+                reps = (tables.replicates[:, a, b, WP.LEAD_OWN].astype(np.float64)
+                        - tables.replicates[:, a, b, WP.LEAD_OPPONENT])
+            else:
+                grid = values.grid
+                first = int(grid.cell_of(state)) * grid.players
+                point = values.values[first, 0] - values.values[first + 1:first + grid.players,
+                                                                0].mean()
+                stack = values.replicates[:, first:first + grid.players, 0].astype(np.float64)
+                reps = stack[:, 0] - stack[:, 1:].mean(axis=1)
+            low, high = (np.percentile(reps, [2.5, 97.5]) if reps.size
+                         else (np.nan, np.nan))
+            rows.append({"id": lead_id(count, state), "players": count,
+                         "a": "own side leads", "b": "opponent side leads",
+                         "difference": float(point), "low": float(low), "high": float(high),
+                         "units": np.nan})
+    return rows
+
+
+def comparisons_frame(solved: dict, fitted_sides: dict, check: pd.DataFrame,
+                      settings: dict) -> pd.DataFrame:
+    """The ``comparisons`` frame: the declared comparisons (:func:`plan_for`) computed and
+    adjusted as families, each worded by its adjusted interval."""
+    rows = lead_rows(solved, fitted_sides, settings)
+    for r in check.itertuples(index=False) if not check.empty else ():
+        rows.append({"id": r.id, "players": r.players, "a": "table", "b": "complete matches",
+                     "difference": r.difference, "low": r.difference - r.combined_half_width,
+                     "high": r.difference + r.combined_half_width, "units": np.nan})
+    plan = plan_for(settings)
+    frame = pd.DataFrame(rows, columns=["id", "players", "a", "b", "difference", "low", "high",
+                                        "units"])
+    with np.errstate(invalid="ignore"):  # bootstrap intervals have no units (normal): NaN
+        adjusted = plan.adjust(frame, units="units")
+    adjusted["words"] = [adjusted_words(r, r.a, r.b, plan.quantity(r.quantity).words,
+                                        plan.quantity(r.quantity).pct)
+                         for r in adjusted.itertuples(index=False)]
+    return adjusted
+
+
 def analyse(solved: dict, checks: list, timing: list, settings: dict,
-            sides: dict | None = None) -> ExperimentResult:
+            sides: dict | None = None, passes: list | None = None,
+            fitted: dict | None = None) -> ExperimentResult:
     """Frames, plots and summary of solved player counts (``players -> WinValues``; ``sides``:
-    ``players -> side_frame`` of the 2- and 4-player counts, made here when not given)."""
+    ``players -> side_frame`` of the 2- and 4-player counts, made here when not given, and
+    ``fitted`` their :class:`sim.study_kernels.winprob.FittedTables`)."""
     profile = settings["profile"]
     symmetric = self_play(settings)
-    table = pd.concat([state_frame(v, profile) for v in solved.values()], ignore_index=True)
+    fitted = {} if fitted is None else fitted
+    for count, values in solved.items():
+        if count in WP.TABLE_PLAYERS and count not in fitted:
+            fitted[count] = WP.fitted_tables(values, symmetric)
     if sides is None:
-        sides = {c: side_frame(v, profile, symmetric) for c, v in solved.items()
+        sides = {c: side_frame(fitted[c], v, settings) for c, v in solved.items()
                  if c in WP.TABLE_PLAYERS}
+    table = pd.concat([state_frame(v, profile) for v in solved.values()], ignore_index=True)
     side_rows = pd.concat(list(sides.values()), ignore_index=True) if sides else pd.DataFrame()
     check = pd.concat(checks, ignore_index=True) if checks else pd.DataFrame()
-    frames = {"table": table, "sides": side_rows, "check": check,
-              "timing": pd.DataFrame(timing), "order": order_frame(side_rows)}
+    if passes is None:
+        passes = [row for c, v in solved.items()
+                  for row in allocation_rows(v.rounds, sides.get(c), settings)]
+    frames = {"table": table, "sides": side_rows, "allocation": pd.DataFrame(passes),
+              "check": check, "timing": pd.DataFrame(timing), "order": order_frame(side_rows),
+              "comparisons": comparisons_frame(solved, fitted, check, settings)}
     plots = {}
     if sides:
         plots["heatmaps"] = lambda path: plot_heatmaps(side_rows, settings, path)
@@ -466,7 +748,8 @@ def order_frame(sides: pd.DataFrame) -> pd.DataFrame:
     """Adjacent drops (:func:`sim.study_kernels.winprob.adjacent_drops`) of the solved and the fitted
     side tables, one row per table size and table (each judged by its own bootstrap
     half-widths), with the largest half-width of the fitted values over valid states (scores
-    0..60, exact values left out) and over scores 0..``MONOTONE_TOP``."""
+    0..60, exact values left out) and over scores 0..``MONOTONE_TOP``, and the same of the lot
+    values alone (what the targets bound)."""
     rows = []
     if sides.empty:
         return pd.DataFrame(rows)
@@ -476,22 +759,61 @@ def order_frame(sides: pd.DataFrame) -> pd.DataFrame:
         inner = (slice(0, WP.TARGET_DISPLAYED),) * 2
         ordered = (slice(0, WP.MONOTONE_TOP + 1),) * 2
         free = np.where(exact, np.nan, fitted_half)
+        lot = free[..., WP.LEAD_LOT]
+
+        def largest(block):
+            return float(np.nanmax(block)) if np.isfinite(block).any() else np.nan
+
         for name, column, half_column in (("solved", "p_raw", "raw_half_width"),
                                           ("fitted", "p_win", "half_width")):
             values = side_array(sides, count, column)
             half = side_array(sides, count, half_column)
             counts = WP.adjacent_drops(values, np.nan_to_num(half, nan=0.0))
-            largest = np.nanmax(free[inner]) if np.isfinite(free[inner]).any() else np.nan
             rows.append({"players": int(count), "table": name, **counts,
-                         "largest_half_width": float(largest),
-                         "largest_half_width_0_50": float(np.nanmax(free[ordered]))
-                         if np.isfinite(free[ordered]).any() else np.nan})
+                         "largest_half_width": largest(free[inner]),
+                         "largest_half_width_0_50": largest(free[ordered]),
+                         "largest_lot": largest(lot[inner]),
+                         "largest_lot_0_50": largest(lot[ordered])})
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------
+def target_text(settings: dict, players: int, frames: dict) -> str:
+    """The lot half-widths against their targets, one phrase (from the ``order`` frame)."""
+    order = frames["order"]
+    fitted = order[(order.players == players) & (order.table == "fitted")]
+    if fitted.empty:
+        return ""
+    row = fitted.iloc[0]
+    text = (f"{row.largest_lot_0_50:.4f} over scores 0..{WP.MONOTONE_TOP}, "
+            f"{row.largest_lot:.4f} over 0..60")
+    targets = settings.get("targets")
+    if targets is not None:
+        met = row.largest_lot_0_50 <= targets[0] and row.largest_lot <= targets[1]
+        text += (f" (targets {targets[0]:g} and {targets[1]:g}: "
+                 f"{'met' if met else 'not met'})")
+    return text
+
+
+def check_summary(sel: pd.DataFrame) -> str:
+    """One phrase on a player count's direct check: how many states lie within the combined
+    half-width, against the 95% a calibrated table gives, and the chi-square of the standardised
+    differences (exact states, with no interval, left out of it)."""
+    inside = sel["within"].dropna()
+    z = sel["z"].dropna().to_numpy(dtype=float)
+    chi = float(np.sum(z ** 2))
+    text = (f"{int(inside.sum())} of {len(inside)} states within the combined 95% half-width "
+            f"(about {0.95 * len(inside):.0f} expected); sum of squared standardised "
+            f"differences {chi:.1f} on {z.size} states, p = {chi2_sf(chi, z.size):.2f}")
+    return text + f"; largest |difference| {sel['difference'].abs().max():.4f}"
 
 
 def _key_numbers(frames: dict, settings: dict) -> dict:
     key = {}
-    table, sides = frames["table"], frames["sides"]
+    table = frames["table"]
+    comparisons = frames["comparisons"]
     for row in frames["timing"].itertuples(index=False):
         tag = f"{row.players}p"
         label = f"{tag}: P(entity 0 wins) from 0-0 with the first lot"
@@ -504,16 +826,22 @@ def _key_numbers(frames: dict, settings: dict) -> dict:
                 start = start[start.score_2 == 0]
             first = start.iloc[0]
             key[label] = fmt_ci(first.p_win, first.p_low, first.p_high, 3)
-        key[f"{tag}: {row.states:,} states x {row.rounds_per_state} rounds"] = (
-            f"{row.simulate_seconds:.1f} s simulated ({row.rounds_per_second:,.0f} rounds/s), "
-            f"{row.solve_seconds:.1f} s solved and bootstrapped ({row.sweeps} sweeps, "
-            f"{row.replicates} replicates), {row.fit_seconds:.1f} s fitted")
+        key[f"{tag}: {row.states:,} states, rounds"] = (
+            f"{row.rounds:,} ({row.rounds_per_state} from every state first, mean "
+            f"{row.mean_rounds:.1f}, most {row.most_rounds:,} at one state; "
+            f"{row.passes} allocation pass{'' if row.passes == 1 else 'es'} gave more); "
+            f"{row.simulate_seconds:.0f} s simulated ({row.rounds_per_second:,.0f} rounds/s), "
+            f"{row.solve_seconds:.0f} s solved and bootstrapped ({row.sweeps} sweeps, "
+            f"{row.replicates:,} replicates)")
+        if row.players in WP.TABLE_PLAYERS:
+            key[f"{tag}: largest 95% half-width of the fitted lot values"] = target_text(
+                settings, row.players, frames)
     order = frames["order"]
     for count, sel in (order.groupby("players") if not order.empty else ()):
         solved = sel[sel.table == "solved"].iloc[0]
         fitted = sel[sel.table == "fitted"].iloc[0]
         tag = f"{count}p"
-        key[f"{tag}: largest 95% half-width of the shipped (fitted) values"] = (
+        key[f"{tag}: largest 95% half-width of any fitted value (every lead)"] = (
             f"{fitted.largest_half_width:.3f} over scores 0..60; "
             f"{fitted.largest_half_width_0_50:.3f} over scores 0..{WP.MONOTONE_TOP}")
         key[f"{tag}: adjacent cells where one more point hurts, scores 0..{WP.MONOTONE_TOP}"] = (
@@ -521,22 +849,25 @@ def _key_numbers(frames: dict, settings: dict) -> dict:
             f"{fitted.inside_drops:,}, {fitted.inside_beyond:,} beyond their half-width")
         key[f"{tag}: the same within 10 of 61 (not fitted: an overshoot can make points hurt)"] = (
             f"{fitted.zone_drops:,} drops, {fitted.zone_beyond:,} beyond their half-width")
+    for row in comparisons[comparisons.family == PRIMARY].itertuples(index=False):
+        key[f"{row.id}"] = row.words.split(": ", 1)[1]
     check = frames["check"]
     if not check.empty:
         for count, sel in check.groupby("players"):
-            inside = sel["within"].dropna()
-            key[f"{count}p: direct check, states whose value is within the combined 95% "
-                "half-width"] = (
-                f"{int(inside.sum())} of {len(inside)} ({int(sel.matches.iloc[0]):,} matches "
-                f"each); largest |difference| {sel['difference'].abs().max():.4f}")
+            key[f"{count}p: direct check ({int(sel.matches.iloc[0]):,} matches per state)"] = (
+                check_summary(sel))
     return key
 
 
 def _caption_sample(settings: dict) -> str:
     s = settings
-    return (f"profile {s['profile']}, rounds per state "
-            f"{', '.join(f'{p}p {k:,}' for p, k in zip(s['players'], s['rounds_per_state']))}, "
-            f"{', '.join(map(str, s['replicates']))} bootstrap replicates, seed {s['seed']}")
+    targets = s.get("targets")
+    return (f"profile {s['profile']}, rounds per state first "
+            f"{', '.join(f'{p}p {k:,}' for p, k in zip(s['players'], s['rounds_per_state']))}"
+            + (f", more where a lot value missed its target half-width ({targets[0]:g} inside "
+               f"scores 0..{WP.MONOTONE_TOP}, {targets[1]:g} elsewhere)" if targets else "")
+            + f", {', '.join(f'{r:,}' for r in s['replicates'])} bootstrap replicates, seed "
+            f"{s['seed']}")
 
 
 def _captions(settings: dict, frames: dict, key: dict) -> list[str]:
@@ -547,7 +878,7 @@ def _captions(settings: dict, frames: dict, key: dict) -> list[str]:
     if not frames["sides"].empty:
         fitted = order[order.table == "fitted"]
         finding = "; ".join(
-            f"{r.players} players: largest half-width {r.largest_half_width:.3f}, "
+            f"{r.players} players: largest lot half-width {target_text(settings, r.players, frames)}, "
             f"{r.inside_beyond} adjacent drops beyond their half-width over scores "
             f"0..{WP.MONOTONE_TOP}" for r in fitted.itertuples())
         out.append(figure_caption(
@@ -557,37 +888,47 @@ def _captions(settings: dict, frames: dict, key: dict) -> list[str]:
              "are not states (a score of 61 ends the match)"
              + (" or exact (the lot diagonal: 0.5 by symmetry, half-width 0)"
                 if self_play(settings) else "")),
-            sample, "colours: probability 0..1 and half-width (own scales)", finding))
+            sample, "colours: probability 0..1 and half-width (own scale); white contours at "
+            "0.25, 0.5, 0.75", finding))
     if 3 in settings["players"]:
         out.append(figure_caption(
             "slice_3p", "3 players: entity 0's solved P(win) over its score x both opponents' "
             "common score, and the lot value's half-width", sample,
-            "colours: probability 0..1 and half-width", "not fitted (no 3-player table ships)"))
+            "colours: probability 0..1 and half-width; white contours at 1/3 and 1/2",
+            "not fitted (no 3-player table ships)"))
     check = frames["check"]
     if not check.empty:
-        finding = "; ".join(
-            f"{count} players: {int(sel.within.sum())} of {len(sel)} states within the combined "
-            f"half-width" for count, sel in check.groupby("players"))
+        finding = "; ".join(f"{count} players: {check_summary(sel)}"
+                            for count, sel in check.groupby("players"))
         out.append(figure_caption(
-            "check", "entity 0's win rate in complete matches from each check state beside "
-            "the table's value", f"{int(check.matches.iloc[0]):,} matches per state; " + sample,
-            "bars: 95% Wilson intervals (direct) and bootstrap percentile intervals (table)",
-            finding))
+            "check", "the table's value minus entity 0's win rate in complete matches from "
+            "each check state (state: displayed scores; lead: who leads the first round)",
+            f"{int(check.matches.iloc[0]):,} matches per state; " + sample,
+            "bars: 95% intervals combining the matches' Wilson and the table's bootstrap "
+            "interval; shaded: the smallest effect of interest", finding))
     return out
 
 
 def _markdown(settings: dict, frames: dict, key: dict) -> str:
     s = settings
     kind = "self-play" if self_play(s) else "seats " + s["profile"]
+    targets = s.get("targets")
     lines = [
         "# Win probabilities by score and lead", "",
         (f"Profile {s['profile']} ({kind}), seed {s['seed']}, players "
-         f"{', '.join(map(str, s['players']))}, rounds per state "
-         f"{', '.join(map(str, s['rounds_per_state']))}, bootstrap replicates "
-         f"{', '.join(map(str, s['replicates']))}. Backward induction over simulated rounds "
-         "from every state; 95% intervals are bootstrap percentiles (Poisson weights over each "
-         "state's rounds, the whole chain re-solved per replicate); the direct check's are "
-         "Wilson intervals."), "",
+         f"{', '.join(map(str, s['players']))}, rounds per state first "
+         f"{', '.join(map(str, s['rounds_per_state']))}"
+         + (f", then more where the variance is: every state of a cell whose fitted lot value's "
+            f"95% half-width missed {WP.ALLOCATION_MARGIN:g} of its target ({targets[0]:g} with "
+            f"both scores at most {WP.MONOTONE_TOP}, {targets[1]:g} elsewhere) got its rounds "
+            f"multiplied by the squared ratio (at most "
+            f"{', '.join(f'{m:,}' for m in s['max_rounds_per_state'])} per state), pass after "
+            f"pass (up to {WP.ALLOCATION_REPLICATES} replicates each) until none missed"
+            if targets else "")
+         + f"; bootstrap replicates {', '.join(f'{r:,}' for r in s['replicates'])}. Backward "
+         "induction over simulated rounds from every state; 95% intervals are bootstrap "
+         "percentiles (Poisson weights over each state's rounds, the whole chain re-solved per "
+         "replicate); the direct check's are Wilson intervals."), "",
         (f"The 2- and 4-player tables are then fitted: weighted pool-adjacent-violators make "
          f"them non-decreasing in the own score and non-increasing in the opponent's over "
          f"scores 0..{WP.MONOTONE_TOP}"
@@ -602,48 +943,67 @@ def _markdown(settings: dict, frames: dict, key: dict) -> str:
         "", "## Key numbers", "",
     ]
     lines += [f"- {k}: {v}" for k, v in key.items()]
-    figures = _captions(settings, frames, key)
-    if figures:
-        lines += ["", "## Figures", ""]
-        for caption in figures:
+    comparisons = frames["comparisons"]
+    lines += ["", "## Comparisons", "", plan_sentence(plan_for(s), comparisons), ""]
+    for family in (PRIMARY, EXPLORATORY):
+        sel = comparisons[comparisons.family == family]
+        if sel.empty:
+            continue
+        lines += [f"{family.capitalize()}:", ""]
+        lines += [f"- {r.id}: {r.words}" for r in sel.itertuples(index=False)]
+        lines.append("")
+    figures_ = _captions(settings, frames, key)
+    if figures_:
+        lines += ["## Figures", ""]
+        for caption in figures_:
             lines += [caption, ""]
+    allocation = frames["allocation"]
+    if not allocation.empty:
+        lines += ["## Allocation: rounds where the variance is", "",
+                  ("One row per pass: the rounds so far, the largest fitted lot half-width with "
+                   f"both scores at most {WP.MONOTONE_TOP} (`largest_inner`) and elsewhere "
+                   "(`largest_outer`), the cells missing their target by the pass's margin, the "
+                   "states given more rounds and how many; `final`: the final bootstrap, cells "
+                   "missing the target itself."), "",
+                  md_table(allocation, 4), ""]
     lines += ["## Time", "",
               md_table(frames["timing"][["players", "states", "rounds_per_state", "rounds",
-                                         "simulate_seconds", "rounds_per_second",
-                                         "solve_seconds", "fit_seconds", "sweeps",
-                                         "replicates", "clamped", "blocked_share",
+                                         "mean_rounds", "most_rounds", "simulate_seconds",
+                                         "rounds_per_second", "allocation_seconds",
+                                         "solve_seconds", "fit_seconds", "check_seconds",
+                                         "sweeps", "replicates", "clamped", "blocked_share",
                                          "target_share"]], 3)]
     if not frames["order"].empty:
         lines += ["", "## Order: adjacent cells where one more point hurts", "",
                   (f"`inside`: pairs of scores 0..{WP.MONOTONE_TOP}; `zone`: pairs within 10 of "
                    "61. `beyond`: the drop exceeds the larger 95% half-width of the two cells "
                    "(each table judged by its own intervals). `largest_half_width`: of the "
-                   "fitted values, exact values left out."), "",
-                  md_table(frames["order"], 4)]
+                   "fitted values, exact values left out; `largest_lot`: of the lot values."),
+                  "", md_table(frames["order"], 4)]
     check = frames["check"]
     if not check.empty:
         lines += ["", "## Direct check: complete matches from chosen states", "",
                   ("One row per state (entity 0; entity 1's rate is the complement). `value`: "
                    "the fitted table's where one ships, else the solved value. `within`: "
                    "|value - direct| <= the two 95% half-widths combined (root of the sum of "
-                   "squares)."), "",
+                   "squares); `z`: the difference over their combined standard error."), "",
                   md_table(check[["players", "state", "leader", "matches", "direct",
                                   "direct_low", "direct_high", "value", "value_low",
                                   "value_high", "exact", "difference", "combined_half_width",
-                                  "within"]], 4)]
+                                  "z", "within"]], 4)]
     sides = frames["sides"]
     if not sides.empty:
         lines += ["", "## Own side's win probability at a few scores (lead by lot, fitted)", ""]
         pick = sides[(sides.lead == LOT_LABEL) & sides.own.isin([0, 30, 50, 60])
                      & sides.opponent.isin([0, 30, 50, 60])]
         lines.append(md_table(pick[["players", "own", "opponent", "p_raw", "p_win", "p_low",
-                                    "p_high", "exact"]], 3))
+                                    "p_high", "rounds", "exact"]], 3))
     written = [f"{n}.csv" for n in frames] + [f"{n}.png" for n in _plot_names(settings, frames)]
     kept = by_name()[NAME].kept
     lines += ["", "Files committed with this result: "
               + ", ".join(f"`{n}`" for n in written if kept(n)) + " (and `summary.md`, "
-              "`run.json`, `key_numbers.json`, `manifest.json`); written but not committed "
-              "(large): " + ", ".join(f"`{n}`" for n in written if not kept(n))
+              "`run.json`, `plan.json`, `key_numbers.json`, `manifest.json`); written but not "
+              "committed (large): " + ", ".join(f"`{n}`" for n in written if not kept(n))
               + ", and the parquet copy of every table.", ""]
     return "\n".join(lines)
 
@@ -666,34 +1026,32 @@ def _footer(fig, settings: dict) -> None:
     """Stamp the run's sample (rounds per state, bootstrap replicates, the profile), players
     and seed on ``fig`` (:func:`experiments.reporting.figures.run_footer`)."""
     s = settings
-    sample = (f"profile {s['profile']}: rounds per state "
-              f"{', '.join(f'{p}p {k:,}' for p, k in zip(s['players'], s['rounds_per_state']))}, "
-              f"bootstrap replicates {', '.join(map(str, s['replicates']))}")
-    stamp(fig, run_footer(s, sample))
+    sample = (f"profile {s['profile']}: rounds per state first "
+              f"{', '.join(f'{p}p {k:,}' for p, k in zip(s['players'], s['rounds_per_state']))}"
+              + (", then allocated to targets " + ", ".join(f"{t:g}" for t in s["targets"])
+                 if s.get("targets") else "")
+              + f", bootstrap replicates {', '.join(f'{r:,}' for r in s['replicates'])}")
+    figures.stamp(fig, figures.run_footer(s, sample))
 
 
 HALF_WIDTH_FLOOR = 0.05
 """Smallest top of the half-width colour scale (narrow intervals are not blown up)."""
 
-
-def _finish(fig, axes, xlabel: str, ylabel: str, title: str, settings: dict, path) -> None:
-    """Label the map panels, title the figure, add the run's footer and write the PNG."""
-    ticks = np.arange(0, WP.TARGET_DISPLAYED + 1, 10)
-    for ax in axes:
-        # explicit ticks: the automatic ones include labels past the map (-20, 80) that are
-        # not drawn but would collide in the layout checks
-        ax.set_xticks(ticks)
-        ax.set_yticks(ticks)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-    fig.suptitle(title)
-    fig.tight_layout(rect=(0, 0, 1, 0.96))  # the footer goes below the axes
-    _footer(fig, settings)
-    save_png(fig, path, DPI)
-
-
 MASK_COLOUR = "0.8"
 """Colour of the cells that are not states or are exact (:func:`plot_heatmaps`)."""
+
+MAP_TICKS = (0, 20, 40, 60)
+"""Score ticks of the maps (sparse: the panels are small in print)."""
+
+
+def _map_axes(ax, xlabel: str | None, ylabel: str | None) -> None:
+    """Ticks and labels of a score map (explicit ticks: automatic ones past the map would be
+    laid out and collide)."""
+    ax.set_xticks(MAP_TICKS)
+    ax.set_yticks(MAP_TICKS)
+    ax.grid(False)
+    ax.set_xlabel(xlabel or "")
+    ax.set_ylabel(ylabel or "")
 
 
 def _probability_panel(ax, grid: np.ndarray, title: str, levels) -> object:
@@ -703,47 +1061,53 @@ def _probability_panel(ax, grid: np.ndarray, title: str, levels) -> object:
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad=MASK_COLOUR)
     image = ax.imshow(np.ma.masked_invalid(grid), origin="lower", vmin=0.0, vmax=1.0, cmap=cmap,
                       extent=(-0.5, side - 0.5, -0.5, side - 0.5))
-    ax.contour(np.ma.masked_invalid(grid), levels=levels, colors="white", linewidths=0.7,
+    ax.contour(np.ma.masked_invalid(grid), levels=levels, colors="white", linewidths=0.5,
                extent=(0, side - 1, 0, side - 1))
     ax.set_title(title)
     return image
 
 
-def _half_width_panel(fig, ax, half: np.ndarray, title: str) -> None:
-    """The 95% interval half-width map (scale 0 .. max(HALF_WIDTH_FLOOR, largest)); NaN cells
-    (not states, or exact) in :data:`MASK_COLOUR`."""
+def _half_width_panel(ax, half: np.ndarray, title: str, top: float) -> object:
+    """The 95% interval half-width map (scale 0 .. ``top``); NaN cells (not states, or exact)
+    in :data:`MASK_COLOUR`."""
     side = half.shape[0]
-    top = max(HALF_WIDTH_FLOOR, float(np.nanmax(half))) if np.isfinite(half).any() else HALF_WIDTH_FLOOR
     cmap = matplotlib.colormaps["magma"].with_extremes(bad=MASK_COLOUR)
     image = ax.imshow(np.ma.masked_invalid(half), origin="lower", vmin=0.0, vmax=top, cmap=cmap,
                       extent=(-0.5, side - 0.5, -0.5, side - 0.5))
     ax.set_title(title)
-    fig.colorbar(image, ax=ax, label="half-width of the 95% interval (probability)")
+    return image
 
 
+@figures.house_style()
 def plot_heatmaps(sides: pd.DataFrame, settings: dict, path) -> None:
     """The fitted own side's win probability over own x opponent displayed score, per lead, per
     table size, and the lot value's half-width. Scores of 61 (the match is over: not states)
     are grey, and so, on the half-width map, is the lot diagonal under self-play (0.5 exactly
     by symmetry: no interval to show)."""
     counts = sorted(sides["players"].unique())
-    fig, axes = new_figure(len(counts), len(LEADS) + 1,
-                           figsize=(4.2 * (len(LEADS) + 1), 3.9 * len(counts)), squeeze=False)
+    fig, axes = figures.new_figure(len(counts), len(LEADS) + 1, width="page",
+                                   height=0.4 + 1.95 * len(counts), squeeze=False)
     valid = sides[(sides.own < WP.TARGET_DISPLAYED) & (sides.opponent < WP.TARGET_DISPLAYED)]
+    lot_half = valid[(valid.lead == LOT_LABEL) & (valid.exact == "")]["half_width"]
+    top = max(HALF_WIDTH_FLOOR, float(np.nanmax(lot_half))) if lot_half.notna().any() \
+        else HALF_WIDTH_FLOOR
+    titles = {"own": "own side leads", "opponent": "opponent leads", "lot": "leader by lot"}
     for i, count in enumerate(counts):
         sel = valid[valid.players == count]
+        last = i == len(counts) - 1
         for j, lead in enumerate(LEADS):
-            title = (f"{count} players, {lead} side leads" if lead != LOT_LABEL
-                     else f"{count} players, leader by lot")
-            image = _probability_panel(axes[i, j], _square(sel[sel.lead == lead], "p_win"), title,
-                                       [0.25, 0.5, 0.75])
-        fig.colorbar(image, ax=axes[i, len(LEADS) - 1], label="P(own side wins), fitted")
+            image = _probability_panel(axes[i, j], _square(sel[sel.lead == lead], "p_win"),
+                                       f"{count}p: {titles[lead]}", [0.25, 0.5, 0.75])
+            _map_axes(axes[i, j], "opponent score" if last else None,
+                      "own score" if j == 0 else None)
         lot = sel[(sel.lead == LOT_LABEL) & (sel.exact == "")]
-        _half_width_panel(fig, axes[i, -1], _square(lot, "half_width"),
-                          f"{count} players: half-width (lot)")
-    _finish(fig, axes.ravel(), "opponent side's displayed score", "own side's displayed score",
-            "P(own side wins the match) from the start of a round (white: 0.25, 0.5, 0.75; "
-            "grey: not a state or exact)", settings, path)
+        half = _half_width_panel(axes[i, -1], _square(lot, "half_width"),
+                                 f"{count}p: half-width (lot)", top)
+        _map_axes(axes[i, -1], "opponent score" if last else None, None)
+    fig.colorbar(image, ax=axes[:, len(LEADS) - 1], label="P(own side wins)", shrink=0.9)
+    fig.colorbar(half, ax=axes[:, -1], label="95% half-width", shrink=0.9)
+    _footer(fig, settings)
+    figures.save_png(fig, path)
 
 
 def _square(frame: pd.DataFrame, column: str, first: str = "own", second: str = "opponent",
@@ -753,53 +1117,62 @@ def _square(frame: pd.DataFrame, column: str, first: str = "own", second: str = 
     return grid
 
 
+@figures.house_style()
 def plot_slice_3p(table: pd.DataFrame, settings: dict, path) -> None:
     """3 players: entity 0's win probability over its score x the two opponents' common score."""
     sel = table[(table.players == 3) & (table.entity == 0) & (table.score_1 == table.score_2)]
-    panels = (("0", "own seat leads"), ("1", "next opponent leads"), (LOT_LABEL, "leader by lot"))
-    fig, axes = new_figure(1, len(panels) + 1, figsize=(4.2 * (len(panels) + 1), 4.0),
-                           squeeze=False)
+    panels = (("0", "own seat leads"), ("1", "next leads"), (LOT_LABEL, "leader by lot"))
+    fig, axes = figures.new_figure(1, len(panels) + 1, width="page", height=2.5, squeeze=False)
     axes = axes[0]
     side = WP.TARGET_DISPLAYED
-    for ax, (leader, title) in zip(axes, panels):
+    for j, (ax, (leader, title)) in enumerate(zip(axes, panels)):
         grid = _square(sel[sel.leader == leader], "p_win", "score_0", "score_1", side)
-        image = _probability_panel(ax, grid, f"3 players, {title}", [1 / 3, 0.5])
-    fig.colorbar(image, ax=axes[len(panels) - 1], label="P(entity 0 wins)")
+        image = _probability_panel(ax, grid, f"3p: {title}", [1 / 3, 0.5])
+        _map_axes(ax, "opponents' score", "own score" if j == 0 else None)
+    fig.colorbar(image, ax=axes[len(panels) - 1], label="P(entity 0 wins)", shrink=0.9)
     lot = sel[sel.leader == LOT_LABEL]
-    _half_width_panel(fig, axes[-1], _square(lot.assign(half=(lot.p_high - lot.p_low) / 2), "half",
-                                             "score_0", "score_1", side), "half-width (lot)")
-    _finish(fig, axes, "both opponents' displayed score", "own displayed score",
-            "3 players, slice: both opponents on the same score (white: 1/3, 1/2)", settings, path)
-
-
-def plot_check(check: pd.DataFrame, settings: dict, path) -> None:
-    """Backward-induction value against the direct rate at each check state, with intervals."""
-    counts = sorted(check["players"].unique())
-    fig, axes = new_figure(1, len(counts), figsize=(4.6 * len(counts), 3.8), squeeze=False)
-    for ax, count in zip(axes[0], counts):
-        sel = check[check.players == count]
-        y = np.arange(len(sel))
-        for column, offset, marker, label in (
-                ("direct", -0.12, "o", f"direct ({int(sel.matches.iloc[0]):,} matches)"),
-                ("value", 0.12, "s", str(sel.value_source.iloc[0]))):
-            # a percentile interval need not contain its point estimate: clip the bars at it
-            below = np.clip(sel[column] - sel[f"{column}_low"], 0, None).fillna(0)
-            above = np.clip(sel[f"{column}_high"] - sel[column], 0, None).fillna(0)
-            ax.errorbar(sel[column], y + offset, xerr=[below, above], fmt=marker, ms=4,
-                        label=label)
-        exact = [" (exact)" if isinstance(r.exact, str) and r.exact else "" for r in sel.itertuples()]
-        ax.set_yticks(y, [f"{r.state}, lead {r.leader}{tag}" for r, tag in zip(sel.itertuples(), exact)],
-                      fontsize=7)
-        ax.set_xlim(0, 1)
-        ax.set_xlabel("P(entity 0 wins), 95% interval")
-        ax.set_title(f"{count} players")
-        ax.grid(alpha=0.3)
-    # the legend between the title and the panels: inside, it would hide a point
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.92), ncol=2,
-               fontsize=8)
-    fig.suptitle("Direct simulation vs the table (state: displayed scores; lead: the leader seat "
-                 "or a lot)")
-    fig.tight_layout(rect=(0, 0, 1, 0.86))
+    half = _square(lot.assign(half=(lot.p_high - lot.p_low) / 2), "half", "score_0", "score_1",
+                   side)
+    top = max(HALF_WIDTH_FLOOR, float(np.nanmax(half))) if np.isfinite(half).any() \
+        else HALF_WIDTH_FLOOR
+    image = _half_width_panel(axes[-1], half, "3p: half-width (lot)", top)
+    _map_axes(axes[-1], "opponents' score", None)
+    fig.colorbar(image, ax=axes[-1], label="95% half-width", shrink=0.9)
     _footer(fig, settings)
-    save_png(fig, path, DPI)
+    figures.save_png(fig, path)
+
+
+CHECK_SESOI = QUANTITIES[1].sesoi
+"""The check's smallest effect of interest (shaded in :func:`plot_check`)."""
+
+
+@figures.house_style()
+def plot_check(check: pd.DataFrame, settings: dict, path) -> None:
+    """The table's value minus the direct win rate at each check state, with the combined 95%
+    interval (the matches' Wilson and the table's bootstrap half-widths, root of the sum of
+    squares), a reference line at 0 and the smallest effect of interest shaded."""
+    counts = sorted(check["players"].unique())
+    rows = max(len(check[check.players == c]) for c in counts)
+    fig, axes = figures.new_figure(1, len(counts), width="page", height=1.0 + 0.115 * rows,
+                                   squeeze=False, sharex=True, sharey=True)
+    colour = figures.category_colours(1)[0]
+    for ax, count in zip(axes[0], counts):
+        sel = check[check.players == count].reset_index(drop=True)
+        y = np.arange(len(sel))[::-1]
+        ax.axvspan(-CHECK_SESOI, CHECK_SESOI, color="0.92", zorder=0)
+        figures.reference_line(ax, 0.0, axis="x")
+        figures.estimates(ax, sel["difference"], y,
+                          sel["difference"] - sel["combined_half_width"],
+                          sel["difference"] + sel["combined_half_width"], color=colour,
+                          horizontal=True, markersize=3)
+        labels = [f"{r.state}, " + ("lot" if r.leader == LOT_LABEL
+                                    else r.leader.split("(")[-1].rstrip(")") + " leads")
+                  + (" (exact)" if isinstance(r.exact, str) and r.exact else "")
+                  for r in sel.itertuples()]
+        if ax is axes[0, 0]:  # shared: the other panels hide their tick labels
+            ax.set_yticks(y, labels)
+        ax.set_ylim(-0.8, len(sel) - 0.2)
+        ax.set_xlabel("table - complete matches, P(entity 0 wins)")
+        ax.set_title(f"{count} players")
+    _footer(fig, settings)
+    figures.save_png(fig, path)

@@ -15,16 +15,29 @@ ends valued by the match-win table). So per placement:
   ships, the round's raw differential per 305 raw);
 - the move **played** and the **best** one (the largest mean), and the **loss**: best minus
   played, with its 95% interval, *paired* over the worlds (both values on the same worlds;
-  the normal interval of a weighted mean of per-world differences).
+  the normal interval of a weighted mean of per-world differences), widened by the win
+  table's own error.
+
+The table's error: every solved value is a round end looked up in the table, unchanged by the
+search (a maximum or minimum of looked-up values), and each cell of the shipped table holds a
+value no other cell holds (:func:`strategies.winprob_codes.cells_of_values`), so the cell each
+value came from is known. Under each shipped replicate table
+(:func:`strategies.winprob_table.replicate_tables`) the same worlds and lines are valued again
+(the search's chosen lines held fixed: to first order a maximum moves with the value of the line
+that attains it), the best move picked again, and the loss and the played value computed again.
+Their spread over the replicates is the table's error (``loss_table_se``, ``played_table_se``),
+independent of the worlds' sampling: the two variances add, and every interval is the normal
+interval of their sum. At 3 players (no table) the values carry no table error.
 
 Caveats, stated with the results: the values are a search's estimates (perfect-information
-search on sampled worlds, which is optimistic for the searching side, and the win table's own
-error), not the truth; the best move is chosen by the same noisy means, so small losses lean
-positive. A move is called costly only where its loss interval excludes 0.
+search on sampled worlds, which is optimistic for the searching side), not the truth; the best
+move is chosen by the same noisy means, so small losses lean positive. A move is called costly
+only where its loss interval (worlds and table) excludes 0.
 
 Frames and files (``write_analysis``): ``moves`` (one row per analysed decision: ``analysis.csv``),
 the costliest moves (``analysis.md``), and the seat's win probability through the match
-(``winprob.png``: the played move's value with its interval, round starts marked).
+(``winprob.png``: the played and the best move's values with their intervals, round starts
+marked, and each decision's loss with its interval).
 
 Each decision's worlds come from its own stream (``seed``, the decision's number), never from
 the record's hidden tiles, so the same record and seed give the same analysis, and changing
@@ -39,17 +52,22 @@ import pandas as pd
 
 from pathlib import Path
 
-from experiments.reporting.figures import new_figure, save_png, stamp
+from experiments.reporting import figures
 from experiments.reporting.reports import md_table
+from experiments.stats import widened_interval
 from sim.bridges.match_codes import decode_action
 from sim.bridges.pettingzoo_agents import candidate_action
 from sim.bridges.record_replay import replay_decisions
 from sim.core import state as K
 from sim.core.rng import decision_state
+from sim.engine.compile_cache import refresh_dispatcher_caches
 from sim.files import atomic_write
 from sim.tiles import TILES
 from sim.wording import counted
-from strategies.move_values import move_values, weighted_interval
+from strategies import pimc, winprob_table
+from strategies.matchplay import TABLE_ROW
+from strategies.move_values import Z95, move_values, weighted_interval
+from strategies.winprob_codes import cells_of_values
 
 DEFAULT_WORLDS = 48
 """Worlds per decision: a loss's 95% half-width is then a few points of win probability."""
@@ -59,13 +77,18 @@ WIN_PROBABILITY = "win probability"
 RAW_PER_305 = "raw differential per 305"
 
 COLUMNS = ["decision", "round", "turn", "seat", "candidates", "played", "best", "played_value",
-           "played_low", "played_high", "best_value", "loss", "loss_low", "loss_high", "played_rank",
-           "worlds", "unit"]
+           "played_low", "played_high", "best_value", "best_low", "best_high", "loss", "loss_low",
+           "loss_high", "loss_worlds_low", "loss_worlds_high", "loss_table_se",
+           "played_table_se", "played_rank", "worlds", "looked_up", "unit"]
 """The ``moves`` frame: decision (0 first, the seat's analysed decisions in order), round and
 turn (from 1: the round of the match, the action of the round), seat, candidates (legal
 placements), played and best (placements as ``tile@node/side`` text), played_value and
-best_value (the unit's values; the played one with its 95% interval), loss and its 95% interval, played_rank (1: the played move had
-the best mean), worlds (their effective number under the weights), unit."""
+best_value (the unit's values, each with its 95% interval: worlds and table), loss and its 95%
+interval (worlds and table; ``loss_worlds_low`` .. ``_high``: the worlds' alone),
+``loss_table_se`` and ``played_table_se`` (the table's standard error of each), played_rank
+(1: the played move had the best mean), worlds (their effective number under the weights),
+looked_up (the share of the decision's world values that are table cells, the rest exact:
+a finished match), unit."""
 
 
 def placement_text(code: int) -> str:
@@ -82,6 +105,48 @@ def placement_text(code: int) -> str:
 def paired_loss(table: np.ndarray, share: np.ndarray, best: int, played: int):
     """Best minus played, paired world by world: :func:`weighted_interval` of the differences."""
     return weighted_interval(table[:, best] - table[:, played], share)
+
+
+def table_error(players: int, table: np.ndarray, share: np.ndarray, played: int):
+    """The win table's error of one decision's values (module docstring).
+
+    Parameters
+    ----------
+    players : int
+    table : float64[worlds, candidates]
+        The solved values (the point table's).
+    share : float64[worlds]
+        The worlds' weights.
+    played : int
+        The played candidate.
+
+    Returns
+    -------
+    loss_se, played_se, best_se : float
+        Standard deviations over the replicate tables of the loss (the best move picked under
+        each), of the played move's mean and of the best move's (0 at 3 players, or without
+        replicates).
+    looked_up : float
+        The share of the values that are table cells (1 - the exact ones).
+    """
+    row = int(TABLE_ROW[players])
+    if row < 0:
+        return 0.0, 0.0, 0.0, 0.0
+    cells = cells_of_values(np.asarray(winprob_table.WIN_TABLE[row]), table)
+    found = cells >= 0
+    replicates = winprob_table.replicate_tables()
+    if replicates.shape[0] < 2:
+        return 0.0, 0.0, 0.0, float(found.mean())
+    flat = replicates[:, row].reshape(replicates.shape[0], -1).astype(np.float64)
+    under = np.where(found[None], flat[:, np.maximum(cells, 0)], table[None])  # [R, w, c]
+    means = np.einsum("w,rwc->rc", share, under)
+    best = means.max(axis=1)
+    played_mean = means[:, played]
+    point_best = int(np.argmax(share @ table))
+    return (float(np.std(best - played_mean, ddof=1)), float(np.std(played_mean, ddof=1)),
+            float(np.std(means[:, point_best], ddof=1)), float(found.mean()))
+
+
 
 
 def analyse_match(record: dict, seat: int, *, worlds: int = DEFAULT_WORLDS,
@@ -108,6 +173,9 @@ def analyse_match(record: dict, seat: int, *, worlds: int = DEFAULT_WORLDS,
     """
     players = int(record["players"])
     unit = RAW_PER_305 if players == 3 else WIN_PROBABILITY
+    # the worlds' search is compiled apart from any engine: a regenerated table must not meet a
+    # stale cached kernel with the old one frozen in
+    refresh_dispatcher_caches([pimc.world_table])
     rows = []
     for decision in replay_decisions(record):
         if decision.seat != seat:
@@ -123,15 +191,24 @@ def analyse_match(record: dict, seat: int, *, worlds: int = DEFAULT_WORLDS,
         played = codes.index(decision.action)
         best = int(np.argmax(means))
         loss, low, high = paired_loss(table, share, best, played)
-        _, played_low, played_high = weighted_interval(table[:, played], share)
+        loss_se, played_se, best_se, looked_up = table_error(players, table, share, played)
+        played_mean, played_low, played_high = weighted_interval(table[:, played], share)
+        best_mean, best_low, best_high = weighted_interval(table[:, best], share)
         rows.append({
             "decision": number, "round": decision.round + 1, "turn": decision.turn + 1,
             "seat": seat, "candidates": len(codes), "played": placement_text(decision.action),
             "best": placement_text(codes[best]), "played_value": float(means[played]),
-            "played_low": played_low, "played_high": played_high,
-            "best_value": float(means[best]), "loss": loss, "loss_low": low, "loss_high": high,
+            **dict(zip(("played_low", "played_high"),
+                       widened_interval(played_mean, played_low, played_high, played_se))),
+            "best_value": float(means[best]),
+            **dict(zip(("best_low", "best_high"),
+                       widened_interval(best_mean, best_low, best_high, best_se))),
+            "loss": loss, **dict(zip(("loss_low", "loss_high"),
+                                     widened_interval(loss, low, high, loss_se))),
+            "loss_worlds_low": low, "loss_worlds_high": high, "loss_table_se": loss_se,
+            "played_table_se": played_se,
             "played_rank": int(1 + np.sum(means > means[played])),
-            "worlds": float(1.0 / np.sum(share ** 2)), "unit": unit,
+            "worlds": float(1.0 / np.sum(share ** 2)), "looked_up": looked_up, "unit": unit,
         })
         if progress is not None:
             progress(1)
@@ -154,16 +231,20 @@ def summary_lines(moves: pd.DataFrame, settings: dict) -> list[str]:
              f"{counted(settings['worlds'], 'sampled world')} per decision, "
              f"each solved by alpha-beta search ({settings['node_limit']} turns per world), seed "
              f"{settings['seed']}. Values are the {unit} of seat {seat}'s side after the move; "
-             "a loss is the best move's value minus the played one's, with its paired 95% "
-             "interval over the worlds. They are a search's estimates (optimistic "
-             "perfect-information search on sampled worlds, plus the win table's error), and "
+             "a loss is the best move's value minus the played one's, with its 95% interval: "
+             "paired over the worlds, widened by the win table's own error (the same worlds "
+             "valued under each of the table's replicate tables; the variances add). They are a "
+             "search's estimates (optimistic perfect-information search on sampled worlds), and "
              "the best move is picked by the same noisy means, so small losses lean positive.", ""]
     if len(moves) == 0:
         return lines + ["No decision to analyse: the seat never chose between two placements."]
     costly = costliest(moves)
     total = moves["loss"].sum()
+    variance = ((moves["loss_high"] - moves["loss_low"]) / (2 * Z95)) ** 2
+    table_share = float((moves["loss_table_se"] ** 2 / np.maximum(variance, 1e-300)).median())
     lines += [f"Moves of the best mean: {int((moves['played_rank'] == 1).sum())} of {len(moves)}. "
-              f"Summed loss over every decision: {total:.3f} ({unit}).", ""]
+              f"Summed loss over every decision: {total:.3f} ({unit}). The table's share of a "
+              f"loss's variance: median {table_share:.2f} over the decisions.", ""]
     if costly.empty:
         lines.append("No move's loss interval excludes 0: no move is shown to have cost anything.")
         return lines
@@ -178,37 +259,47 @@ def summary_lines(moves: pd.DataFrame, settings: dict) -> list[str]:
     return lines + [md_table(table), ""]
 
 
+@figures.house_style()
 def winprob_figure(moves: pd.DataFrame, settings: dict):
-    """The seat's side's value through the match: the played move's mean with its 95% band
-    (the worlds' weighted spread), the best move's, and the rounds' first decisions."""
-    figure, axes = new_figure(figsize=(8, 3.6))
+    """The seat's side's value through the match (the played and the best move's means with
+    their 95% bands: worlds and table) above each decision's loss with its interval (the
+    decisions whose interval excludes 0 in their own colour), round starts marked."""
+    figure, (top, bottom) = figures.new_figure(2, 1, width="page", height=4.2, sharex=True,
+                                               height_ratios=(3, 2))
     unit = moves["unit"].iloc[0] if len(moves) else WIN_PROBABILITY
+    played_colour, best_colour, costly_colour = figures.category_colours(3)
     x = moves["decision"].to_numpy()
-    axes.fill_between(x, moves["played_low"], moves["played_high"], color="#d62728", alpha=0.15,
-                      lw=0, label="move played, 95% interval")
-    axes.plot(x, moves["best_value"], color="0.55", lw=1, label="best move")
-    axes.plot(x, moves["played_value"], color="#d62728", lw=1.5, marker="o", ms=3, label="move played")
-    costly = costliest(moves, count=len(moves))
-    axes.scatter(costly["decision"], costly["played_value"], s=40, facecolors="none",
-                 edgecolors="black", label="loss interval excludes 0", zorder=3)
+    figures.band(top, x, moves["best_value"], moves["best_low"], moves["best_high"],
+                 color=best_colour, label="best move", linewidth=1)
+    figures.band(top, x, moves["played_value"], moves["played_low"], moves["played_high"],
+                 color=played_colour, label="move played", linewidth=1.2)
+    costly = (moves["loss_low"] > 0).to_numpy()
+    for mask, colour, label in ((~costly, played_colour, "loss"),
+                                (costly, costly_colour, "loss interval excludes 0")):
+        if mask.any():
+            figures.estimates(bottom, x[mask], moves["loss"][mask], moves["loss_low"][mask],
+                              moves["loss_high"][mask], color=colour, label=label, markersize=2.5)
+    figures.reference_line(bottom, 0.0)
     for start in moves.groupby("round")["decision"].min().to_numpy()[1:]:
-        axes.axvline(start - 0.5, color="0.85", lw=0.8)
-    axes.set_xlabel(f"decision of seat {settings['seat']} (two or more legal placements; "
-                    "grey lines: a new round)")
+        for ax in (top, bottom):
+            figures.reference_line(ax, start - 0.5, axis="x", color="0.8", linestyle="-")
+    bottom.set_xlabel(f"decision of seat {settings['seat']} (two or more legal placements; "
+                      "grey lines: a new round)")
     if unit == WIN_PROBABILITY:
-        axes.set_ylim(0, 1)
-        axes.set_ylabel("P(win the match), side of the seat")
+        top.set_ylim(0, 1)
+        top.set_ylabel("P(seat's side wins)")
     else:
-        axes.set_ylabel("raw differential per 305")
-    axes.set_title(f"Seat {settings['seat']} through match {settings['match']}: "
-                   "value of the move played and of the best")
-    axes.legend(loc="best", fontsize=8)
-    stamp(figure, f"{settings['worlds']} worlds per decision, {settings['node_limit']} nodes per "
-                  f"world, seed {settings['seed']}, {len(moves)} decisions")
+        top.set_ylabel("raw differential / 305")
+    bottom.set_ylabel("loss: best - played")
+    top.set_title(f"Seat {settings['seat']} through match {settings['match']}: the move played "
+                  "and the best")
+    top.legend(loc="best")
+    if len(moves):
+        bottom.legend(loc="upper right")
+    figures.stamp(figure, f"{settings['worlds']} worlds per decision, {settings['node_limit']} "
+                          f"nodes per world, seed {settings['seed']}, {len(moves)} decisions; "
+                          "95% intervals over the worlds and the win table's replicates")
     return figure
-
-
-FIGURE_DPI = 120
 
 
 def write_analysis(moves: pd.DataFrame, settings: dict, directory) -> list[Path]:
@@ -222,9 +313,10 @@ def write_analysis(moves: pd.DataFrame, settings: dict, directory) -> list[Path]
     text = "\n".join(summary_lines(moves, settings)) + "\n"
     atomic_write(paths[1], lambda path: path.write_text(text))
     figure = winprob_figure(moves, settings)
-    atomic_write(paths[2], lambda path: save_png(figure, path, FIGURE_DPI))
+    atomic_write(paths[2], lambda path: figures.save_png(figure, path))
     return paths
 
 
 __all__ = ["write_analysis", "COLUMNS", "DEFAULT_WORLDS", "DEFAULT_NODE_LIMIT", "analyse_match", "costliest",
-           "placement_text", "paired_loss", "summary_lines", "winprob_figure"]
+           "placement_text", "paired_loss", "summary_lines", "table_error",
+           "winprob_figure"]

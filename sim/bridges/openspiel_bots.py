@@ -67,7 +67,7 @@ from sim.tiles import TARGET_RAW
 from strategies.catalogue import resolve
 from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, SCORE_STEP, TABLE_ROW
 from strategies.parameters import Parameter
-from strategies.winprob_table import WIN_TABLE
+from strategies import winprob_table
 
 pyspiel = require("pyspiel", "openspiel")
 
@@ -152,8 +152,9 @@ def round_end_values(match_state) -> np.ndarray:
                 return LEAD_LOT
             return LEAD_OWN if leading == entity else LEAD_OTHER
 
-        p0 = 0.5 * (float(WIN_TABLE[row, cells[0], cells[1], lead_of(0)])
-                    + 1.0 - float(WIN_TABLE[row, cells[1], cells[0], lead_of(1)]))
+        table = winprob_table.WIN_TABLE
+        p0 = 0.5 * (float(table[row, cells[0], cells[1], lead_of(0)])
+                    + 1.0 - float(table[row, cells[1], cells[0], lead_of(1)]))
     side = np.array([2.0 * p0 - 1.0, 1.0 - 2.0 * p0])
     return side[np.asarray(entity_of, dtype=np.int64)]
 

@@ -45,6 +45,7 @@ from sim.bridges.match_state import MatchState
 from sim.bridges.pettingzoo_agents import candidate_action
 from sim.core import rng as R
 from sim.core import state as K
+from sim.engine.compile_cache import refresh_dispatcher_caches
 from sim.engine.python_seats import StrategyFailure
 from sim.tiles import (
     DEFAULT_MAX_ROUNDS,
@@ -57,6 +58,7 @@ from sim.tiles import (
     tile_name,
 )
 from sim.wording import counted
+from strategies import pimc
 from strategies.catalogue import resolve
 from strategies.definition import Strategy
 from strategies.move_values import move_values, weighted_interval
@@ -582,6 +584,8 @@ class HumanGame:
             return ""
         view = self.state.view(np.zeros((self.players, 1)))
         stream = R.decision_state(self.seed, len(self.state.history()), self.seat)
+        # the search is compiled apart: never a stale cached kernel frozen with an old win table
+        refresh_dispatcher_caches([pimc.world_table])
         means, table, share = move_values(view, worlds, node_limit, stream)
         best = int(np.argmax(means))
         value, low, high = weighted_interval(table[:, best], share)

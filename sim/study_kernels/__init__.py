@@ -9,7 +9,7 @@ score events in context, rounds from given deals and states, forced openings, wi
 - :mod:`sim.study_kernels.openings`    :func:`~sim.study_kernels.openings.opening_counterfactual`: each tile
   of the leader's hand forced as the opening; the engine's deals and hands
 - :mod:`sim.study_kernels.winprob`     rounds from any score state and the backward induction of
-  match-win probabilities (the generator of :mod:`strategies.winprob_table`)
+  match-win probabilities (the generator of the table :mod:`strategies.winprob_table` reads)
 
 They add nothing to the rules: every placement, event and settlement is the
 engine's own (:mod:`sim.engine`).

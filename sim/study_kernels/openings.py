@@ -15,12 +15,14 @@ Score states: ``scores=`` plays every round from the given raw scores instead
 of 0 (the same kernel, deals, decision streams and round loop). Each playout
 is valued both by the leader's round differential and by the leader's side's
 match-win probability after the round (:func:`win_probability`, the shipped
-table :data:`strategies.winprob_table.WIN_TABLE`, 2 and 4 players).
+table :data:`strategies.winprob_table.WIN_TABLE`, 2 and 4 players). The table cell each playout
+ends in is kept (:attr:`OpeningCounterfactual.cells`), so every value can be computed again under
+each of the table's replicates (:meth:`OpeningCounterfactual.with_table`): the table's own error.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -37,7 +39,6 @@ from sim.progress import progress_bar
 from sim.study_kernels import dealt_rounds as DR
 from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILE_INDEX, entity_count
 from strategies import winprob_table
-from strategies.winprob_table import WIN_TABLE
 
 __all__ = [
     "OpeningCounterfactual",
@@ -47,7 +48,13 @@ __all__ = [
     "opening_counterfactual",
     "replay_round",
     "sample_hands",
+    "TableSpread",
+    "opening_gains",
+    "playout_cells",
+    "table_spread",
+    "table_cells",
     "table_half_width",
+    "values_at",
     "win_probability",
 ]
 
@@ -158,13 +165,14 @@ def next_lead(winners: np.ndarray, ends: np.ndarray) -> np.ndarray:
     return np.where(domino, np.where(winners == 0, LEAD_OWN, LEAD_OTHER), LEAD_LOT).astype(np.int8)
 
 
-def win_probability(players: int, own_raw, other_raw, lead) -> np.ndarray:
-    """The own side's match-win probability at the start of a round, from the shipped table.
+def table_cells(players: int, own_raw, other_raw, lead) -> np.ndarray:
+    """The cell of the own side's state in the shipped table of ``players``: a flat index into
+    ``WIN_TABLE[row]`` (float[62, 62, 3]), or -1 at 3 players (no table).
 
     Parameters
     ----------
     players : int
-        2 or 4 (3 players: no table, all NaN).
+        2 or 4 (3 players: no table, all -1).
     own_raw, other_raw : array_like of int
         The two sides' raw scores (any matching shapes). Below 0 (the 4-player
         partner debit) is looked up as 0, as :mod:`strategies.matchplay` does; a
@@ -174,54 +182,64 @@ def win_probability(players: int, own_raw, other_raw, lead) -> np.ndarray:
 
     Returns
     -------
-    ndarray float64
-        ``WIN_TABLE[row, own // 5, other // 5, lead]`` (broadcast shape).
+    ndarray int32 (broadcast shape)
     """
     own = np.asarray(own_raw, dtype=np.int64)
     other = np.asarray(other_raw, dtype=np.int64)
     lead = np.asarray(lead, dtype=np.int64)
     shape = np.broadcast_shapes(own.shape, other.shape, lead.shape)
     if players not in TABLE_ROW:
-        return np.full(shape, np.nan)
+        return np.full(shape, -1, dtype=np.int32)
     if (own > TARGET_RAW).any() or (other > TARGET_RAW).any():
         raise ValueError(f"a score above {TARGET_RAW} raw cannot occur")
+    side = TARGET_RAW // RAW_PER_CELL + 1
     own_cell = np.maximum(own, 0) // RAW_PER_CELL
     other_cell = np.maximum(other, 0) // RAW_PER_CELL
-    return WIN_TABLE[TABLE_ROW[players], own_cell, other_cell, lead].astype(np.float64)
+    return np.broadcast_to((own_cell * side + other_cell) * 3 + lead, shape).astype(np.int32)
+
+
+def values_at(players: int, cells, table=None) -> np.ndarray:
+    """float64 values of ``table`` (float[2, 62, 62, 3]; default the shipped
+    :data:`~strategies.winprob_table.WIN_TABLE`) at :func:`table_cells` of ``players``
+    (NaN where a cell is -1)."""
+    cells = np.asarray(cells)
+    if players not in TABLE_ROW:
+        return np.full(cells.shape, np.nan)
+    table = winprob_table.WIN_TABLE if table is None else table
+    flat = np.asarray(table[TABLE_ROW[players]], dtype=np.float64).ravel()
+    return np.where(cells >= 0, flat[np.maximum(cells, 0)], np.nan)
+
+
+def win_probability(players: int, own_raw, other_raw, lead) -> np.ndarray:
+    """The own side's match-win probability at the start of a round, from the shipped table:
+    ``WIN_TABLE[row, own // 5, other // 5, lead]`` (arguments as :func:`table_cells`; all NaN at
+    3 players)."""
+    return values_at(players, table_cells(players, own_raw, other_raw, lead))
 
 
 def table_half_width(players: int, top: int = TARGET_RAW // RAW_PER_CELL - 1) -> float:
     """The largest 95% interval half-width of the shipped table's values at ``players`` over
     the cells with both scores ``0 .. top`` displayed (default 60: every state a round starts
-    from), from the table module's ``WIN_TABLE_HALF_WIDTH`` (float[2, 62, 62, 3], the same
-    cells as :data:`~strategies.winprob_table.WIN_TABLE`).
-
-    Returns nan at 3 players (no table) or when the shipped table carries no half-widths: the
-    match-win values are then the table's point estimates, its error reported by the
-    win-probability study.
-    """
-    half = getattr(winprob_table, "WIN_TABLE_HALF_WIDTH", None)
-    if players not in TABLE_ROW or half is None:
+    from), from :data:`~strategies.winprob_table.WIN_TABLE_HALF_WIDTH`; nan at 3 players."""
+    if players not in TABLE_ROW:
         return float("nan")
+    half = winprob_table.WIN_TABLE_HALF_WIDTH
     cells = np.asarray(half, dtype=np.float64)[TABLE_ROW[players], : top + 1, : top + 1]
     return float(np.nanmax(cells)) if np.isfinite(cells).any() else float("nan")
 
 
-def playout_win_probability(players: int, start, gains: np.ndarray, winners: np.ndarray,
-                            ends: np.ndarray) -> np.ndarray:
-    """The leader's side's match-win probability after each playout.
+def playout_cells(players: int, start, gains: np.ndarray, winners: np.ndarray,
+                  ends: np.ndarray) -> np.ndarray:
+    """The table cell (:func:`table_cells`) of the leader's side's state after each playout.
 
     ``start`` (int64[MAX_ENTITIES]): raw scores before the round; ``gains``
     (int32[..., MAX_ENTITIES]): each entity's raw gain in the round;
     ``winners``, ``ends`` (int8[...]). With 2 players and 4 (partnerships) the
-    sides are entities 0 (the leader's) and 1. Returns float32[...] (NaN at 3
-    players).
+    sides are entities 0 (the leader's) and 1. Returns int32[...] (-1 at 3 players).
     """
-    if players not in TABLE_ROW:
-        return np.full(np.shape(winners), np.nan, dtype=np.float32)
     own = int(start[0]) + gains[..., 0].astype(np.int64)
     other = int(start[1]) + gains[..., 1].astype(np.int64)
-    return win_probability(players, own, other, next_lead(winners, ends)).astype(np.float32)
+    return table_cells(players, own, other, next_lead(winners, ends))
 
 
 # ---------------------------------------------------------------------------
@@ -250,11 +268,13 @@ class OpeningCounterfactual:
     ends : ndarray int8[H, 5, playouts]
         Round end kind (0 domino, 1 blocked, 2 target).
     win_prob : ndarray float32[H, 5, playouts] or None
-        The leader's side's match-win probability after the round
-        (:func:`playout_win_probability`; NaN at 3 players; None when rebuilt
-        from a frame without it).
+        The leader's side's match-win probability after the round, from the shipped table
+        (NaN at 3 players; None when rebuilt from a frame without it).
     start_scores : tuple of int
         Raw scores by entity before the round (the leader's entity first).
+    cells : ndarray int32[H, 5, playouts] or None
+        The table cell the round leaves the leader's side in (:func:`playout_cells`; -1 at 3
+        players): :meth:`with_table` values the playouts under another table.
     """
 
     players: int
@@ -271,6 +291,16 @@ class OpeningCounterfactual:
     ends: np.ndarray
     win_prob: np.ndarray | None = None
     start_scores: tuple = ()
+    cells: np.ndarray | None = None
+
+    def with_table(self, table) -> OpeningCounterfactual:
+        """The same playouts with their match-win values read from ``table`` (float[2, 62, 62,
+        3], e.g. one of :func:`strategies.winprob_table.replicate_tables`) instead of the
+        shipped one."""
+        if self.cells is None:
+            raise ValueError("this counterfactual holds no table cells")
+        return replace(self, win_prob=values_at(self.players, self.cells, table).astype(
+            np.float32))
 
     def values(self, value: str = "diff") -> np.ndarray:
         """The playouts' values, float[H, 5, playouts]: ``"diff"`` (:attr:`diff`, displayed
@@ -308,6 +338,8 @@ class OpeningCounterfactual:
         })
         if self.win_prob is not None:
             frame["win_prob"] = self.win_prob.ravel()
+        if self.cells is not None:
+            frame["cell"] = self.cells.ravel()
         return frame
 
     @classmethod
@@ -334,6 +366,7 @@ class OpeningCounterfactual:
             win_prob=(frame["win_prob"].to_numpy(np.float32).reshape(shape)
                       if "win_prob" in frame else None),
             start_scores=tuple(int(v) for v in start_scores),
+            cells=frame["cell"].to_numpy(np.int32).reshape(shape) if "cell" in frame else None,
         )
 
     def per_tile(self, value: str = "diff") -> pd.DataFrame:
@@ -375,7 +408,7 @@ class OpeningCounterfactual:
         mean = data.mean(axis=2, dtype=np.float64)
         best = mean.argmax(axis=1)
         rows = np.arange(h)
-        base_slot = (self.tiles == self.baseline_tile[:, None]).argmax(axis=1)
+        base_slot = self.baseline_slot()
         frame = pd.DataFrame({
             "hand": self.hand_ids,
             "tiles": [" ".join(TILE_NAMES[t] for t in row) for row in self.tiles],
@@ -389,8 +422,7 @@ class OpeningCounterfactual:
         if k >= 2:
             even = data[:, :, 0::2].mean(axis=2, dtype=np.float64)
             odd = data[:, :, 1::2].mean(axis=2, dtype=np.float64)
-            pick = even.argmax(axis=1)
-            frame["gain_heldout"] = odd[rows, pick] - odd[rows, base_slot]
+            frame["gain_heldout"] = opening_gains(mean, even, odd, base_slot)[1]
         else:
             frame["gain_heldout"] = np.nan
         return frame
@@ -412,8 +444,7 @@ class OpeningCounterfactual:
         ``gain_heldout``, ``baseline_is_best``.
         """
         data = self.values(value)
-        h, _s, k = data.shape
-        rows = np.arange(h)
+        k = data.shape[2]
         base = self.baseline_slot()
         parts = []
         for m in counts:
@@ -421,17 +452,80 @@ class OpeningCounterfactual:
             if not 2 <= m <= k:
                 raise ValueError(f"playout counts must be within 2..{k}, got {m}")
             mean = data[:, :, :m].mean(axis=2, dtype=np.float64)
-            best = mean.argmax(axis=1)
             even = data[:, :, 0:m:2].mean(axis=2, dtype=np.float64)
             odd = data[:, :, 1:m:2].mean(axis=2, dtype=np.float64)
-            pick = even.argmax(axis=1)
+            gain, heldout, same = opening_gains(mean, even, odd, base)
             parts.append(pd.DataFrame({
-                "playouts": m, "hand": self.hand_ids,
-                "gain": mean[rows, best] - mean[rows, base],
-                "gain_heldout": odd[rows, pick] - odd[rows, base],
-                "baseline_is_best": best == base,
+                "playouts": m, "hand": self.hand_ids, "gain": gain, "gain_heldout": heldout,
+                "baseline_is_best": same,
             }))
         return pd.concat(parts, ignore_index=True)
+
+
+def opening_gains(mean: np.ndarray, even: np.ndarray, odd: np.ndarray, base: np.ndarray):
+    """Per hand, from its five openings' means over some playouts (float[H, 5]: all of them,
+    the even-numbered, the odd-numbered) and the baseline's slot: the in-sample gain of the
+    best opening over the baseline's (picked and measured on all), the held-out gain (picked on
+    the even, measured on the odd) and whether the baseline's opening is the best.
+
+    Returns
+    -------
+    gain, heldout : ndarray float64[H]
+    baseline_is_best : ndarray bool[H]
+    """
+    rows = np.arange(mean.shape[0])
+    best = mean.argmax(axis=1)
+    pick = even.argmax(axis=1)
+    return (mean[rows, best] - mean[rows, base], odd[rows, pick] - odd[rows, base],
+            best == base)
+
+
+@dataclass
+class TableSpread:
+    """A counterfactual's match-win figures recomputed under each of ``R`` replicate tables
+    (:func:`table_spread`): the spread of anything computed from them is the table's error.
+
+    Attributes
+    ----------
+    counts : tuple of int
+        The playout counts of the gains (as :meth:`OpeningCounterfactual.gain_by_playouts`).
+    slot_means : ndarray float32[R, H, 5]
+        Each opening's mean over all playouts.
+    gain, heldout : ndarray float32[R, len(counts), H]
+        The gains of :func:`opening_gains` from the first ``m`` playouts of each count.
+    baseline_is_best : ndarray bool[R, len(counts), H]
+    """
+
+    counts: tuple
+    slot_means: np.ndarray
+    gain: np.ndarray
+    heldout: np.ndarray
+    baseline_is_best: np.ndarray
+
+
+def table_spread(result: OpeningCounterfactual, tables, counts) -> TableSpread:
+    """:class:`TableSpread` of ``result`` (which holds its table cells) under each of ``tables``
+    (float[R, 2, 62, 62, 3])."""
+    counts = tuple(int(m) for m in counts)
+    h, s, k = result.cells.shape
+    r_count = len(tables)
+    slot_means = np.zeros((r_count, h, s), dtype=np.float32)
+    shape = (r_count, len(counts), h)
+    gain, heldout = np.zeros(shape, dtype=np.float32), np.zeros(shape, dtype=np.float32)
+    same = np.zeros(shape, dtype=bool)
+    base = result.baseline_slot()
+    for r, table in enumerate(tables):
+        values = values_at(result.players, result.cells, table)
+        whole = np.cumsum(values, axis=2)
+        even = np.cumsum(values[..., 0::2], axis=2)
+        odd = np.cumsum(values[..., 1::2], axis=2)
+        slot_means[r] = whole[..., -1] / k
+        for i, m in enumerate(counts):
+            n_even, n_odd = (m + 1) // 2, m // 2
+            gain[r, i], heldout[r, i], same[r, i] = opening_gains(
+                whole[..., m - 1] / m, even[..., n_even - 1] / n_even, odd[..., n_odd - 1] / n_odd,
+                base)
+    return TableSpread(counts, slot_means, gain, heldout, same)
 
 
 def opening_counterfactual(
@@ -549,13 +643,14 @@ def opening_counterfactual(
     leader_gain = gains[..., 0].astype(np.float64)
     opponents = gains[..., 1:n_entities].astype(np.float64).mean(axis=-1)
     tiles = np.array([hand_tiles(m) for m in masks], dtype=np.int64).reshape(n, HAND_SIZE)
+    cells = playout_cells(setup.players, start_scores, gains, winners, ends)
     return OpeningCounterfactual(
         players=setup.players, strategy=setup.names[0], baseline=base.names[0], seed=setup.seed,
         playouts=playouts, hands=masks, hand_ids=hand_ids, tiles=tiles,
         baseline_tile=baseline_out, diff=(leader_gain - opponents) / 5.0,
         leader_won=winners == 0, ends=ends,
-        win_prob=playout_win_probability(setup.players, start_scores, gains, winners, ends),
-        start_scores=tuple(int(v) for v in start_scores[:n_entities]),
+        win_prob=values_at(setup.players, cells).astype(np.float32),
+        start_scores=tuple(int(v) for v in start_scores[:n_entities]), cells=cells,
     )
 
 

@@ -16,7 +16,9 @@ Method
    seat) the engine plays ``rounds_per_state`` rounds with fresh deals
    (:func:`sim.study_kernels.dealt_rounds.rounds_from_states`; round ``k`` of state ``s``
    is random-stream row ``k * n_states + s``, so a larger ``K`` extends a
-   smaller one). A round that puts an entity on 305 (``END_TARGET``, or a
+   smaller one, state by state: :func:`extend_rounds`). :func:`allocate_rounds`
+   gives more rounds where the table's values are noisiest (its docstring says
+   how and why). A round that puts an entity on 305 (``END_TARGET``, or a
    domino or blocked event landing exactly) is a win for it; after a domino
    the next state is (end scores, leader = the dominoer); after a blocked
    round it is (end scores, leader by lot), whose value is the mean over the
@@ -33,11 +35,14 @@ Method
    more than ``tol`` (default 1e-10; a sweep cap bounds the work).
 3. **Intervals** (:func:`bootstrap`): Poisson bootstrap over each state's
    simulated rounds. Replicate ``b`` gives every simulated round a weight
-   drawn from Poisson(1) (random stream ``(seed, BOOTSTRAP_STREAM, b)``) and
-   solves the weighted chain; the 95% interval of a value is the 2.5 and 97.5
-   percentiles of the replicates. It carries the sampling noise of every
-   state the value depends on. (A state whose rounds all get weight 0 keeps
-   weight 1 for each: with ``K = 8`` that is ``e**-8`` of the states.)
+   drawn from Poisson(1) (a transition ``n`` rounds took, their sum:
+   Poisson(``n``); random stream ``(seed, BOOTSTRAP_STREAM, b)``) and
+   solves the weighted chain (compiled, replicates in parallel); the 95%
+   interval of a value is the 2.5 and 97.5 percentiles of the replicates. It
+   carries the sampling noise of every state the value depends on. (A state
+   whose rounds all get weight 0 keeps weight 1 for each: with ``K = 8`` that
+   is ``e**-8`` of the states.) :func:`fitted_tables` applies the fit (4) to
+   every replicate: the shipped table's replicate tables.
 4. **Fit** (:func:`fit_side_table`, 2 and 4 players, the own-vs-opponent
    table that ships): the solved values are noisy and not monotone (one more
    own point can lower a value by several points). Over scores
@@ -76,14 +81,13 @@ bootstrap's coverage.
 :func:`play_matches_from` is the direct check: complete matches from chosen
 states, played by chaining the same round kernel (its rows in a random-stream
 range of their own, ``CHECK_ROW_BASE ..``), for comparison with the values.
-:func:`side_table` (own side vs opponent side, 2 and 4 players) and
-:func:`table_module_source` make the compact table shipped to the strategies
-(:mod:`strategies.winprob_table`).
+:func:`side_table` (own side vs opponent side, 2 and 4 players) and :func:`fitted_tables` make
+the table shipped to the strategies (:mod:`strategies.winprob_table`, stored by
+:mod:`strategies.winprob_codes`).
 """
 
 from __future__ import annotations
 
-import textwrap
 import time
 from dataclasses import dataclass, field
 
@@ -99,7 +103,6 @@ from sim.progress import progress_bar
 from sim.study_kernels import dealt_rounds as DR
 from sim.tiles import DEFAULT_MAX_ROUNDS, RAW_PER_DISPLAYED, TARGET_RAW, entities_for, entity_count
 from strategies.catalogue import strategy_entries
-from strategies.winprob_codes import QUANTUM, TABLE_SHAPE, code_lines, values_of
 
 __all__ = [
     "LEADER_BY_LOT",
@@ -111,15 +114,20 @@ __all__ = [
     "StateGrid",
     "StateRounds",
     "WinValues",
+    "FittedTables",
     "adjacent_drops",
+    "allocate_rounds",
     "bootstrap",
+    "extend_rounds",
     "fit_side_table",
+    "fitted_tables",
     "grid_for",
+    "half_width_targets",
+    "lot_half_widths",
     "play_matches_from",
     "pool_adjacent_violators",
     "simulate_states",
     "solve",
-    "table_module_source",
     "side_table",
     "win_values",
 ]
@@ -143,8 +151,12 @@ BOOTSTRAP_STREAM = 0xB005
 """Mixed into the seed of the bootstrap weights (:func:`bootstrap`)."""
 
 SAMPLES_PER_BATCH = 8_000_000
-"""Bootstrap replicates are solved together while replicates x rounds stays below this
+"""Bootstrap replicates are solved together while replicates x transitions stays below this
 (memory of the weight arrays; results do not depend on it)."""
+
+REPLICATES_PER_BATCH = 32
+"""At most this many bootstrap replicates are solved together (the progress bar moves between
+batches; results do not depend on it)."""
 
 SINGULAR_GUARD = 1e-12
 """Added to the diagonal of each cell's system: a cell none of whose rounds ever left it
@@ -352,39 +364,71 @@ class RoundPlayer:
 
 
 # ---------------------------------------------------------------------------
-# K rounds from every state
+# Rounds from every state
 # ---------------------------------------------------------------------------
 @dataclass
 class StateRounds:
-    """``rounds_per_state`` simulated rounds from every state of a grid.
+    """Simulated rounds from every state of a grid: ``counts[s]`` rounds from state ``s``.
+
+    The rounds are held state by state (state ``s``'s are ``offsets[s]:offsets[s + 1]`` of the
+    flat arrays, in the order of their random-stream rows): a uniform run gives every state
+    ``rounds_per_state``, an allocated one (:func:`allocate_rounds`) more where the values are
+    noisiest.
 
     Attributes
     ----------
     grid : StateGrid
     names : list of str
         Each seat's strategy.
-    seed, rounds_per_state : int
-    targets : ndarray int32[n_states, K]
-        Where round ``k`` from state ``s`` led, as a row of the solver's value
-        array: ``0 .. n_states - 1`` a state (domino: leader = dominoer),
-        ``n_states + c`` the lot of cell ``c`` (blocked round),
-        ``n_states + n_cells + e`` a win for entity ``e``.
-    kinds : ndarray int8[n_states, K]
+    seed : int
+    rounds_per_state : int
+        The rounds every state got first (the pilot, when allocated).
+    counts : ndarray int64[n_states]
+        Rounds played from each state (round ``k`` of state ``s`` is random-stream row
+        ``k * n_states + s``, so more rounds extend fewer).
+    targets : ndarray int32[rounds]
+        Where each round led, as a row of the solver's value array: ``0 .. n_states - 1`` a
+        state (domino: leader = dominoer), ``n_states + c`` the lot of cell ``c`` (blocked
+        round), ``n_states + n_cells + e`` a win for entity ``e``.
+    kinds : ndarray int8[rounds]
         The round's end kind.
     clamped : int
         Transitions whose score fell below the grid (clamped to its lowest score).
     seconds : float
         Wall time of the simulation (the kernel's compile or load excluded).
+    passes : list of dict
+        The allocation's log, one entry per pass (:func:`allocate_rounds`; empty when uniform).
     """
 
     grid: StateGrid
     names: list
     seed: int
     rounds_per_state: int
+    counts: np.ndarray = field(repr=False)
     targets: np.ndarray = field(repr=False)
     kinds: np.ndarray = field(repr=False)
     clamped: int = 0
     seconds: float = 0.0
+    passes: list = field(default_factory=list, repr=False)
+
+    @classmethod
+    def uniform(cls, grid: StateGrid, names, seed: int, targets, kinds=None, **extra):
+        """Rounds given as one row per state (``targets`` int[n_states, K]): ``K`` from each."""
+        targets = np.asarray(targets, dtype=np.int32)
+        kinds = np.zeros_like(targets, dtype=np.int8) if kinds is None else np.asarray(kinds)
+        counts = np.full(grid.n_states, targets.shape[1], dtype=np.int64)
+        return cls(grid, list(names), int(seed), int(targets.shape[1]), counts,
+                   targets.ravel().copy(), kinds.astype(np.int8).ravel().copy(), **extra)
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """int64[n_states + 1]: where each state's rounds start in the flat arrays."""
+        return np.concatenate([[0], np.cumsum(self.counts)]).astype(np.int64)
+
+    @property
+    def total(self) -> int:
+        """Rounds played in all."""
+        return int(self.counts.sum())
 
     @property
     def profile(self) -> str:
@@ -409,6 +453,29 @@ def transition_targets(grid: StateGrid, ends: RoundEnds) -> tuple[np.ndarray, in
     out = np.where(blocked, grid.n_states + cell, state)
     out = np.where(terminal, grid.n_states + grid.n_cells + won.argmax(axis=1), out)
     return out.astype(np.int32), clamped
+
+
+def _play_rounds(player: RoundPlayer, grid: StateGrid, states: np.ndarray, samples: np.ndarray,
+                 threads, progress: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """Play round ``samples[i]`` of state ``states[i]`` for every ``i`` (random-stream row
+    ``sample * n_states + state``); returns their targets, kinds and clamped count."""
+    state_scores = np.repeat(grid.cells * RAW_PER_DISPLAYED, grid.players, axis=0)
+    state_leaders = np.tile(np.arange(grid.players, dtype=np.int64), grid.n_cells)
+    total = states.size
+    targets = np.zeros(total, dtype=np.int32)
+    kinds = np.zeros(total, dtype=np.int8)
+    clamped = 0
+    with progress_bar(total, progress, unit="round", desc=f"{player.players}p rounds") as bar:
+        for first in range(0, total, ROWS_PER_CHUNK):
+            part = slice(first, min(total, first + ROWS_PER_CHUNK))
+            rows = samples[part] * grid.n_states + states[part]
+            ends = player.play(rows, state_scores[states[part]], state_leaders[states[part]],
+                               threads)
+            targets[part], cut = transition_targets(grid, ends)
+            kinds[part] = ends.kinds
+            clamped += cut
+            bar.update(rows.size)
+    return targets, kinds, clamped
 
 
 def simulate_states(players: int, strategies, rounds_per_state: int, seed: int = 0, *,
@@ -437,29 +504,40 @@ def simulate_states(players: int, strategies, rounds_per_state: int, seed: int =
     rounds_per_state = check_int(rounds_per_state, "rounds_per_state", 1)
     player = player or RoundPlayer(players, strategies, seed, threads)
     grid = grid_for(player.players)
-    n_states = grid.n_states
-    total = n_states * rounds_per_state
-    targets = np.zeros((n_states, rounds_per_state), dtype=np.int32)
-    kinds = np.zeros((n_states, rounds_per_state), dtype=np.int8)
-    state_scores = np.repeat(grid.cells * RAW_PER_DISPLAYED, grid.players, axis=0)
-    state_leaders = np.tile(np.arange(grid.players, dtype=np.int64), grid.n_cells)
-    clamped = 0
+    empty = StateRounds(grid, player.names, int(player.spec.seed), rounds_per_state,
+                        np.zeros(grid.n_states, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                        np.zeros(0, dtype=np.int8))
+    return extend_rounds(empty, np.full(grid.n_states, rounds_per_state, dtype=np.int64), player,
+                         threads=threads, progress=progress)
+
+
+def extend_rounds(rounds: StateRounds, counts, player: RoundPlayer, *, threads=None,
+                  progress: bool = False) -> StateRounds:
+    """``rounds`` with more rounds: state ``s`` played up to ``counts[s]`` (never fewer than it
+    has). The new rounds are rows ``k * n_states + s`` for ``k`` from its old count on, so the
+    result is the run that had played ``counts`` from the start."""
+    grid = rounds.grid
+    counts = np.maximum(np.asarray(counts, dtype=np.int64), rounds.counts)
+    extra = counts - rounds.counts
+    states = np.repeat(np.arange(grid.n_states, dtype=np.int64), extra)
+    first = np.repeat(rounds.counts, extra)
+    run_start = np.repeat(np.cumsum(extra) - extra, extra)
+    samples = first + (np.arange(states.size, dtype=np.int64) - run_start)
     # One round first, outside the clock: the first call compiles or loads the kernel.
-    player.play(np.zeros(1, dtype=np.int64), state_scores[:1], state_leaders[:1], threads)
+    player.play(np.zeros(1, dtype=np.int64), grid.cells[:1] * RAW_PER_DISPLAYED,
+                np.zeros(1, dtype=np.int64), threads)
     started = time.perf_counter()
-    with progress_bar(total, progress, unit="round", desc=f"{player.players}p rounds") as bar:
-        for first in range(0, total, ROWS_PER_CHUNK):
-            rows = np.arange(first, min(total, first + ROWS_PER_CHUNK), dtype=np.int64)
-            states = rows % n_states  # row k * n_states + s: a larger K extends a smaller one
-            samples = rows // n_states
-            ends = player.play(rows, state_scores[states], state_leaders[states], threads)
-            found, cut = transition_targets(grid, ends)
-            targets[states, samples] = found
-            kinds[states, samples] = ends.kinds
-            clamped += cut
-            bar.update(rows.size)
-    return StateRounds(grid, player.names, int(player.spec.seed), rounds_per_state, targets, kinds,
-                       clamped, time.perf_counter() - started)
+    targets, kinds, clamped = _play_rounds(player, grid, states, samples, threads, progress)
+    seconds = time.perf_counter() - started
+    old_states = np.repeat(np.arange(grid.n_states, dtype=np.int64), rounds.counts)
+    old_samples = np.arange(rounds.total, dtype=np.int64) - np.repeat(rounds.offsets[:-1],
+                                                                       rounds.counts)
+    order = np.lexsort((np.concatenate([old_samples, samples]),
+                        np.concatenate([old_states, states])))
+    return StateRounds(grid, rounds.names, rounds.seed, rounds.rounds_per_state, counts,
+                       np.concatenate([rounds.targets, targets])[order],
+                       np.concatenate([rounds.kinds, kinds])[order],
+                       rounds.clamped + clamped, rounds.seconds + seconds, list(rounds.passes))
 
 
 # ---------------------------------------------------------------------------
@@ -467,38 +545,163 @@ def simulate_states(players: int, strategies, rounds_per_state: int, seed: int =
 # ---------------------------------------------------------------------------
 @dataclass
 class _Structure:
-    """What the solver derives once from a :class:`StateRounds`."""
+    """What the solver derives once from a :class:`StateRounds`: its distinct transitions.
 
-    inside: np.ndarray  # bool[S, K]: the round stayed in its own cell
-    local: np.ndarray  # int8[S, K]: its leader column there (players = the lot)
+    Rounds from one state to one target are one transition with a ``count``; the transitions
+    are ordered by state (``offsets``), so a state's are contiguous.
+    """
+
+    dst: np.ndarray  # int64[T]: the target row
+    count: np.ndarray  # float64[T]: rounds that took it
+    inside: np.ndarray  # bool[T]: it stayed in its own cell
+    local: np.ndarray  # int8[T]: its leader column there (players = the lot)
+    offsets: np.ndarray  # int64[n_states + 1]
 
 
 def _structure(rounds: StateRounds) -> _Structure:
     grid = rounds.grid
-    targets = rounds.targets.astype(np.int64)
     n_states, players = grid.n_states, grid.players
-    own_cell = (np.arange(n_states) // players)[:, None]
-    is_state = targets < n_states
-    is_lot = (targets >= n_states) & (targets < n_states + grid.n_cells)
-    cell = np.where(is_state, targets // players, np.where(is_lot, targets - n_states, -1))
-    inside = cell == own_cell
-    local = np.where(is_state, targets % players, players).astype(np.int8)
-    return _Structure(inside, local)
+    rows = n_states + grid.n_cells + grid.n_entities
+    source = np.repeat(np.arange(n_states, dtype=np.int64), rounds.counts)
+    keys, count = np.unique(source * rows + rounds.targets.astype(np.int64), return_counts=True)
+    src, dst = keys // rows, keys % rows
+    is_state = dst < n_states
+    is_lot = (dst >= n_states) & (dst < n_states + grid.n_cells)
+    cell = np.where(is_state, dst // players, np.where(is_lot, dst - n_states, -1))
+    inside = cell == src // players
+    local = np.where(is_state, dst % players, players).astype(np.int8)
+    offsets = np.searchsorted(src, np.arange(n_states + 1)).astype(np.int64)
+    return _Structure(dst, count.astype(np.float64), inside, local, offsets)
+
+
+def _segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Sums of ``values`` (axis 1) over the segments ``offsets[i]:offsets[i + 1]`` (each
+    non-empty: every state has a round)."""
+    return np.add.reduceat(values, offsets[:-1], axis=1)
+
+
+@njit(cache=True, nogil=True)
+def _invert_small(matrix):
+    """The inverse of a small well-conditioned matrix (Gauss-Jordan, partial pivoting)."""
+    n = matrix.shape[0]
+    a = matrix.copy()
+    inverse = np.eye(n)
+    for col in range(n):
+        pivot = col
+        for row in range(col + 1, n):
+            if abs(a[row, col]) > abs(a[pivot, col]):
+                pivot = row
+        if pivot != col:
+            for k in range(n):
+                a[col, k], a[pivot, k] = a[pivot, k], a[col, k]
+                inverse[col, k], inverse[pivot, k] = inverse[pivot, k], inverse[col, k]
+        scale = 1.0 / a[col, col]
+        for k in range(n):
+            a[col, k] *= scale
+            inverse[col, k] *= scale
+        for row in range(n):
+            if row != col and a[row, col] != 0.0:
+                factor = a[row, col]
+                for k in range(n):
+                    a[row, k] -= factor * a[col, k]
+                    inverse[row, k] -= factor * inverse[col, k]
+    return inverse
+
+
+@njit(cache=True, nogil=True)
+def _solve_replicate(weights, count, dst, offsets, inside, local, levels, players, n_cells,
+                     n_entities, tol, max_sweeps, values_out, lot_out):
+    """One replicate of :func:`solve` (its weights per transition); returns (sweeps, residual)."""
+    n_states = n_cells * players
+    value = np.zeros((n_states + n_cells + n_entities, n_entities))
+    for e in range(n_entities):
+        value[n_states + n_cells + e, e] = 1.0
+    w = np.empty(weights.size)
+    for s in range(n_states):
+        total = 0.0
+        for t in range(offsets[s], offsets[s + 1]):
+            total += weights[t]
+        use_count = total <= 0.0  # a state with no weight keeps its rounds at weight 1
+        if use_count:
+            total = 0.0
+            for t in range(offsets[s], offsets[s + 1]):
+                total += count[t]
+        for t in range(offsets[s], offsets[s + 1]):
+            w[t] = (count[t] if use_count else weights[t]) / total
+    inverse = np.empty((n_cells, players, players))
+    system = np.empty((players, players))
+    for c in range(n_cells):
+        # the in-cell system: V_l = b_l + sum_l' M[l, l'] V_l' + M[l, lot] mean_l' V_l'
+        for i in range(players):
+            for j in range(players):
+                system[i, j] = (1.0 + SINGULAR_GUARD) if i == j else 0.0
+        for leader in range(players):
+            s = c * players + leader
+            for t in range(offsets[s], offsets[s + 1]):
+                if inside[t]:
+                    if local[t] < players:
+                        system[leader, local[t]] -= w[t]
+                    else:
+                        for j in range(players):
+                            system[leader, j] -= w[t] / players
+        inverse[c] = _invert_small(system)
+    rhs = np.empty((players, n_entities))
+    sweeps, residual = 0, np.inf
+    while sweeps < max_sweeps and residual > tol:
+        residual = 0.0
+        for level in range(levels.shape[0]):
+            for c in range(levels[level, 0], levels[level, 1]):
+                for leader in range(players):
+                    for e in range(n_entities):
+                        rhs[leader, e] = 0.0
+                    s = c * players + leader
+                    for t in range(offsets[s], offsets[s + 1]):
+                        if not inside[t]:
+                            for e in range(n_entities):
+                                rhs[leader, e] += w[t] * value[dst[t], e]
+                for e in range(n_entities):
+                    mean = 0.0
+                    for leader in range(players):
+                        new = 0.0
+                        for j in range(players):
+                            new += inverse[c, leader, j] * rhs[j, e]
+                        s = c * players + leader
+                        residual = max(residual, abs(new - value[s, e]))
+                        value[s, e] = new
+                        mean += new
+                    value[n_states + c, e] = mean / players
+        sweeps += 1
+    values_out[:, :] = value[:n_states]
+    lot_out[:, :] = value[n_states:n_states + n_cells]
+    return sweeps, residual
+
+
+@njit(cache=True, nogil=True)
+def _solve_block(first, stop, weights, count, dst, offsets, inside, local, levels, players,
+                 n_cells, n_entities, tol, max_sweeps, values, lot, sweeps, residuals):
+    for r in range(first, stop):
+        sweeps[r], residuals[r] = _solve_replicate(
+            weights[r], count, dst, offsets, inside, local, levels, players, n_cells,
+            n_entities, tol, max_sweeps, values[r], lot[r])
 
 
 def solve(rounds: StateRounds, weights=None, *, tol: float = DEFAULT_TOLERANCE,
-          max_sweeps: int = DEFAULT_MAX_SWEEPS, structure: _Structure | None = None):
+          max_sweeps: int = DEFAULT_MAX_SWEEPS, structure: _Structure | None = None,
+          threads: int | None = None):
     """Win probabilities of the empirical chain of ``rounds`` (see the module docstring).
 
     Parameters
     ----------
     rounds : StateRounds
-    weights : ndarray float[R, n_states, K], optional
-        Weight of every simulated round in each of ``R`` replicates (default:
-        one replicate, every round weight 1).
+    weights : ndarray float[R, transitions], optional
+        Weight of every distinct transition (:func:`_structure`; its rounds' weights summed)
+        in each of ``R`` replicates (default: one replicate, each weighted by its rounds).
     tol : float
         Stop when no value moved by more than ``tol`` in a sweep.
     max_sweeps : int
+    threads : int, optional
+        Replicates are solved in parallel on this many threads (the results do not depend
+        on it).
 
     Returns
     -------
@@ -507,51 +710,27 @@ def solve(rounds: StateRounds, weights=None, *, tol: float = DEFAULT_TOLERANCE,
     lot : ndarray float64[R, n_cells, n_entities]
         The same with the leader by lot (the mean over the leader seats).
     sweeps : int
-        Sweeps made.
+        Sweeps made (the most over the replicates).
     residual : float
         The largest change in the last sweep.
     """
     grid = rounds.grid
-    structure = structure or _structure(rounds)
-    targets = rounds.targets
-    n_states, n_cells, players, n_entities = grid.n_states, grid.n_cells, grid.players, grid.n_entities
-    if weights is None:
-        weights = np.ones((1,) + targets.shape)
-    weights = np.asarray(weights, dtype=np.float64)
+    st = structure or _structure(rounds)
+    weights = (st.count[None, :] if weights is None
+               else np.ascontiguousarray(weights, dtype=np.float64))
     replicates = weights.shape[0]
-    total = weights.sum(axis=2)
-    empty = total <= 0
-    if empty.any():  # a state with no weight keeps its rounds at weight 1
-        weights = np.where(empty[..., None], 1.0, weights)
-        total = weights.sum(axis=2)
-    weights = weights / total[..., None]
-    inner = weights * structure.inside
-    outer = weights - inner
-    # The in-cell system: V_l = b_l + sum_l' M[l, l'] V_l' + M[l, lot] * mean_l' V_l'.
-    link = np.zeros((replicates, n_states, players + 1))
-    for column in range(players + 1):
-        link[..., column] = (inner * (structure.local == column)).sum(axis=2)
-    link = link.reshape(replicates, n_cells, players, players + 1)
-    system = (np.eye(players) * (1.0 + SINGULAR_GUARD) - link[..., :players]
-              - link[..., players:] / players)
-    inverse = np.linalg.inv(system)
-    value = np.zeros((replicates, n_states + n_cells + n_entities, n_entities))
-    value[:, n_states + n_cells:, :] = np.eye(n_entities)
-    sweeps, residual = 0, np.inf
-    while sweeps < max_sweeps and residual > tol:
-        residual = 0.0
-        for c0, c1 in grid.levels:
-            s0, s1 = c0 * players, c1 * players
-            gathered = value[:, targets[s0:s1], :]
-            rhs = np.einsum("rnk,rnke->rne", outer[:, s0:s1], gathered)
-            rhs = rhs.reshape(replicates, c1 - c0, players, n_entities)
-            new = np.matmul(inverse[:, c0:c1], rhs).reshape(replicates, s1 - s0, n_entities)
-            residual = max(residual, float(np.abs(new - value[:, s0:s1]).max()))
-            value[:, s0:s1] = new
-            value[:, n_states + c0:n_states + c1] = new.reshape(
-                replicates, c1 - c0, players, n_entities).mean(axis=2)
-        sweeps += 1
-    return (value[:, :n_states], value[:, n_states:n_states + n_cells], sweeps, residual)
+    values = np.zeros((replicates, grid.n_states, grid.n_entities))
+    lot = np.zeros((replicates, grid.n_cells, grid.n_entities))
+    sweeps = np.zeros(replicates, dtype=np.int64)
+    residuals = np.zeros(replicates)
+    levels = np.asarray(grid.levels, dtype=np.int64).reshape(-1, 2)
+    fixed = (weights, st.count, st.dst, st.offsets, st.inside, st.local, levels,
+             np.int64(grid.players), np.int64(grid.n_cells), np.int64(grid.n_entities),
+             float(tol), np.int64(max_sweeps), values, lot, sweeps, residuals)
+    with thread_count(threads) as active:
+        run_blocks(lambda a, b: _solve_block(np.int64(a), np.int64(b), *fixed), replicates,
+                   active)
+    return values, lot, int(sweeps.max()), float(residuals.max())
 
 
 def bootstrap(rounds: StateRounds, replicates: int, seed: int = 0, *,
@@ -559,26 +738,28 @@ def bootstrap(rounds: StateRounds, replicates: int, seed: int = 0, *,
               progress: bool = False):
     """Poisson-bootstrap replicates of :func:`solve` (see the module docstring).
 
+    Replicate ``b`` weights every simulated round by Poisson(1): a transition taken by ``n``
+    rounds by Poisson(``n``) (their sum), drawn from
+    ``numpy.random.default_rng([seed, BOOTSTRAP_STREAM, b])``: the same replicates whatever
+    the batching.
+
     Returns
     -------
     values : ndarray float32[B, n_states, n_entities]
     lot : ndarray float32[B, n_cells, n_entities]
-        Replicate ``b`` weights every simulated round by Poisson(1) drawn from
-        ``numpy.random.default_rng([seed, BOOTSTRAP_STREAM, b])``: the same
-        replicates whatever the batching.
     """
     grid = rounds.grid
     structure = _structure(rounds)
     values = np.zeros((replicates, grid.n_states, grid.n_entities), dtype=np.float32)
     lot = np.zeros((replicates, grid.n_cells, grid.n_entities), dtype=np.float32)
-    batch = max(1, SAMPLES_PER_BATCH // rounds.targets.size)
+    batch = max(1, min(REPLICATES_PER_BATCH, SAMPLES_PER_BATCH // structure.count.size))
     with progress_bar(replicates, progress, unit="replicate",
                       desc=f"{grid.players}p bootstrap") as bar:
         for first in range(0, replicates, batch):
             members = range(first, min(replicates, first + batch))
             weights = np.stack([
                 np.random.default_rng([int(seed), BOOTSTRAP_STREAM, b]).poisson(
-                    1.0, rounds.targets.shape).astype(np.float32) for b in members])
+                    structure.count).astype(np.float64) for b in members])
             v, l, _, _ = solve(rounds, weights, tol=tol, max_sweeps=max_sweeps, structure=structure)
             values[first:first + len(members)] = v
             lot[first:first + len(members)] = l
@@ -971,6 +1152,167 @@ def fit_side_table(table: np.ndarray, half_width: np.ndarray, symmetric: bool = 
     return fitted, int(passes), float(violation)
 
 
+@dataclass
+class FittedTables:
+    """The own-vs-opponent table of a :class:`WinValues` solved, fitted, and the fit applied to
+    every bootstrap replicate (:func:`fitted_tables`).
+
+    Attributes
+    ----------
+    raw, raw_half : ndarray float64[62, 62, 3]
+        :func:`side_table` and the half-width of its 95% percentile interval (0 where every
+        replicate agrees; NaN without replicates).
+    fitted : ndarray float64[62, 62, 3]
+        :func:`fit_side_table` of ``raw``, weighted by ``raw_half`` (the lot diagonal exactly 0.5
+        under self-play).
+    replicates : ndarray float32[B, 62, 62, 3]
+        The same fit of every bootstrap replicate's side table.
+    passes : int
+    residual : float
+        The fit's Dykstra passes and remaining violation (:func:`fit_side_table`).
+    """
+
+    raw: np.ndarray = field(repr=False)
+    raw_half: np.ndarray = field(repr=False)
+    fitted: np.ndarray = field(repr=False)
+    replicates: np.ndarray = field(repr=False)
+    passes: int = 0
+    residual: float = 0.0
+
+    def interval(self) -> tuple[np.ndarray, np.ndarray]:
+        """The fitted values' 95% percentile interval over the replicates (NaN without)."""
+        if self.replicates.shape[0] == 0:
+            return np.full(self.fitted.shape, np.nan), np.full(self.fitted.shape, np.nan)
+        low, high = np.percentile(self.replicates, [2.5, 97.5], axis=0)
+        return low.astype(np.float64), high.astype(np.float64)
+
+
+def fitted_tables(values: WinValues, symmetric: bool = True) -> FittedTables:
+    """The side table of ``values`` fitted, and the same fit on every bootstrap replicate (the
+    weights, from the solved values' intervals, are the same for all)."""
+    raw = side_table(values, symmetric)
+    count = values.replicates.shape[0]
+    if count:
+        raw_stack = np.stack([side_table(values, symmetric, replicate=b) for b in range(count)])
+        raw_low, raw_high = np.percentile(raw_stack, [2.5, 97.5], axis=0)
+        raw_half = (raw_high - raw_low) / 2
+        raw_half[raw_stack.std(axis=0) == 0] = 0.0  # exact in every replicate
+    else:
+        raw_stack = np.zeros((0,) + raw.shape)
+        raw_half = np.full(raw.shape, np.nan)  # equal weights
+    fitted, passes, residual = fit_side_table(raw, raw_half, symmetric)
+    replicates = np.zeros(raw_stack.shape, dtype=np.float32)
+    for b in range(count):
+        replicates[b] = fit_side_table(raw_stack[b], raw_half, symmetric)[0]
+    if symmetric:  # 0.5 by construction: exactly, not up to rounding
+        diagonal = np.arange(TARGET_DISPLAYED)
+        fitted[diagonal, diagonal, LEAD_LOT] = 0.5
+        replicates[:, diagonal, diagonal, LEAD_LOT] = 0.5
+    return FittedTables(raw, raw_half, fitted, replicates, passes, residual)
+
+
+# ---------------------------------------------------------------------------
+# Allocating rounds where the variance is
+# ---------------------------------------------------------------------------
+ALLOCATION_REPLICATES = 200
+"""Bootstrap replicates of each allocation pass's check (the final intervals take more)."""
+
+ALLOCATION_MARGIN = 0.85
+"""An allocation pass aims each half-width at this share of its target: the final bootstrap's
+fresh replicates then meet the target despite the pass's percentile noise."""
+
+ALLOCATION_PASSES = 4
+"""Passes at most (each a bootstrap check, then more rounds where a target is missed)."""
+
+
+def half_width_targets(inner: float, outer: float) -> np.ndarray:
+    """float64[61, 61]: the target half-width of each own x opponent cell (scores 0..60):
+    ``inner`` where both scores are at most :data:`MONOTONE_TOP`, ``outer`` elsewhere."""
+    axis = np.arange(TARGET_DISPLAYED)
+    inside = (axis[:, None] <= MONOTONE_TOP) & (axis[None, :] <= MONOTONE_TOP)
+    return np.where(inside, float(inner), float(outer))
+
+
+def lot_half_widths(tables: FittedTables, symmetric: bool = True) -> np.ndarray:
+    """float64[61, 61]: the fitted lot value's 95% half-width per cell (scores 0..60), the
+    quantity the targets bound. On the lot diagonal under self-play, where the lot is 0.5
+    exactly, the own-lead value's half-width over root 2 stands in (what the lot's would be
+    with the two leads independent): those states' rounds still feed their neighbours."""
+    low, high = tables.interval()
+    half = (high - low)[:TARGET_DISPLAYED, :TARGET_DISPLAYED] / 2
+    lot = half[..., LEAD_LOT].copy()
+    if symmetric:
+        diagonal = np.arange(TARGET_DISPLAYED)
+        lot[diagonal, diagonal] = half[diagonal, diagonal, LEAD_OWN] / np.sqrt(2.0)
+    return lot
+
+
+def state_factors(grid: StateGrid, factor: np.ndarray, symmetric: bool) -> np.ndarray:
+    """float64[n_states]: each grid state's share of the own x opponent cells' ``factor``
+    (float[61, 61]). A cell (a, b) of the grid holds entity 0 at a and entity 1 at b: it is the
+    own side's state of table cell (a, b) and, under self-play (each table value averages both
+    sides' perspectives), the mirrored state of (b, a); it takes the larger factor (the two
+    agree but for rounding: the fitted table is symmetric). A cell with a negative score (4
+    players) is in no table cell: factor 1."""
+    cells = grid.cells
+    valid = (cells >= 0).all(axis=1)
+    own, other = np.clip(cells[:, 0], 0, None), np.clip(cells[:, 1], 0, None)
+    cell_factor = factor[own, other]
+    if symmetric:
+        cell_factor = np.maximum(cell_factor, factor[other, own])
+    cell_factor = np.where(valid, cell_factor, 1.0)
+    return np.repeat(cell_factor, grid.players)
+
+
+def allocate_rounds(player: RoundPlayer, rounds_per_state: int, inner: float, outer: float, *,
+                    max_rounds: int, symmetric: bool = True, passes: int = ALLOCATION_PASSES,
+                    replicates: int = ALLOCATION_REPLICATES, threads=None,
+                    progress: bool = False) -> StateRounds:
+    """Rounds from every state, more where the table's values are noisiest, until every lot
+    value's 95% half-width is within its target (2 and 4 players).
+
+    Design: a lot value's error is its state's own rounds' noise plus what it inherits from
+    the states its rounds lead to; both fall as 1/sqrt(rounds) when those states get more, and
+    they differ by orders of magnitude over the grid (a state far ahead is nearly decided; a
+    round near 61 decides the match). So a pilot of ``rounds_per_state`` rounds everywhere is
+    solved and bootstrapped (``replicates``), the fitted table's lot half-width ``h`` per cell
+    is read (:func:`lot_half_widths`), and every state of a cell that misses
+    :data:`ALLOCATION_MARGIN` of its target ``t`` (:func:`half_width_targets`) gets its rounds
+    multiplied by ``(h / (margin t))**2`` (capped at ``max_rounds``); inherited error shrinks
+    with the noisy states downstream, which miss their own targets and grow too. Passes repeat
+    (at most ``passes``) until no cell misses; the caller's final bootstrap checks the last.
+    Rounds ``k`` of a state are always its random-stream rows ``k * n_states + s``, so the
+    result is the run that had played those counts from the start; the log is
+    :attr:`StateRounds.passes`.
+    """
+    grid = grid_for(player.players)
+    if grid.players not in TABLE_PLAYERS:
+        raise ValueError("rounds are allocated by the 2- and 4-player tables' targets")
+    rounds = simulate_states(player.players, None, rounds_per_state, threads=threads,
+                             progress=progress, player=player)
+    targets = half_width_targets(inner, outer)
+    for number in range(passes):
+        values = win_values(rounds, replicates, progress=progress)
+        half = lot_half_widths(fitted_tables(values, symmetric), symmetric)
+        ratio = half / (ALLOCATION_MARGIN * targets)
+        missing = ratio > 1.0
+        entry = {"pass": number, "rounds": rounds.total, "replicates": replicates,
+                 "largest_inner": float(np.nanmax(np.where(targets == inner, half, np.nan))),
+                 "largest_outer": float(np.nanmax(np.where(targets == inner, np.nan, half))),
+                 "cells_missing": int(missing.sum()), "states_raised": 0, "rounds_added": 0}
+        rounds.passes.append(entry)
+        if not missing.any():
+            break
+        factor = state_factors(grid, np.where(missing, ratio ** 2, 1.0), symmetric)
+        counts = np.where(factor > 1.0, np.ceil(rounds.counts * factor), rounds.counts)
+        counts = np.minimum(counts, max(max_rounds, rounds_per_state)).astype(np.int64)
+        before = rounds.total
+        rounds = extend_rounds(rounds, counts, player, threads=threads, progress=progress)
+        entry["states_raised"] = int((factor > 1.0).sum())
+        entry["rounds_added"] = rounds.total - before
+    return rounds
+
+
 def adjacent_drops(table: np.ndarray, half_width: np.ndarray, top: int = MONOTONE_TOP,
                    tol: float = 1e-9) -> dict:
     """Count adjacent cells where one more point for a side moves its value the wrong way.
@@ -1012,83 +1354,3 @@ def adjacent_drops(table: np.ndarray, half_width: np.ndarray, top: int = MONOTON
     inside = np.concatenate([own_drop[own_inside], opp_drop[opp_inside]])
     out["largest_inside"] = float(max(0.0, inside.max())) if inside.size else 0.0
     return out
-
-
-UP_SLACK = 0.01
-"""Codes below which :func:`quantise` with ``up`` rounds down: a decoded float32 value times
-QUANTUM lies within 0.01 of its code, so a table read back from its module keeps its codes."""
-
-
-def quantise(table: np.ndarray, up: bool = False) -> np.ndarray:
-    """uint16 codes ``round(value * QUANTUM)`` of values in [0, 1]; with ``up`` rounded up
-    (half-widths: a positive half-width never becomes 0, an interval is never narrowed)."""
-    scaled = np.clip(np.asarray(table, dtype=np.float64), 0.0, 1.0) * QUANTUM
-    codes = np.ceil(np.maximum(scaled - UP_SLACK, 0.0)) if up else np.rint(scaled)
-    return codes.astype("<u2")
-
-
-def table_module_source(table: np.ndarray, half_width: np.ndarray, profile: str, command: str,
-                        rounds: int, note: str = "") -> str:
-    """The text of :mod:`strategies.winprob_table` holding ``table`` and its ``half_width``.
-
-    Both are float[2, 62, 62, 3]: the fitted values (:func:`fit_side_table`) and the half-widths
-    of their 95% bootstrap intervals. What they hold and how they are stored is said once, in
-    :mod:`strategies.winprob_codes`; the module's docstring points there and adds this table's
-    run (``profile``, ``rounds``, its largest half-widths, the ``command`` that made it) and
-    ``note``, a paragraph. The codes are quantised first (:func:`quantise`, half-widths rounded
-    up), so arrays read back from the module give the same text.
-    """
-    codes = quantise(table)
-    half_codes = quantise(half_width, up=True)
-    if codes.shape != TABLE_SHAPE or half_codes.shape != TABLE_SHAPE:
-        raise ValueError(f"the table and its half-widths must have shape {TABLE_SHAPE}, found "
-                         f"{codes.shape} and {half_codes.shape}")
-    inner = values_of(half_codes)[:, :TARGET_DISPLAYED, :TARGET_DISPLAYED]
-    largest = float(inner.max())
-    where = np.unravel_index(int(inner.argmax()), inner.shape)
-    at = (f"{TABLE_PLAYERS[where[0]]} players, own {where[1]}, opponent {where[2]}, lead "
-          f"{('own', 'opponent', 'lot')[where[3]]}")
-    ordered = float(values_of(half_codes)[:, :MONOTONE_TOP + 1, :MONOTONE_TOP + 1].max())
-
-    def literal(array_codes):
-        return "\n".join(f'    "{line}"' for line in code_lines(array_codes))
-
-    extra = ("\n" + textwrap.fill(note, 88) + "\n") if note else ""
-    return f'''"""Match win probabilities by score and lead: :data:`WIN_TABLE` (generated; do not edit).
-
-What the table and its error :data:`WIN_TABLE_HALF_WIDTH` hold, and how they are stored:
-:mod:`strategies.winprob_codes`. This one is self-play of :data:`WIN_TABLE_PROFILE`,
-:data:`WIN_TABLE_ROUNDS` simulated rounds from every state.
-Largest: {largest:.3f} ({at}); largest over scores 0..{MONOTONE_TOP}: {ordered:.3f}.
-Regenerate with :data:`WIN_TABLE_COMMAND`:
-
-    {command}
-
-``tests/experiments/test_winprob.py`` checks its shape, bounds, terminal rows,
-symmetry and order (no adjacent drop beyond its half-width), and that the command parses.
-{extra}"""
-
-from __future__ import annotations
-
-from strategies.winprob_codes import table_of
-
-WIN_TABLE_PROFILE = {profile!r}
-"""The strategy every seat played."""
-
-WIN_TABLE_COMMAND = {command!r}
-"""The command that regenerated this file."""
-
-WIN_TABLE_ROUNDS = {int(rounds)!r}
-"""Simulated rounds per state."""
-
-WIN_TABLE = table_of(
-{literal(codes)}
-)
-"""float32[2, 62, 62, 3]: P(own side wins | table size, own, opponent, lead)."""
-
-WIN_TABLE_HALF_WIDTH = table_of(
-{literal(half_codes)}
-)
-"""float32[2, 62, 62, 3]: half-width of each WIN_TABLE value's 95% interval (0: exact)."""
-'''
-

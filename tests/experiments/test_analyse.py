@@ -17,9 +17,14 @@ import copy
 import numpy as np
 import pytest
 
+from experiments.reporting import figures
 from experiments.tools import analyse
 from sim.bridges.record_replay import replay_decisions
+from sim.core.rng import decision_state
 from sim.records import write_records
+from strategies import winprob_table
+from strategies.move_values import move_values
+from strategies.winprob_codes import cells_of_values, exact_mask
 from tests.support.plugins import call_cli
 
 SMALL = {"worlds": 6, "node_limit": 200}
@@ -44,9 +49,69 @@ def test_rows_agree_with_their_values(record):
     assert ((moves["played_rank"] == 1) == (moves["loss"] <= 1e-12)).all()
     assert (moves["loss_low"] <= moves["loss"] + 1e-12).all() and (moves["loss"] <= moves["loss_high"] + 1e-12).all()
     assert (moves["played_low"] <= moves["played_value"] + 1e-12).all()
+    # the win table's error widens every interval beyond the worlds' own
+    assert (moves["loss_low"] <= moves["loss_worlds_low"] + 1e-12).all()
+    assert (moves["loss_high"] >= moves["loss_worlds_high"] - 1e-12).all()
+    assert (moves["loss_table_se"] >= 0).all() and (moves["loss_table_se"] > 0).any()
+    assert (moves["played_table_se"] > 0).any()
     assert ((0 <= moves["played_value"]) & (moves["played_value"] <= 1)).all()
     assert (moves["unit"] == analyse.WIN_PROBABILITY).all()
     assert moves.equals(analyse.analyse_match(record, 0, **SMALL))
+
+
+def test_every_solved_value_is_a_table_cell_or_exact(record):
+    """The search returns looked-up values unchanged: each world's value of each placement is a
+    table cell's (decoded to its cell) or exact (a finished match: 0 or 1, or an exact cell),
+    so the replicate tables can value the same lines again."""
+    row = 0  # 2 players
+    table = winprob_table.WIN_TABLE[row]
+    exact = set(np.unique(table[exact_mask(table.shape)]).tolist()) | {0.0, 1.0}
+    found = 0
+    for number, decision in enumerate(d for d in replay_decisions(record) if d.seat == 0):
+        if len(decision.state.legal_actions()) < 2:
+            continue
+        view = decision.state.view(np.zeros((2, 1)))
+        _, values, share = move_values(view, 6, 200, decision_state(0, number, 0))
+        cells = cells_of_values(table, values[share > 0])
+        undecoded = values[share > 0][cells < 0]
+        assert all(v in exact for v in undecoded.tolist()), undecoded
+        found += int((cells >= 0).sum())
+        if number > 6:
+            break
+    assert found > 0
+
+
+def test_a_loss_carries_the_tables_error(record, monkeypatch):
+    """Replicate tables that move every cell by a common amount leave a loss alone (both moves'
+    lines move together); replicates that move cells apart widen it."""
+    moves = analyse.analyse_match(record, 0, **SMALL)
+    same = np.stack([winprob_table.WIN_TABLE + np.float32(d) for d in (0.0, 0.01, -0.01)])
+    monkeypatch.setattr(winprob_table, "replicate_tables", lambda: same)
+    shifted = analyse.analyse_match(record, 0, **SMALL)
+    np.testing.assert_allclose(shifted["loss"], moves["loss"])
+    looked_up = shifted["looked_up"] == 1  # every line ends in a table cell: all move together
+    assert looked_up.any() and shifted.loc[looked_up, "loss_table_se"].max() < 1e-6
+    np.testing.assert_allclose(shifted.loc[looked_up, "loss_low"],
+                               shifted.loc[looked_up, "loss_worlds_low"], atol=1e-6)
+    assert shifted["loss_table_se"].max() <= 0.0101  # never more than the shift itself
+    rng = np.random.default_rng(2)
+    noisy = winprob_table.WIN_TABLE[None] + rng.normal(0, 0.05, (8,) + winprob_table.WIN_TABLE.shape)
+    monkeypatch.setattr(winprob_table, "replicate_tables", lambda: noisy.astype(np.float32))
+    widened = analyse.analyse_match(record, 0, **SMALL)
+    assert (widened["loss_table_se"] > 0.005).mean() > 0.5
+    assert ((widened["loss_high"] - widened["loss_low"])
+            > (widened["loss_worlds_high"] - widened["loss_worlds_low"])).mean() > 0.5
+
+
+def test_the_figure_prints(record, tmp_path, monkeypatch):
+    monkeypatch.setenv(figures.AUDIT_ENV, "strict")
+    moves = analyse.analyse_match(record, 0, **SMALL)
+    settings = {"file": "x.jsonl", "match": 0, "seat": 0, "worlds": 6, "node_limit": 200,
+                "seed": 0}
+    figure = analyse.winprob_figure(moves, settings)
+    assert figures.print_problems(figure) == []
+    analyse.write_analysis(moves, settings, tmp_path)
+    assert (tmp_path / "winprob.png").is_file()
 
 
 def hidden_swaps(record, seat):

@@ -130,3 +130,18 @@ def test_pooling_and_heterogeneity():
     # the two exact vs greedy estimates the issue names: z = 3.1, they disagree
     split = pooled_estimate([0.503, 0.524], [0.0066, 0.0015])
     assert split.p < 0.01 and split.i2 > 0.8
+
+
+def test_simultaneous_ranks_carry_a_shared_inputs_error():
+    """Items well apart over the units but moved together by an input every unit shares (a
+    fitted table, with replicates) are no longer resolved once its replicates are given."""
+    rng = np.random.default_rng(4)
+    units, items = 400, 5
+    values = np.arange(items) * 0.05 + rng.normal(0, 0.01, (units, items))
+    alone = simultaneous_ranks(values, resamples=200, seed=1)
+    assert (alone["rank_low"] == alone["rank_high"]).all()  # every rank resolved
+    shifts = rng.normal(0, 0.1, (40, items))  # the shared input's error per replicate
+    replicas = values[None] + shifts[:, None, :]
+    shared = simultaneous_ranks(values, resamples=200, seed=1, table_values=replicas)
+    assert (shared["rank_high"] - shared["rank_low"]).sum() > 0
+    assert (shared["rank"] == alone["rank"]).all()  # the point ranks are the values'

@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import re
+
 from experiments.mixed_tables import Table
-from experiments.stats import Contrast, contrast_words
+from experiments.reporting import figures
 from experiments.studies import opening_leads
 from sim.core import state as K
 from sim.core.rng import secret_key, stream_key, word_at
@@ -27,6 +29,8 @@ from sim.study_kernels.openings import (
 )
 from sim.tiles import HAND_SIZE, TARGET_RAW
 from strategies import winprob_table
+from strategies.catalogue import resolve
+from strategies.definition import variant
 from strategies.winprob_table import WIN_TABLE
 from tests.support.plugins import call_cli, one_line
 
@@ -60,10 +64,11 @@ def test_the_table_error_is_its_largest_half_width_over_the_starting_states(monk
     assert table_half_width(2) == pytest.approx(0.03)
     assert table_half_width(4) == pytest.approx(0.02)
     assert np.isnan(table_half_width(3))
-    assert "0.0300 at 2 players, 0.0200 at 4 players" in opening_leads.win_table_note([2, 3, 4])
-    monkeypatch.delattr(winprob_table, "WIN_TABLE_HALF_WIDTH", raising=False)
-    assert np.isnan(table_half_width(2))
-    assert "reported in `winprob/summary.md`" in opening_leads.win_table_note([2, 4])
+    settings = {"players": [2, 3, 4], "table_replicates": 200, "win_table": "abc"}
+    note = opening_leads.win_table_note(settings)
+    assert "0.0300 at 2 players, 0.0200 at 4 players" in note and "200 of the table's" in note
+    assert "without the table's own error" in opening_leads.win_table_note(
+        {**settings, "table_replicates": 0})
 
 
 @pytest.mark.parametrize("players,scores", [(2, [200, 150]), (4, [275, 150])])
@@ -238,16 +243,54 @@ def test_tile_values_and_ranks(result):
                        & (values.value == "win_prob")]
         best, _ = opening_leads.extremes(block)
         claim = result.key_numbers[f"counterfactual {players}p: best opening by match-win "
-                                   "probability per state (rank interval [1, 1])"]
+                                   "probability per state (simultaneous rank interval [1, 1])"]
         if best:
             assert f"55-30 {best[0]}" in claim
         else:
             reach = block[block.rank_low == 1].tile
-            assert f"55-30 none of {'/'.join(reach)}" in claim
+            assert (f"55-30 none of {'/'.join(reach)}" in claim if len(reach) <= 4
+                    else f"55-30 none ({len(reach)} tiles' rank intervals reach 1)" in claim)
     assert "## Ranks by match-win probability" in result.markdown
     assert "Plots:" not in result.markdown
+    # the match-win values carry the win table's error: wider than the hands' intervals
+    win = values[(values.value == "win_prob") & (values.hands > 1)]
+    assert result.settings["table_replicates"] >= 2
+    assert (win["relative_table_se"] > 0).all()
+    assert ((win["relative_high"] - win["relative_low"])
+            > (win["relative_hands_high"] - win["relative_hands_low"])).all()
+    diff = values[(values.value == "diff") & (values.hands > 0)]
+    assert (diff["relative_table_se"] == 0).all()
     for name in ("opening_tiles", "counterfactual", "state_values", "gain_playouts"):
         assert f"![{name}]({name}.png)" in result.markdown
+
+
+def test_comparisons_are_the_plans_adjusted_and_worded_by_their_verdicts(result):
+    plan = opening_leads.plan_for(result.settings)
+    comparisons = result.frames["comparisons"]
+    declared = {c.id: c for c in plan.comparisons}
+    assert set(comparisons["id"]) <= set(declared)
+    primary = [c.id for c in plan.comparisons if c.family == "primary"]
+    # per player count: greedy's lead effect on the match, and the held-out gain per value
+    assert len(primary) == 3 + (3 + 2)
+    assert set(primary) == set(comparisons[comparisons.family == "primary"]["id"])
+    for row in comparisons.itertuples():
+        assert row.words.startswith(f"{row.a} - {row.b}")
+        ends = {"finding": ("higher", "lower"), "equivalent": ("equivalent within",),
+                "inconclusive": ("no detectable difference",)}[row.verdict]
+        assert any(end in row.words for end in ends), row.words
+    tiles = comparisons[comparisons.quantity.str.startswith("tile_")]
+    assert len(tiles) == result.frames["cf_values"]["hands"].gt(0).sum() + \
+        result.frames["cf_strong"]["hands"].gt(0).sum()
+    assert "Comparisons declared before the run" in result.markdown
+    for row in result.frames["cf_values"].dropna(subset=["rank"]).itertuples():
+        assert row.verdict in ("finding", "equivalent", "inconclusive")
+
+
+def test_every_figure_prints(result, tmp_path, monkeypatch):
+    monkeypatch.setenv(figures.AUDIT_ENV, "strict")
+    for name, plot in result.plots.items():
+        plot(tmp_path / f"{name}.png")  # save_png raises on a figure that breaks a rule
+        assert (tmp_path / f"{name}.png").is_file()
 
 
 def test_a_strong_continuation_runs_at_the_small_size(result):
@@ -288,7 +331,7 @@ def test_hand_features_by_hand():
 # ---------------------------------------------------------------------------
 # Rank intervals and best / worst claims (synthetic hands, known truth)
 # ---------------------------------------------------------------------------
-def synthetic_per_tile(values, hands=600, noise=0.5, seed=3):
+def synthetic_per_tile(values, hands=3000, noise=0.5, seed=3):
     """per_tile rows of random 5-tile hands whose tile t is worth ``values[t]`` plus noise."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -314,6 +357,50 @@ def test_rank_intervals_cover_the_true_ranks_and_name_a_clear_best_and_worst():
     # relative to the hand's mean: a paired contrast by hand, (4/5)(t - mean of the others)
     assert table.set_index("tile").loc["6-6", "relative_low"] > 0
     assert table.set_index("tile").loc["0-0", "relative_high"] < 0
+
+
+def test_the_win_tables_error_widens_intervals_and_rank_intervals():
+    """Tile values in match-win probability share the win table's error: recomputed under
+    replicate tables that move each tile's value by a common error (sd 0.01, larger than the
+    tiles' spacing and than the hands' noise), every interval widens, a best tile that the hands
+    alone would name is no longer claimed, and a difference smaller than the table's error
+    no longer excludes 0."""
+    truth = np.arange(28) * 0.002
+    per_tile = synthetic_per_tile(truth, noise=0.0005)
+    shifts = np.random.default_rng(5).normal(0, 0.01, (30, 28))
+    codes = per_tile["tile"].cat.codes.to_numpy()
+    slot_means = (per_tile["mean_diff"].to_numpy()[None, :] + shifts[:, codes]).reshape(30, -1, 5)
+    alone = opening_leads.tile_values(per_tile, seed=1, resamples=100)
+    shared = opening_leads.tile_values(per_tile, seed=1, resamples=100,
+                                       table_slot_means=slot_means)
+    assert (alone["relative_table_se"] == 0).all() and (shared["relative_table_se"] > 0.004).all()
+    width = shared["relative_high"] - shared["relative_low"]
+    hands_width = shared["relative_hands_high"] - shared["relative_hands_low"]
+    assert (width > 2 * hands_width).all()
+    np.testing.assert_allclose(alone["relative_high"] - alone["relative_low"], hands_width)
+    assert opening_leads.extremes(alone)[0] == ["6-6"]
+    assert opening_leads.extremes(shared)[0] == []
+    assert (shared["rank_high"] - shared["rank_low"] > alone["rank_high"] - alone["rank_low"]).any()
+    small = shared[(shared.relative_hands_low > 0) & (shared.relative_mean < 0.005)]
+    assert len(small) and (small.relative_low < 0).all()  # below the table's error: not a finding
+
+
+def test_table_spread_recomputes_the_counterfactual_under_each_table(small_cf):
+    """Under the shipped table itself the spread is the counterfactual's own figures; under a
+    table shifted by a constant the means move by it and the gains do not."""
+    from sim.study_kernels.openings import table_spread
+
+    table = WIN_TABLE.astype(np.float64)
+    shifted = table + 0.01
+    spread = table_spread(small_cf, [table, shifted], [4, 16])
+    np.testing.assert_allclose(spread.slot_means[0], small_cf.win_prob.mean(axis=2), atol=1e-6)
+    np.testing.assert_allclose(spread.slot_means[1], spread.slot_means[0] + 0.01, atol=1e-6)
+    by_playouts = small_cf.gain_by_playouts([4, 16], "win_prob")
+    for i, m in enumerate((4, 16)):
+        rows = by_playouts[by_playouts.playouts == m]
+        np.testing.assert_allclose(spread.gain[0, i], rows["gain"], atol=1e-6)
+        np.testing.assert_allclose(spread.heldout[1, i], rows["gain_heldout"], atol=1e-6)
+        np.testing.assert_array_equal(spread.baseline_is_best[1, i], rows["baseline_is_best"])
 
 
 def test_no_best_or_worst_is_claimed_when_the_rank_intervals_overlap():
@@ -364,29 +451,88 @@ def test_a_strategy_leading_a_round_in_two_rotations_counts_once():
     assert shifted["first_n"] == 4 and shifted["first_diff_mean"] == pytest.approx(4.0)
 
 
-def test_leading_strategies_are_one_paired_contrast_per_table():
-    rotations = Table(("exact", "greedy")).rotations(2)
-    # entity 0 leads every deal: exact in rotation 0, greedy in rotation 1
-    exact = synthetic_rounds([2.0, 4.0, 6.0], rotations=1)
-    greedy = synthetic_rounds([1.0, 1.0, 1.0], rotations=1).assign(rotation=1)
-    greedy.loc[2, "match_winner"] = 1
+def lead_rounds(winner_when_a_leads, winner_when_b_leads, diffs):
+    """A 2-player table A,B of first rounds: deal d is played in both rotations (rotation 0:
+    A is entity 0; rotation 1: B is entity 0), entity 0 always leads and gains ``diffs[d]``
+    displayed points; the match winner is entity 0 where the leader wins."""
+    rows = []
+    for rotation, winners in ((0, winner_when_a_leads), (1, winner_when_b_leads)):
+        for d, (x, leader_wins) in enumerate(zip(diffs, winners)):
+            rows.append({"rotation": rotation, "match": d, "round": 0, "opening": "5-5",
+                         "opening_points": 10, "raw_0": 5 * x, "raw_1": 0, "leader_entity": 0,
+                         "match_winner": 0 if leader_wins else 1})
+    return pd.DataFrame(rows)
 
-    class Data:
-        data = pd.concat([exact, greedy], ignore_index=True)
 
-    Data.rotations = rotations
-    rows = opening_leads.lead_contrasts(Data, "exact vs greedy", 2).set_index("quantity")
-    assert len(rows) == 2  # one comparison per quantity, not one per leading strategy
-    diff = rows.loc["diff"]
-    # differences 1, 3, 5: mean 3, sd 2, t(2) = 4.303
-    assert (diff.a, diff.b, diff.deals) == ("exact", "greedy", 3)
-    assert diff.difference == pytest.approx(3.0)
-    assert diff.low == pytest.approx(3.0 - 4.302653 * 2 / np.sqrt(3), rel=1e-5)
-    assert not diff.detected
-    assert rows.loc["won"].difference == pytest.approx(1 / 3)
-    assert "no detectable difference" in contrast_words(
-        Contrast(diff.difference, diff.low, diff.high, int(diff.deals), diff.effect),
-        "exact leading", "greedy leading", "x")
+class TableData:
+    """A stand-in for :class:`experiments.sources.TableData`."""
+
+    def __init__(self, names, data):
+        self.rotations = Table(names).rotations(2)
+        self.data = data
+
+
+def test_the_lead_is_measured_within_each_strategy_not_between_two():
+    """A strong A beats B whichever leads: the old "A leading - B leading" is the strength gap
+    (twice A's edge), while within each strategy leading minus following is the lead's own
+    value, and the strength gap is reported apart."""
+    diffs = [2.0, 4.0, 6.0, 0.0]
+    # A wins every deal it leads and 3 of 4 it follows (B leading): A's edge is large, the lead
+    # is worth 1 deal in 4 to each
+    data = lead_rounds([True] * 4, [False, False, False, True], diffs)
+    effects, gaps = opening_leads.table_lead_frames(TableData(("A", "B"), data), "A vs B", 2)
+    won = effects[effects.quantity == "won"].set_index("strategy")
+    assert won.loc["A", "difference"] == pytest.approx(1.0 - 0.75)  # leads 4/4, follows 3/4
+    assert won.loc["B", "difference"] == pytest.approx(0.25 - 0.0)  # leads 1/4, follows 0/4
+    assert (won["deals"] == 4).all()
+    gap = gaps[gaps.quantity == "won"].iloc[0]
+    assert (gap.a, gap.b) == ("A", "B") and gap.difference == pytest.approx(0.875 - 0.125)
+    # the old confounded contrast, A leading - B leading, was 1 - 0.25 = 0.75: the gap, not the lead
+    assert won.loc["A", "leading"] - won.loc["B", "leading"] == pytest.approx(gap.difference)
+    # the differential: the leader gains x, the follower -x, on both rotations
+    diff = effects[effects.quantity == "diff"].set_index("strategy")
+    assert diff.loc["A", "difference"] == pytest.approx(2 * np.mean(diffs))
+    assert diff.loc["A", "difference"] == pytest.approx(diff.loc["B", "difference"])
+
+
+def test_self_play_lead_effect_is_leader_minus_follower_on_each_deal():
+    rounds = lead_rounds([True, False, True, True], [True] * 4, [1.0, 2.0, 3.0, 6.0])
+    rounds = rounds[rounds.rotation == 0].drop(columns="rotation")
+    rounds.loc[rounds.index[3], "match_winner"] = -1  # unfinished: left out of the win share
+    frame = opening_leads.self_play_lead_effects(rounds, "greedy", 2).set_index("quantity")
+    assert frame.loc["won", "deals"] == 3
+    # leader wins 2 of 3 finished deals, the follower 1: +1/3
+    assert frame.loc["won", "difference"] == pytest.approx(2 / 3 - 1 / 3)
+    assert frame.loc["diff", "difference"] == pytest.approx(2 * 3.0)  # leader +x, follower -x
+    assert frame.loc["diff", "deals"] == 4
+
+
+def test_lead_effects_at_mixed_tables_are_self_plays_not_the_strength_gap(compiled_engine):
+    """greedy against a copy of itself under another name gives self-play's lead effect on the
+    same deals, exactly; weighted against greedy gives lead effects of self-play's size while
+    the strength gap (reported apart) is several times larger."""
+    twin = variant(resolve("greedy"), name="greedy_twin")
+    matches = 1500
+    result = opening_leads.run([2], ["greedy", "weighted"], matches, SEED, hands=0,
+                               tables=[[twin, "greedy"], "weighted,greedy"],
+                               table_matches=matches)
+    effects = result.frames["lead_effects"]
+    won = effects[effects.quantity == "won"]
+    self_play = won[won.table == "self-play"].set_index("strategy")["difference"]
+    twin = won[won.table.str.contains("greedy_twin")].set_index("strategy")["difference"]
+    assert twin["greedy"] == pytest.approx(self_play["greedy"], abs=1e-12)
+    assert twin["greedy_twin"] == pytest.approx(self_play["greedy"], abs=1e-12)
+    mixed = won[won.table == "weighted vs greedy"].set_index("strategy")
+    gap = result.frames["strength_contrasts"]
+    gap = gap[(gap.table == "weighted vs greedy") & (gap.quantity == "won")].iloc[0]
+    assert gap.difference > 0.3  # weighted is much stronger
+    for name in ("weighted", "greedy"):
+        assert abs(mixed.loc[name, "difference"] - self_play[name]) < 0.1
+        assert abs(mixed.loc[name, "difference"]) < gap.difference / 2
+    # no "A leading - B leading" of two strategies anywhere in the summary or key numbers
+    text = result.markdown + "\n".join(f"{k}: {v}" for k, v in result.key_numbers.items())
+    pairs_ = re.findall(r"(\S+) leading - (\S+) (?:leading|following)", text)
+    assert pairs_ and all(a == b for a, b in pairs_)
 
 
 def test_score_states_are_deterministic(compiled_engine):

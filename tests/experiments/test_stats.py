@@ -205,3 +205,15 @@ def test_contrast_words_never_print_a_bound_that_is_not_zero_as_zero():
     assert "-0.30 pp [-0.50, -0.04]" in text and text.endswith("A lower")
     text = contrast_words(Contrast(0.0, 0.0, 0.0, 10, float("nan")), "A", "B", "x")
     assert "+0.000 [+0.000, +0.000]" in text and text.endswith("no detectable difference")
+
+
+def test_a_shared_error_widens_an_interval_by_adding_variances():
+    from experiments.stats import widened_interval
+
+    assert widened_interval(1.0, 0.8, 1.2, 0.0) == pytest.approx((0.8, 1.2))
+    low, high = widened_interval(1.0, 0.9, 1.3, 0.1 / 1.959963984540054)
+    assert low == pytest.approx(1.0 - np.hypot(0.1, 0.1))
+    assert high == pytest.approx(1.0 + np.hypot(0.3, 0.1))  # each side widened on its own
+    lows, highs = widened_interval(np.array([0.0, 1.0]), np.array([-1.0, 0.5]),
+                                   np.array([1.0, 1.5]), np.array([0.0, np.nan]))
+    np.testing.assert_allclose(lows, [-1.0, 0.5]) and np.testing.assert_allclose(highs, [1.0, 1.5])
