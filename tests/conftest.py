@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from experiments.reporting.figures import AUDIT_ENV
 from sim import engine
 from sim.files import atomic_write
 from tests.support.kernel_warmup import BACKGROUND, TASKS, field_runs
@@ -23,7 +24,7 @@ from tests.support.schedule import FIELD_FREE, file_rank
 
 def pytest_configure(config):
     """Every process the tests start imports this checkout, as the tests do: ``REPO`` first on
-    ``PYTHONPATH``.
+    ``PYTHONPATH``; and every figure is held to the print rules (``FIVE_UP_FIGURE_AUDIT``).
 
     After the README's ``pip install .`` (not editable) a process started in another directory
     (a CLI run in a temporary folder, a notebook's kernel) would import the installed copy:
@@ -34,6 +35,9 @@ def pytest_configure(config):
     paths = [path for path in os.environ.get("PYTHONPATH", "").split(os.pathsep) if path]
     if paths[:1] != [str(REPO)]:
         os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in paths if p != str(REPO)])
+    # every figure any test writes (in this process, a CLI run's or a notebook kernel's) is
+    # checked against the print rules: save_png raises on one that breaks them
+    os.environ[AUDIT_ENV] = "strict"
 
 
 WARMUP_DONE = "FIVE_UP_TEST_WARMUP_DONE"

@@ -176,7 +176,11 @@ RESULTS = (
          "--ship", "strategies/winprob_table.npz", "--ship-replicates", "200"),
         ("winprob", "--players", "2", "--strategies", "greedy", "--rounds-per-state", "2",
          "--targets", "none", "--seed", "1", "--replicates", "4", "--check-matches", "20"),
-        leave_out=("table.csv", "sides.csv", "slice_3p.png")),
+        leave_out=("table.csv", "sides.csv", "slice_3p.png"),
+        # the primary comparisons (the lead's value at three states) from the first pass alone
+        replicate=("winprob", "--players", "2,4", "--strategies", "rollout",
+                   "--rounds-per-state", "32", "--targets", "none", "--seed", "1",
+                   "--replicates", "200", "--check-matches", "0")),
     CommittedResult(
         "tuning",
         ("tune", "--strategy", "weighted", "--against", "weighted", "--validate-against",
@@ -223,7 +227,11 @@ RESULTS = (
         ("openings", "--players", "2,3,4", "--strategies", "greedy,random", "--matches", "300",
          "--hands", "12", "--playouts", "8", "--seed", "1") + STUDY_TABLES
         + ("--table-matches", "30"),
-        leave_out=("cf_hands.csv",)),
+        leave_out=("cf_hands.csv",),
+        # the primary comparisons: self-play lead effects and the held-out gain at 0-0
+        replicate=("openings", "--players", "2,3,4", "--strategies", "greedy,random",
+                   "--matches", "100000", "--hands", "5000", "--playouts", "400", "--seed", "1",
+                   "--score-states", "0-0", "--strong-continuations", "none")),
     CommittedResult(
         "strength",
         ("strength", "--players", "2,4", "--deals", "1500", "--seed", "2026", "--allow-hidden"),

@@ -62,12 +62,11 @@ def new_figure(rows: int = 1, cols: int = 1, *, width="page", height: float = 2.
     height : float
         Inches.
     """
-    legacy = subplots.pop("figsize", None)  # TRANSITION: removed once every figure is converted
     inches = WIDTHS.get(width, width)
-    if legacy is None and inches not in WIDTHS.values():
+    if inches not in WIDTHS.values():
         raise ValueError(f"a figure is {COLUMN_WIDTH} or {PAGE_WIDTH} inches wide, not {width!r}")
     with house_style():
-        figure = Figure(figsize=legacy or (inches, height), layout="constrained")
+        figure = Figure(figsize=(inches, height), layout="constrained")
         axes = figure.subplots(rows, cols, **subplots)
     return figure, axes
 
@@ -287,7 +286,7 @@ def stamp(figure: Figure, text: str) -> None:
     if engine is not None and hasattr(engine, "set"):
         try:
             engine.set(rect=(0, strip, 1, 1 - strip))
-        except (TypeError, NotImplementedError):  # no rect (tight layout): the footer goes below
+        except (TypeError, NotImplementedError):  # an engine without a rect: leave the layout
             pass
     figure.text(0.004, 0.004, wrapped, ha="left", va="bottom", fontsize=FOOTER_PT, color="0.3",
                 gid=FOOTER_GID, linespacing=1.15)
