@@ -146,6 +146,97 @@ def check_seats_section(text: str, shown: list[bytes], seats) -> None:
         assert (seats / f"{name}.png").read_bytes() in shown, name
 
 
+def openings_places(frame: pd.DataFrame) -> pd.DataFrame:
+    """The openings ``comparisons`` rows with the ``table`` column notebook 02 prints after the
+    player count: the table of a lead or strength comparison (the id's second field), the score
+    state and the continuation of a forced-opening one (``"0-0, greedy playouts"``)."""
+    parts = frame["id"].str.split(" | ", regex=False)
+    lead = frame["quantity"].str.startswith(("lead", "strength"))
+    return frame.assign(table=[p[1] if is_lead else f"{p[1]}, {p[2]} playouts"
+                               for p, is_lead in zip(parts, lead)])
+
+
+TILE_COUNTS = re.compile(r"(\d+) of (\d+) tiles higher, (\d+) lower, (\d+) equivalent")
+"""The tile verdict counts of a ranking sentence
+(:func:`experiments.studies.opening_leads.ranking_sentence`)."""
+
+
+def check_tile_verdicts(text: str, comparisons: pd.DataFrame, values: pd.DataFrame,
+                        continuation: str) -> int:
+    """Every ``"Np from STATE, VALUE: ..."`` line counts the block's tiles by the verdicts of
+    their comparisons with the hand's mean opening in ``comparisons`` (higher, lower,
+    equivalent, of the tiles held), and names a best tile only where its simultaneous rank
+    interval in ``values`` (``cf_values``) is [1, 1]; returns how many lines were checked."""
+    lines = text.splitlines()
+    checked = 0
+    for (players, state, value), block in values.groupby(["players", "state", "value"]):
+        line = next(line for line in lines if line.startswith(f"{players}p from {state}, {value}: "))
+        prefix = f"{players}p | {state} | {continuation} | "
+        rows = comparisons[comparisons["id"].str.startswith(prefix)
+                           & comparisons["id"].str.endswith(f" | {value}")
+                           & comparisons["quantity"].str.startswith("tile")]
+        found = rows[rows.verdict == "finding"]
+        counts = TILE_COUNTS.search(line)
+        assert counts, line
+        assert [int(c) for c in counts.groups()] == [
+            int((found.difference > 0).sum()), len(rows), int((found.difference < 0).sum()),
+            int((rows.verdict == "equivalent").sum())], line
+        for tile in re.findall(r"(?:^|; )best: ([0-6]-[0-6]) ", line.split(": ", 1)[1]):
+            row = block[block.tile == tile].iloc[0]
+            assert (row.rank_low, row.rank_high) == (1, 1), line
+        checked += 1
+    return checked
+
+
+def check_openings_section(text: str, shown: list[bytes], openings) -> None:
+    """Notebook 02's sections on the openings study, against the result in ``openings``: its
+    plan, key numbers, every lead, strength and gain comparison printed as the result words it,
+    their verdict counts, the tiles' verdict counts and best tiles per block, the gains with the
+    win table's error, and its figures. No difference of two strategies' leading rounds."""
+    assert plan_line(openings) in text
+    key = json.loads((openings / "key_numbers.json").read_text())
+    for label, value in key.items():
+        assert f"- {label}: {value}" in text
+    comparisons = openings_places(pd.read_csv(openings / "comparisons.csv"))
+    stated = comparisons[~comparisons.quantity.str.startswith("tile")]
+    assert set(stated.quantity) >= {"lead_won", "lead_diff", "strength_won", "gain_diff"}
+    check_comparisons(text, stated, stated)
+    counted = {"lead effects on the match": comparisons.quantity == "lead_won",
+               "lead effects on the first round": comparisons.quantity == "lead_diff",
+               "strength gaps on the match": comparisons.quantity == "strength_won",
+               "strength gaps in the first round": comparisons.quantity == "strength_diff"}
+    assert check_verdict_counts(text, comparisons, counted) == len(counted)
+    values = pd.read_csv(openings / "cf_values.csv")
+    blocks = values[["players", "state", "value"]].drop_duplicates()
+    assert check_tile_verdicts(text, comparisons, values, "greedy") == len(blocks)
+    summary = pd.read_csv(openings / "cf_summary.csv")
+    gain = pd.read_csv(openings / "cf_gain.csv")
+    lines = text.splitlines()
+    for row in summary.itertuples():
+        # section 2's line on each tile from scores 0 counts the verdicts as section 3's does
+        first = next(line for line in lines if line.startswith(f"{row.players}p ({row.hands:,} "))
+        same = next(line for line in lines if line.startswith(f"{row.players}p from 0-0, diff: "))
+        assert TILE_COUNTS.search(first).groups() == TILE_COUNTS.search(same).groups(), first
+        best = key[f"counterfactual {row.players}p (greedy playouts): greedy's opening is the best"]
+        assert f"greedy's opening is the best in {best} of hands" in text
+        held = fmt_ci(row.gain_heldout_mean, row.gain_heldout_low, row.gain_heldout_high, 2)
+        assert f"from {held} held out to " in text
+    for players, sel in gain[(gain.value == "win_prob") & (gain.state == "0-0")].groupby("players"):
+        # the block after its heading: one line per playout count, the table's error in each
+        start = lines.index(f"{players}p from 0-0, gain in match-win probability (held out .. "
+                            "in-sample, marginal 95%):") + 1
+        block = lines[start:start + len(sel)]
+        ends = key[f"counterfactual {players}p: match-win probability gain held out .. in-sample"]
+        for line, row in zip(block, sel.sort_values("playouts").itertuples()):
+            assert line.strip().startswith(f"{row.playouts} playouts: "), line
+            assert (f"the win table's standard error {row.heldout_table_se:.4f} .. "
+                    f"{row.insample_table_se:.4f} included") in line, line
+        assert ends in block[-1], block[-1]
+    assert not re.search(r"\w leads - \w+ leads", text)  # no strength gap passed off as a lead
+    for name in ("opening_tiles", "counterfactual", "state_values", "gain_playouts"):
+        assert (openings / f"{name}.png").read_bytes() in shown, name
+
+
 @pytest.mark.slow  # a small results run (about a minute) and a notebook
 def test_openings_notebook_shows_the_committed_results(small_results, tmp_path, monkeypatch):
     openings, seats = result_dir(small_results, "openings"), result_dir(small_results, "seats")
@@ -153,24 +244,8 @@ def test_openings_notebook_shows_the_committed_results(small_results, tmp_path, 
     text = printed(notebook)
     for directory in (openings, seats):  # the command that made each result, from its manifest
         assert json.loads((directory / "manifest.json").read_text())["command"] in text
-    key = json.loads((openings / "key_numbers.json").read_text())
-    for label, value in key.items():
-        assert f"- {label}: {value}" in text
-    summary = pd.read_csv(openings / "cf_summary.csv")
-    gain = pd.read_csv(openings / "cf_gain.csv")
-    for row in summary.itertuples():
-        tag = f"counterfactual {row.players}p (greedy playouts)"
-        best = key[f"{tag}: greedy's opening is the best"]
-        assert f"greedy's opening is the best in {best} of hands" in text
-        held = fmt_ci(row.gain_heldout_mean, row.gain_heldout_low, row.gain_heldout_high, 2)
-        assert f"{held} held out .. " in text
-        if row.players in (2, 4):  # match-win probability: 2 and 4 players
-            wp = key[f"counterfactual {row.players}p: gain of the best opening in match-win "
-                     f"probability, held out .. in-sample"]
-            assert f"{gain.playouts.max()} playouts: {wp}" in text
     shown = images(notebook)  # the committed figures, byte for byte
-    for name in ("opening_tiles", "counterfactual", "state_values", "gain_playouts"):
-        assert (openings / f"{name}.png").read_bytes() in shown
+    check_openings_section(text, shown, openings)
     check_seats_section(text, shown, seats)
 
 
