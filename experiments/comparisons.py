@@ -252,8 +252,10 @@ class ComparisonPlan:
         alpha_i = 1.0 - out["adj_level"].to_numpy(dtype=np.float64)
         q = np.array([t_quantile_at(a, f) if np.isfinite(a) else np.nan
                       for a, f in zip(alpha_i, df)])
-        out["adj_low"] = np.where(se > 0, d - q * se, d)
-        out["adj_high"] = np.where(se > 0, d + q * se, d)
+        # a zero-width interval (both sides equal on every unit) stays at its estimate; a
+        # missing one (fewer than two units) stays missing: no verdict from nothing
+        out["adj_low"] = np.where(se > 0, d - q * se, np.where(se == 0, d, np.nan))
+        out["adj_high"] = np.where(se > 0, d + q * se, np.where(se == 0, d, np.nan))
         out["verdict"] = [verdict(lo, hi, s) for lo, hi, s in
                           zip(out["adj_low"], out["adj_high"], out["sesoi"])]
         return out
@@ -261,7 +263,7 @@ class ComparisonPlan:
 
 def _p_value(difference: float, se: float, df: float) -> float:
     """Two-sided p-value of ``difference`` with standard error ``se`` (t on ``df``); 1 for a
-    missing estimate, and for a zero-width interval 1 at a zero difference, else 0."""
+    missing estimate or interval, and for a zero-width interval 1 at a zero difference, else 0."""
     if not np.isfinite(difference):
         return 1.0
     if not np.isfinite(se):

@@ -241,19 +241,31 @@ _OTHER_COLOURS = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182b
                   "#31a354", "#756bb1", "#636363")
 
 
+VARIANT_SHADES = (-0.45, 0.4, -0.65, 0.6)
+"""How far a variant's colour moves from its base's: towards black (negative) or white."""
+
+
 def strategy_colour(name: str) -> str:
-    """The colour of strategy ``name`` in every figure: :data:`STRATEGY_COLOURS` for a built-in
-    (a variant ``weighted[...]`` or ``weighted_tuned`` takes its base's); any other name (a
-    user's strategy, an OpenSpiel bot) a colour of its own chosen by a stable digest of the
-    name, so it is the same in every figure and every run."""
+    """The colour of strategy ``name`` in every figure: :data:`STRATEGY_COLOURS` for a built-in;
+    a variant (``weighted[...]``, ``weighted_tuned``) a shade of its base's colour, darker or
+    lighter by a stable digest of its name (the family shows, and a figure holding both tells
+    them apart); any other name (a user's strategy, an OpenSpiel bot) a colour of its own
+    chosen by a stable digest of the name, so it is the same in every figure and every run."""
+    from matplotlib.colors import to_hex, to_rgb
+
     base = name.split("[", 1)[0].strip()
-    if base in STRATEGY_COLOURS:
-        return STRATEGY_COLOURS[base]
-    for known, colour in STRATEGY_COLOURS.items():
-        if base.startswith(known + "_"):
-            return colour
+    family = STRATEGY_COLOURS.get(base)
+    if family is None:
+        family = next((c for k, c in STRATEGY_COLOURS.items() if base.startswith(k + "_")), None)
     digest = hashlib.sha256(name.encode()).digest()
-    return _OTHER_COLOURS[digest[0] % len(_OTHER_COLOURS)]
+    if family is None:
+        return _OTHER_COLOURS[digest[0] % len(_OTHER_COLOURS)]
+    if name.strip() in STRATEGY_COLOURS:
+        return family
+    shade = VARIANT_SHADES[digest[0] % len(VARIANT_SHADES)]
+    target = 0.0 if shade < 0 else 1.0
+    rgb = [c + abs(shade) * (target - c) for c in to_rgb(family)]
+    return to_hex(rgb)
 
 
 def run_footer(settings: dict, sample: str | None = None) -> str:
@@ -345,7 +357,9 @@ def _legend_problems(figure: Figure) -> list[str]:
     legends = list(figure.legends) + [ax.get_legend() for ax in figure.axes
                                       if ax.get_legend() is not None]
     problems, seen = [], {}
-    strategy_palette = _palette_rgba(list(STRATEGY_COLOURS.values()) + list(_OTHER_COLOURS))
+    # a user's strategy takes a digest colour and cannot be told from a category by its label:
+    # only the built-ins' colours are reserved
+    strategy_palette = _palette_rgba(STRATEGY_COLOURS.values())
     for legend in legends:
         labels = [t.get_text() for t in legend.get_texts()]
         twice = sorted({label for label in labels if labels.count(label) > 1})

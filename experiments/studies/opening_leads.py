@@ -903,7 +903,8 @@ def plan_for(settings: dict) -> ComparisonPlan:
             if not table.plays_at(count):
                 continue
             names = strategies_in(table.rotations(count))
-            for strategy in names:
+            # at two sides A's lead effect is B's, stated once (table_lead_frames)
+            for strategy in names[:1] if entity_count(count) == 2 else names:
                 for quantity in LEAD_QUANTITIES:
                     out.append(Comparison(lead_id(count, table.label, strategy, quantity),
                                           EXPLORATORY, f"lead_{quantity}"))
@@ -1108,13 +1109,16 @@ def first_rounds(rounds: pd.DataFrame) -> pd.DataFrame:
 
 def table_lead_frames(table, label: str, players: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`lead_effects` and :func:`strength_contrasts` of one mixed table (its rotations'
-    first rounds: each entity's strategy from its rotation)."""
+    first rounds: each entity's strategy from its rotation). At two sides the table has one
+    lead effect (A leading is B following), given once, for its first strategy."""
     first = first_rounds(table.data)
     n = entity_count(players)
     names = np.stack([entity_names(table.rotations, first["rotation"], np.full(len(first), e))
                       for e in range(n)], axis=1)
-    return (lead_effects(first, players, names, label),
-            strength_contrasts(first, players, names, label))
+    leads = lead_effects(first, players, names, label)
+    if n == 2:  # at two sides one strategy leading is the other following: one lead effect
+        leads = leads[leads["strategy"] == strategies_in(table.rotations)[0]].reset_index(drop=True)
+    return leads, strength_contrasts(first, players, names, label)
 
 
 def self_play_lead_effects(rounds: pd.DataFrame, strategy: str, players: int) -> pd.DataFrame:

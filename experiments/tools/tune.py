@@ -816,7 +816,13 @@ def plot_fitness(result: TuneResult, path) -> None:
     # ticks at generations only: the held-out markers right of the dotted line are no generation
     ticks = MaxNLocator(integer=True).tick_values(0, last)
     ax.xaxis.set_major_locator(FixedLocator([t for t in ticks if 0 <= t <= last]))
-    bx.xaxis.set_major_locator(MaxNLocator(integer=True))
+    # a run of one generation: a unit range, or the locator ticks a zero-width range finely
+    span = max(last, 1)
+    bx.set_xlim(-0.5, span + 0.5)
+    bx.xaxis.set_major_locator(FixedLocator(
+        [t for t in MaxNLocator(integer=True).tick_values(0, span) if 0 <= t <= span]))
+    for axes in (ax, bx):  # few y ticks: the legends below leave the panels short
+        axes.yaxis.set_major_locator(MaxNLocator(nbins=5))
     ax.set_xlabel("generation (right of the dotted line: held out)")
     ax.set_ylabel(f"{s['strategy']} vector's match win rate")
     ax.set_title(f"Fitness: win rate vs {training} ({s['population']} candidates, "

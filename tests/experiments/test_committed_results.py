@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments.comparisons import VERDICTS, verdict
 from experiments.stats import Contrast, contrast_words
 from tests.support.paths import REPO
 
@@ -48,10 +49,13 @@ def intervals(frame: pd.DataFrame):
         if high not in frame.columns:
             continue
         prefix = name[:-3].rstrip("_")
-        # a rate or mean before the bare prefix, which may be a count (``with_debit``)
+        # a rate or mean before the bare prefix, which may be a count (``with_debit``); an
+        # adjusted interval (``adj_low``) is the comparison's difference
         named = [c for c in (f"{prefix}_rate", f"{prefix}_mean", f"{prefix}_per_match",
                              f"{prefix}_fitness", f"{prefix}_share", prefix)
                  if prefix and c in frame.columns]
+        if prefix == "adj" and "difference" in frame.columns:
+            named = ["difference"]
         left = [c for c in columns[:i] if not c.endswith(("low", "high"))
                 and not any(word in c for word in SPREADS)]
         if named:
@@ -134,3 +138,51 @@ def test_a_contrast_is_a_finding_only_where_its_interval_excludes_zero(path):
         assert excludes == (words != "no detectable difference"), (path, low, high, words)
         if excludes:
             assert words.endswith("higher" if low > 0 else "lower"), (path, low, high, words)
+
+
+COMPARISONS = sorted(RESULTS.glob("*/comparisons.csv"))
+
+ADJUSTED = re.compile(r"([+-]\d+(?:\.\d+)?)(?: pp)? \[([+-]\d+(?:\.\d+)?), ([+-]\d+(?:\.\d+)?)\] "
+                      r"\((?:Holm|Benjamini-Hochberg), [\d.]+%\)(?:, n = [\d,]+)?: "
+                      r"(no detectable difference|equivalent within \+-([\d.]+)(?: pp)?|"
+                      r"\S+ (?:higher|lower))")
+"""A comparison as :func:`experiments.comparisons.adjusted_words` writes it."""
+
+
+@pytest.mark.parametrize("path", COMPARISONS, ids=lambda p: p.parent.name)
+def test_every_declared_comparison_is_worded_by_its_adjusted_interval(path):
+    """Each row's verdict is what its adjusted interval and smallest effect of interest give,
+    its words end as the verdict says, and the adjusted interval is never narrower than the
+    marginal one."""
+    frame = pd.read_csv(path)
+    assert set(frame["family"]) <= {"primary", "exploratory"}
+    for row in frame.itertuples(index=False):
+        assert row.verdict == verdict(row.adj_low, row.adj_high, row.sesoi), (path, row.id)
+        words = {VERDICTS.finding: (" higher", " lower"),
+                 VERDICTS.equivalent: ("equivalent within",),
+                 VERDICTS.inconclusive: ("no detectable difference",)}[row.verdict]
+        assert any(w in row.words for w in words), (path, row.id, row.words)
+        # (a marginal Wilson interval is asymmetric and the adjusted one symmetric about the same
+        # standard error: equal widths at 95% up to rounding)
+        if np.isfinite(row.low) and np.isfinite(row.adj_low):
+            assert row.adj_high - row.adj_low >= (row.high - row.low) * (1 - 1e-3), (path, row.id)
+
+
+@pytest.mark.parametrize("path", SUMMARIES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_an_adjusted_sentence_says_what_its_interval_says(path):
+    """Every family-adjusted sentence of a summary, its key numbers and README: a finding only
+    where the interval excludes 0 and does not lie inside the smallest effect of interest;
+    'equivalent within +-D' only where it lies inside +-D."""
+    texts = [path.read_text()]
+    key = path.parent / "key_numbers.json"
+    if key.exists():
+        texts += [f"{label}: {value}" for label, value in json.loads(key.read_text()).items()]
+    for match in ADJUSTED.finditer("\n".join(texts)):
+        low, high, words, sesoi = float(match[2]), float(match[3]), match[4], match[5]
+        if sesoi is not None:
+            assert -float(sesoi) <= low and high <= float(sesoi), (path, match[0])
+        elif words == "no detectable difference":
+            assert low <= 0 <= high, (path, match[0])
+        else:
+            assert low > 0 or high < 0, (path, match[0])
+            assert words.endswith("higher" if low > 0 else "lower"), (path, match[0])

@@ -145,3 +145,19 @@ def test_simultaneous_ranks_carry_a_shared_inputs_error():
     shared = simultaneous_ranks(values, resamples=200, seed=1, table_values=replicas)
     assert (shared["rank_high"] - shared["rank_low"]).sum() > 0
     assert (shared["rank"] == alone["rank"]).all()  # the point ranks are the values'
+
+
+def test_a_comparison_without_an_interval_gets_no_verdict():
+    """A tile held by one hand has an estimate but no interval: it counts in its family and is
+    neither a finding nor equivalent; a zero-width interval (both sides equal on every unit)
+    keeps its estimate."""
+    plan = plan_of(EXPLORATORY, EXPLORATORY, EXPLORATORY)
+    frame = pd.DataFrame({"id": ["c0", "c1", "c2"], "difference": [0.3, 0.0, 0.05],
+                          "low": [np.nan, 0.0, 0.03], "high": [np.nan, 0.0, 0.07],
+                          "deals": [1, 50, 50]})
+    out = plan.adjust(frame).set_index("id")
+    assert np.isnan(out.loc["c0", "adj_low"]) and out.loc["c0", "p"] == 1.0
+    assert out.loc["c0", "verdict"] == VERDICTS.inconclusive
+    assert out.loc["c1", "adj_low"] == out.loc["c1", "adj_high"] == 0.0
+    assert out.loc["c1", "verdict"] == VERDICTS.equivalent
+    assert out.loc["c2", "verdict"] == VERDICTS.finding

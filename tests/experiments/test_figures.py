@@ -108,8 +108,15 @@ def test_categories_share_no_colour_with_strategies():
     palette = set(category_colours(9))
     assert len(palette) == 9
     assert not palette & {c.lower() for c in STRATEGY_COLOURS.values()}
-    assert strategy_colour("weighted[w=1]") == strategy_colour("weighted") \
-        == strategy_colour("weighted_tuned")
+    # a variant is a shade of its base: the family shows, and both can share a figure
+    from matplotlib.colors import rgb_to_hsv, to_rgb
+
+    base = strategy_colour("weighted")
+    for variant in ("weighted[w=1]", "weighted_tuned", "weighted[w=2]"):
+        assert strategy_colour(variant) != base
+        assert rgb_to_hsv(to_rgb(strategy_colour(variant)))[0] == pytest.approx(
+            rgb_to_hsv(to_rgb(base))[0], abs=0.02)
+    assert strategy_colour("weighted_tuned") == strategy_colour("weighted_tuned")
     assert strategy_colour("mine.py:bold") == strategy_colour("mine.py:bold")
     assert len(set(STRATEGY_COLOURS.values())) == len(STRATEGY_COLOURS)
 

@@ -193,7 +193,8 @@ def test_opening_tables(openings_result, rounds):
 
 def test_openings_without_counterfactual(compiled_engine):
     result = opening_leads.run([2], ["greedy"], 40, 1, hands=0)
-    assert set(result.frames) == {"tiles"}
+    assert set(result.frames) == {"tiles", "lead_effects", "comparisons"}
+    assert not any(name.startswith("cf_") for name in result.frames)
     assert "counterfactual" not in result.plots
 
 

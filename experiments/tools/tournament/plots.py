@@ -28,6 +28,10 @@ def _save(fig, path, footer: str | None) -> None:
     save_png(fig, path)
 
 
+SLANTED_NAME = 8
+"""The longest strategy name the pairwise figure's column labels show slanted (longer: upright)."""
+
+
 @figures.house_style()
 def plot_pairwise(grid: pd.DataFrame, path, footer: str | None = None,
                   intervals: pd.DataFrame | None = None) -> None:
@@ -47,7 +51,10 @@ def plot_pairwise(grid: pd.DataFrame, path, footer: str | None = None,
                          height=1.6 + CELL_INCHES * len(names))
     image = ax.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=0.0, vmax=1.0,
                       aspect="auto")
-    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    # long names stand upright: slanted, their (axis-aligned) boxes overprint their neighbours'
+    upright = max(len(n) for n in names) > SLANTED_NAME
+    ax.set_xticks(range(len(names)), names, rotation=90 if upright else 30,
+                  ha="center" if upright else "right")
     ax.set_yticks(range(len(names)), list(grid.index))
     ax.grid(False)
     rows = list(grid.index)
