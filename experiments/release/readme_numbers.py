@@ -92,7 +92,8 @@ TOURNAMENT_INTERVALS = {"deal-clustered": "95%, deal-clustered",
 
 
 def tournament_ranking(results: Path) -> str:
-    """The Quick start tournament's ranking with win rates (docs/results/tournament), each
+    """The committed tournament's ranking with win rates (docs/results/tournament: the Quick
+    start's field, at the matches per seating its command gives), each
     interval by the design's unit: deal-clustered with duplicate deals (``paired.csv`` where
     the summary predates its ``interval`` column); the rank with its simultaneous interval
     where the ranking has one."""
@@ -108,7 +109,8 @@ def tournament_ranking(results: Path) -> str:
         kind = "deal-clustered"
     simultaneous = "rank_low" in ranking
     rank_head = "rank [simultaneous 95%]" if simultaneous else "rank"
-    lines = [f"The Quick start's tournament ({matches:,} matches; {provenance(directory)}):", "",
+    lines = [f"The Quick start's field in the committed tournament ({matches:,} matches; "
+             f"{provenance(directory)}):", "",
              f"| {rank_head} | strategy | win rate [{TOURNAMENT_INTERVALS[kind]}] | "
              "log strength [95%] |", "| --- | --- | --- | --- |"]
     for row in ranking.itertuples(index=False):
