@@ -1,6 +1,6 @@
 """The value of every legal placement of one decision, judged from what its seat knows: the
 search of ``pimc`` run on sampled worlds, for people (an analysis of a record, a hint in the
-terminal game) rather than for play.
+terminal game) rather than for play, with the win table's own error (:func:`table_error`).
 
 ``pimc``'s :func:`strategies.pimc.world_table` samples ``worlds`` hidden worlds consistent with
 the view (the inference and opponent model of ``matchplay``) and solves each placement in each
@@ -15,8 +15,10 @@ from collections import namedtuple
 import numpy as np
 
 from sim.core import state as K
-from strategies import pimc
+from strategies import pimc, winprob_table
 from strategies.catalogue import resolve
+from strategies.matchplay import TABLE_ROW
+from strategies.winprob_codes import cells_of_values
 
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
@@ -65,12 +67,56 @@ def move_values(view, worlds: int, node_limit: int, rng: np.ndarray) -> MoveValu
     return MoveValues(share @ table, table, share)
 
 
-def weighted_interval(values: np.ndarray, share: np.ndarray):
+def weighted_interval(values: np.ndarray, share: np.ndarray, shared_se: float = 0.0):
     """The weighted mean of per-world ``values`` with its normal 95% interval (variance
-    ``sum(share**2 (v - mean)**2)``, the ratio estimator's): (mean, low, high)."""
+    ``sum(share**2 (v - mean)**2)``, the ratio estimator's, plus ``shared_se**2``, an
+    independent error every world shares such as the win table's): (mean, low, high)."""
     mean = float(share @ values)
-    half = Z95 * math.sqrt(float(np.sum(share ** 2 * (values - mean) ** 2)))
+    half = Z95 * math.sqrt(float(np.sum(share ** 2 * (values - mean) ** 2)) + shared_se ** 2)
     return mean, mean - half, mean + half
 
 
-__all__ = ["MoveValues", "move_values", "search_params", "weighted_interval", "Z95"]
+def table_error(players: int, table: np.ndarray, share: np.ndarray, played: int):
+    """The win table's error of one decision's values: each solved value that is a table cell
+    (:func:`strategies.winprob_codes.cells_of_values`) valued again under every shipped
+    replicate table (:func:`strategies.winprob_table.replicate_tables`), the exact ones kept.
+
+    Parameters
+    ----------
+    players : int
+    table : float64[worlds, candidates]
+        The solved values (the point table's).
+    share : float64[worlds]
+        The worlds' weights.
+    played : int
+        The played candidate.
+
+    Returns
+    -------
+    loss_se, played_se, best_se : float
+        Standard deviations over the replicate tables of the loss (the best move picked under
+        each), of the played move's mean and of the best move's (0 at 3 players, or without
+        replicates).
+    looked_up : float
+        The share of the values that are table cells (1 - the exact ones).
+    """
+    row = int(TABLE_ROW[players])
+    if row < 0:
+        return 0.0, 0.0, 0.0, 0.0
+    cells = cells_of_values(np.asarray(winprob_table.WIN_TABLE[row]), table)
+    found = cells >= 0
+    replicates = winprob_table.replicate_tables()
+    if replicates.shape[0] < 2:
+        return 0.0, 0.0, 0.0, float(found.mean())
+    flat = replicates[:, row].reshape(replicates.shape[0], -1).astype(np.float64)
+    under = np.where(found[None], flat[:, np.maximum(cells, 0)], table[None])  # [R, w, c]
+    means = np.einsum("w,rwc->rc", share, under)
+    best = means.max(axis=1)
+    played_mean = means[:, played]
+    point_best = int(np.argmax(share @ table))
+    return (float(np.std(best - played_mean, ddof=1)), float(np.std(played_mean, ddof=1)),
+            float(np.std(means[:, point_best], ddof=1)), float(found.mean()))
+
+
+__all__ = ["MoveValues", "move_values", "search_params", "table_error", "weighted_interval",
+           "Z95"]

@@ -65,9 +65,7 @@ from sim.files import atomic_write
 from sim.tiles import TILES
 from sim.wording import counted
 from strategies import pimc, winprob_table
-from strategies.matchplay import TABLE_ROW
-from strategies.move_values import Z95, move_values, weighted_interval
-from strategies.winprob_codes import cells_of_values
+from strategies.move_values import Z95, move_values, table_error, weighted_interval
 
 DEFAULT_WORLDS = 48
 """Worlds per decision: a loss's 95% half-width is then a few points of win probability."""
@@ -105,48 +103,6 @@ def placement_text(code: int) -> str:
 def paired_loss(table: np.ndarray, share: np.ndarray, best: int, played: int):
     """Best minus played, paired world by world: :func:`weighted_interval` of the differences."""
     return weighted_interval(table[:, best] - table[:, played], share)
-
-
-def table_error(players: int, table: np.ndarray, share: np.ndarray, played: int):
-    """The win table's error of one decision's values (module docstring).
-
-    Parameters
-    ----------
-    players : int
-    table : float64[worlds, candidates]
-        The solved values (the point table's).
-    share : float64[worlds]
-        The worlds' weights.
-    played : int
-        The played candidate.
-
-    Returns
-    -------
-    loss_se, played_se, best_se : float
-        Standard deviations over the replicate tables of the loss (the best move picked under
-        each), of the played move's mean and of the best move's (0 at 3 players, or without
-        replicates).
-    looked_up : float
-        The share of the values that are table cells (1 - the exact ones).
-    """
-    row = int(TABLE_ROW[players])
-    if row < 0:
-        return 0.0, 0.0, 0.0, 0.0
-    cells = cells_of_values(np.asarray(winprob_table.WIN_TABLE[row]), table)
-    found = cells >= 0
-    replicates = winprob_table.replicate_tables()
-    if replicates.shape[0] < 2:
-        return 0.0, 0.0, 0.0, float(found.mean())
-    flat = replicates[:, row].reshape(replicates.shape[0], -1).astype(np.float64)
-    under = np.where(found[None], flat[:, np.maximum(cells, 0)], table[None])  # [R, w, c]
-    means = np.einsum("w,rwc->rc", share, under)
-    best = means.max(axis=1)
-    played_mean = means[:, played]
-    point_best = int(np.argmax(share @ table))
-    return (float(np.std(best - played_mean, ddof=1)), float(np.std(played_mean, ddof=1)),
-            float(np.std(means[:, point_best], ddof=1)), float(found.mean()))
-
-
 
 
 def analyse_match(record: dict, seat: int, *, worlds: int = DEFAULT_WORLDS,

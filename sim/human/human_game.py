@@ -61,7 +61,7 @@ from sim.wording import counted
 from strategies import pimc
 from strategies.catalogue import resolve
 from strategies.definition import Strategy
-from strategies.move_values import move_values, weighted_interval
+from strategies.move_values import move_values, table_error, weighted_interval
 
 HUMAN = "human"
 """The human seat's name in the record's ``strategies``."""
@@ -588,7 +588,9 @@ class HumanGame:
         refresh_dispatcher_caches([pimc.world_table])
         means, table, share = move_values(view, worlds, node_limit, stream)
         best = int(np.argmax(means))
-        value, low, high = weighted_interval(table[:, best], share)
+        # the interval holds the worlds' spread and the win table's own error (its replicates)
+        *_, best_se, _looked_up = table_error(self.players, table, share, best)
+        value, low, high = weighted_interval(table[:, best], share, best_se)
         if self.players == 3:  # no win table at 3 players: the round's raw differential
             worth = (f"round's raw differential per 305 {value:+.3f} "
                      f"[{low:+.3f}, {high:+.3f}]")

@@ -217,6 +217,34 @@ def test_hint_names_the_searchs_best_legal_placement_the_same_each_time():
     assert int(np.argmax(move_values(view, 6, 200, stream).means)) + 1 == number
 
 
+def test_the_hints_interval_holds_the_win_tables_error(monkeypatch):
+    """The hint's win probability is looked up in the estimated win table: its interval holds
+    the table's error (the values again under each replicate table) beside the worlds' spread:
+    this decision's values are table cells with a spread over the replicates, and the hint's
+    interval widens with that spread."""
+    from sim.human import human_game
+    from strategies import move_values as values_module
+
+    game = first_decision(11)
+    while len(game.choices()) < 2:
+        game.choose(1)
+        game.advance_until_human()
+
+    def width(text):
+        low, high = re.search(r"\[(\d+), (\d+)\]", text).groups()
+        return int(high) - int(low)
+
+    view = game.state.view(np.zeros((2, 1)))
+    stream = decision_state(11, len(game.state.history()), 0)
+    means, table, share = move_values(view, 8, 200, stream)
+    *_, best_se, looked_up = values_module.table_error(2, table, share, int(np.argmax(means)))
+    assert looked_up > 0 and best_se > 0
+    plain = game.hint(worlds=8, node_limit=200)
+    monkeypatch.setattr(human_game, "table_error", lambda *args: (0.0, 0.0, 0.1, 1.0))
+    wider = game.hint(worlds=8, node_limit=200)  # a table error of 10 points: about +-20
+    assert width(wider) >= width(plain) + 30, (plain, wider)
+
+
 def test_play_with_hint_shows_one_before_each_choice_of_two_or_more(monkeypatch, capsys):
     result = run_play(monkeypatch, capsys, "1\n1\n1\nq\n", "--seed", "3", "--hint")
     assert result.returncode == EXIT_OK
