@@ -114,6 +114,7 @@ def test_round_end_values_are_zero_sum_shared_by_partners_and_raw_at_three_playe
     assert round_end_values(three).tolist() == three.returns()  # no table at 3 players
 
 
+@pytest.mark.slow  # a differential run over thread counts (~10 s)
 def test_ismcts_is_the_same_whatever_the_thread_count(compiled_engine):
     bot = strategies.resolve(SMALL)
     one = compiled_engine.simulate(2, [bot, "greedy"], 6, seed=9, threads=1)

@@ -184,6 +184,7 @@ def test_changed_strategy_code_gets_a_new_engine(tmp_path):
     assert all(len(key) == 64 for key in keys)
 
 
+@pytest.mark.slow  # two processes, the first compiling a kernel set from nothing (~25 s)
 def test_compile_is_announced_once_on_stderr(tmp_path):
     """A set not in the disk cache says so on stderr, a second process loads it and plays.
 

@@ -44,10 +44,16 @@ def test_every_committed_result_has_a_command():
     (["--replicate", "-2"], "--replicate expects a number of fresh seeds (0 or more), found -2"),
     (["--replicate", "some"], "--replicate expects a number of fresh seeds"),
 ])
-def test_bad_input_is_one_line(bad, message, tmp_path):
-    done = run_results("--out", str(tmp_path), *bad)
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+def test_bad_input_is_one_line(bad, message, tmp_path, capsys):
+    from cli.main import main
+
+    try:  # in this process: the refusal comes before any run
+        status = main(["results", "--out", str(tmp_path), *bad])
+    except SystemExit as stop:  # argparse's own refusals
+        status = stop.code
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.count("\n") == 1 and message in err, err
 
 
 def test_small_run_writes_manifests_readme_and_skips_current_results(compiled_engine, tmp_path):

@@ -228,6 +228,7 @@ def test_seats_head_to_head_win_rates(seats_mixed):
             assert sel.wins.sum() == row.wins
 
 
+@pytest.mark.slow  # a differential run: the tables twice, at two shard sizes
 def test_tables_are_the_same_whatever_the_shard_size(compiled_engine, tmp_path):
     runs = [overshoot.run([2, 3], ["greedy"], 30, 5, tables=TABLES, table_matches=25,
                           shard_size=size) for size in (7, 1000)]

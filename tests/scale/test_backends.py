@@ -51,6 +51,7 @@ def test_dask_durable_store_and_summary_only_equal_local(dask_backend, tmp_path)
     assert again.computed == 0 and again.aggregate == local.aggregate
 
 
+@pytest.mark.slow  # a differential run: a 600-match tournament twice
 def test_dask_tournament_summary_is_byte_identical(dask_backend, tmp_path):
     from experiments.tools.tournament import tournament
 
@@ -65,7 +66,10 @@ def test_dask_tournament_summary_is_byte_identical(dask_backend, tmp_path):
                                   check_exact=True)
 
 
-@pytest.mark.parametrize("experiment", ["overshoot", "opening_leads"])
+@pytest.mark.parametrize("experiment", [
+    "overshoot",
+    # forced-opening playouts on a local cluster take ~30 s of CPU: with the differential runs
+    pytest.param("opening_leads", marks=pytest.mark.slow)])
 def test_dask_experiment_equals_local(dask_backend, tmp_path, experiment):
     """Traces (three tables per shard) and forced-opening playouts on 2 workers equal local."""
     import importlib
@@ -137,6 +141,7 @@ def test_cli_unreachable_scheduler_one_line(tmp_path, command):
     assert not (tmp_path / "o.parquet.parts").exists()
 
 
+@pytest.mark.slow  # starts a two-worker local cluster from the CLI (~15 s); a differential run
 def test_cli_dask_local_cluster_equals_local(compiled_engine, tmp_path):
     remote = cli("simulate", *SIM, "--shard-size", "100", "--out", str(tmp_path / "dask.parquet"),
                  "--backend", "dask", "--workers", "2")

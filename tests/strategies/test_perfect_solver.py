@@ -73,7 +73,9 @@ def same_world(a, b):
     assert np.array_equal(a.open_nodes[:listed], b.open_nodes[:listed])
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("players", [
+    2, pytest.param(3, marks=pytest.mark.slow),  # 3 players: ~20 s; the long run covers it too
+    4])
 def test_values_equal_brute_force_minimax(players):
     check_against_minimax(players, ENDGAMES, 20 + players)
 

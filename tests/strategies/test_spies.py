@@ -504,12 +504,15 @@ def contents(value):
 
 
 def look(value, found):
-    what = engine_thing(value)
-    if what is None:
-        for item in contents(value):
-            what = engine_thing(item)
-            if what is not None:
-                break
+    try:
+        what = engine_thing(value)
+        if what is None:
+            for item in contents(value):
+                what = engine_thing(item)
+                if what is not None:
+                    break
+    except ReferenceError:  # a weakref proxy whose object is gone: nothing to find there
+        return
     if what is not None:
         found.add(what)
 
