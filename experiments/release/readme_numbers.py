@@ -130,12 +130,13 @@ def head_to_head(results: Path, name: str) -> str:
     paired = pd.read_csv(directory / "paired.csv").set_index("strategy")
     first = summary.iloc[0]
     p = paired.loc[first.strategy]
-    wilson = (first.win_high - first.win_low) / 2
+    # summary.csv's win_low/win_high are the deal-clustered interval; Wilson is beside it
+    wilson = (first.wilson_high - first.wilson_low) / 2
     paired_half = (p.paired_high - p.paired_low) / 2
     return (f"`{first.strategy}` wins {int(first.wins):,} of {int(first.matches):,} = "
             f"**{pct(first.win_rate, 2)}%**: paired 95% interval (deal = unit) "
             f"[{pct(p.paired_low, 2)}, {pct(p.paired_high, 2)}], Wilson "
-            f"[{pct(first.win_low, 2)}, {pct(first.win_high, 2)}]; the pairing narrows the "
+            f"[{pct(first.wilson_low, 2)}, {pct(first.wilson_high, 2)}]; the pairing narrows the "
             f"half-width from {pct(wilson, 2)} to {pct(paired_half, 2)} percentage points, as "
             f"much as {(wilson / paired_half) ** 2:.1f}x more independent matches would "
             f"({provenance(directory)}).")
@@ -265,10 +266,14 @@ def winprob_run(results: Path) -> str:
     checked = check.dropna(subset=["within"])
     within = checked["within"].astype(str).str.lower() == "true"
     largest = checked.loc[checked["difference"].abs().idxmax()]
+    # one check is a score state with one leader (the lot, or a given seat): a value of the table
+    per_count = ", ".join(f"{n} at {players} players"
+                          for players, n in checked.groupby("players").size().items())
     return (f"The shipped table's run ({provenance(directory)}), `{check['profile'].iloc[0]}` "
             f"self-play: {speeds}. Against complete matches ({int(check['matches'].iloc[0]):,} per "
-            f"state, {check['state'].nunique()} states): {int(within.sum())} of {len(checked)} "
-            f"states within the combined 95% half-width, largest difference "
+            f"checked value; {check['state'].nunique()} score states, each with the lot and with "
+            f"each leader: {per_count}): {int(within.sum())} of {len(checked)} values within the "
+            f"combined 95% half-width (about 95% expected), largest difference "
             f"{abs(largest.difference):.3f} ({largest.players} players at {largest.state}, "
             f"lead {largest.leader}).{fitted_error(directory)}")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from experiments.release import readme_numbers
@@ -42,3 +43,21 @@ def test_a_block_without_generator_or_end_is_refused(tmp_path):
         readme_numbers.render(readme_numbers.start_marker("nonesuch") + "\n", tmp_path)
     with pytest.raises(ValueError, match="no end marker"):
         readme_numbers.render(readme_numbers.start_marker("strength-ladder") + "\nx\n", tmp_path)
+
+
+def test_a_head_to_head_sentence_gives_wilson_beside_the_paired_interval():
+    """The duplicate tournaments' sentence: the paired interval from paired.csv and Wilson from
+    summary.csv's wilson columns (its win_low/win_high are the deal-clustered interval), so the
+    pairing's gain is the ratio of the two widths, not of one interval with itself."""
+    results = REPO / "docs" / "results"
+    for name in ("duplicate_deals", "rollout_vs_greedy"):
+        first = pd.read_csv(results / name / "summary.csv").iloc[0]
+        paired = pd.read_csv(results / name / "paired.csv").set_index("strategy").loc[
+            first.strategy]
+        text = readme_numbers.head_to_head(results, name)
+        assert (f"paired 95% interval (deal = unit) [{100 * paired.paired_low:.2f}, "
+                f"{100 * paired.paired_high:.2f}]") in text, text
+        assert f"Wilson [{100 * first.wilson_low:.2f}, {100 * first.wilson_high:.2f}]" in text, text
+        ratio = ((first.wilson_high - first.wilson_low)
+                 / (paired.paired_high - paired.paired_low)) ** 2
+        assert f"as much as {ratio:.1f}x more independent matches" in text, text
