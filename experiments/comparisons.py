@@ -445,7 +445,9 @@ def simultaneous_ranks(values, resamples: int = 1000, seed: int = 0,
     Returns
     -------
     DataFrame, one row per item (column order)
-        ``mean``, ``rank`` (1 = highest mean), ``rank_low``, ``rank_high`` (int64).
+        ``mean``, ``rank`` (1 + the items whose paired mean difference with it is
+        positive: the rank of the means when every unit holds every item),
+        ``rank_low``, ``rank_high`` (int64).
     """
     x = np.asarray(values, dtype=np.float64)
     present = np.isfinite(x).astype(np.float64)
@@ -479,19 +481,25 @@ def simultaneous_ranks(values, resamples: int = 1000, seed: int = 0,
         z = np.where(np.isfinite(d) & (se > 0), d / se, 0.0)  # d[i, j] = mean_i - mean_j
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = filled.sum(axis=0) / present.sum(axis=0)
-    return _rank_frame(mean, z, critical)
+    return _rank_frame(mean, d, z, critical)
 
 
-def _rank_frame(mean: np.ndarray, z: np.ndarray, critical: float) -> pd.DataFrame:
-    """Ranks and simultaneous rank intervals from the items' means and the standardised
-    pairwise differences ``z[i, j]`` (mean_i - mean_j) against ``critical``."""
+def _rank_frame(mean: np.ndarray, d: np.ndarray, z: np.ndarray, critical: float) -> pd.DataFrame:
+    """Ranks and simultaneous rank intervals from the paired differences ``d[i, j]``
+    (mean_i - mean_j over the units holding both) and their standardised values ``z``
+    against ``critical``.
+
+    The point rank counts the same pairs as the interval: ``1 + #{j : d[i, j] < 0}``. With
+    every unit holding every item it is the rank of the means; with units holding a few items
+    (hands of tiles) the means mix in which units hold an item, and a rank taken from them
+    can fall outside the interval the pairs give."""
     k = mean.size
     above = (z < -critical).sum(axis=1)  # items j resolved above i: mean_j - mean_i > c se
     below = (z > critical).sum(axis=1)  # items j resolved below i
-    observed = np.where(np.isfinite(mean), mean, -np.inf)
+    beaten = np.where(np.isfinite(d), d < 0, False).sum(axis=1)
     return pd.DataFrame({
         "mean": mean,
-        "rank": (-observed).argsort(kind="stable").argsort(kind="stable") + 1,
+        "rank": (1 + beaten).astype(np.int64),
         "rank_low": (1 + above).astype(np.int64),
         "rank_high": (k - below).astype(np.int64),
     })

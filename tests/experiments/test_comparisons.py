@@ -161,3 +161,25 @@ def test_a_comparison_without_an_interval_gets_no_verdict():
     assert out.loc["c1", "adj_low"] == out.loc["c1", "adj_high"] == 0.0
     assert out.loc["c1", "verdict"] == VERDICTS.equivalent
     assert out.loc["c2", "verdict"] == VERDICTS.finding
+
+
+def test_a_point_rank_lies_in_its_interval_when_units_hold_few_items():
+    """Hands of a few tiles: a unit's own level (a good hand) moves every value it holds, so
+    the items' plain means rank by which hands hold them; the point rank counts the same
+    paired differences as the interval and stays inside it."""
+    rng = np.random.default_rng(7)
+    units, items = 600, 12
+    x = rng.normal(0, 3.0, (units, 1)) + np.linspace(0, 0.6, items) + rng.normal(0, 0.3,
+                                                                                (units, items))
+    holds = np.zeros((units, items), dtype=bool)
+    for u in range(units):  # each unit holds 3 items, the high ones more often in good units
+        p = np.exp(0.8 * x[u] / 3.0)
+        holds[u, rng.choice(items, 3, replace=False, p=p / p.sum())] = True
+    x[~holds] = np.nan
+    ranks = simultaneous_ranks(x, resamples=200, seed=1)
+    assert ((ranks["rank_low"] <= ranks["rank"]) & (ranks["rank"] <= ranks["rank_high"])).all()
+    plain = (-ranks["mean"]).argsort(kind="stable").argsort(kind="stable") + 1
+    assert (plain != ranks["rank"]).any()  # the case the test is about: the means mislead
+    complete = simultaneous_ranks(rng.normal(size=(300, 5)) + np.arange(5), resamples=100,
+                                  seed=1)
+    assert complete["rank"].tolist() == [5, 4, 3, 2, 1]  # all held: the rank of the means
