@@ -6,8 +6,8 @@ Run from the repository root::
 
 Measures, each in fresh subprocesses so that nothing is shared between them:
 
-1. **Built-in speed, A/B.** Complete 2-player matches per CPU second of the process
-   (``--clock wall``: per wall-clock second) on one thread for
+1. **Built-in speed, A/B.** Complete matches (2 players; ``--players 2,4``: each table size)
+   per CPU second of the process (``--clock wall``: per wall-clock second) on one thread for
    ``greedy`` vs ``greedy`` and ``random`` vs ``random``, with this tree and
    (``--baseline DIR``) another checkout of the project (e.g. the commit
    before plug-in strategies: ``git worktree add /tmp/old <commit>``). The
@@ -46,7 +46,7 @@ from bench_engine import finish, load_average, machine, met  # noqa: E402
 
 THROUGHPUT = textwrap.dedent("""
     import sys, time, sim
-    players, name, matches = 2, sys.argv[1], int(sys.argv[2])
+    name, matches, players = sys.argv[1], int(sys.argv[2]), int(sys.argv[4])
     sim.simulate(players, [name] * players, 200, seed=0, threads=1)
     clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
     started = clock()
@@ -103,37 +103,39 @@ def run_python(code: str, args, env=None, pythonpath: str | None = None, cwd=Non
 
 
 def throughput_ab(baseline: str | None, matches: int, repeats: int, only: str | None = None,
-                  clock: str = "cpu") -> list[dict]:
+                  clock: str = "cpu", players=(2,)) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-user-") as scratch:
         user = Path(scratch) / "user_edge.py"
         user.write_text(USER_STRATEGY)
         names = {"greedy": "greedy", "random": "random", "user": f"{user}:edge"}
-        for key, name in names.items():
-            if only is None or only == key:
-                rows.append(_throughput_row(name, baseline, matches, repeats, clock))
+        for table in players:
+            for key, name in names.items():
+                if only is None or only == key:
+                    rows.append(_throughput_row(name, baseline, matches, repeats, clock, table))
     return rows
 
 
-def _throughput_row(name: str, baseline: str | None, matches: int, repeats: int, clock: str) -> dict:
+def _throughput_row(name: str, baseline: str | None, matches: int, repeats: int, clock: str,
+                    players: int = 2) -> dict:
     """Matches/s of ``name`` against itself, this tree and the baseline run alternately (which of
     the two runs first alternates too, so that neither always follows the other)."""
     this, other = [], []
     for repeat in range(repeats):
         first_this = repeat % 2 == 0 or not baseline
         if first_this:
-            this.append(run_python(THROUGHPUT, [name, matches, clock], pythonpath=str(ROOT)))
+            this.append(run_python(THROUGHPUT, [name, matches, clock, players], pythonpath=str(ROOT)))
         if baseline:
             try:
-                other.append(run_python(THROUGHPUT, [name, matches, clock], pythonpath=baseline,
+                other.append(run_python(THROUGHPUT, [name, matches, clock, players], pythonpath=baseline,
                                         cwd=baseline))
             except subprocess.CalledProcessError:
                 baseline = None  # a baseline older than the row's feature (a file strategy)
                 other = []
         if not first_this:
-            this.append(run_python(THROUGHPUT, [name, matches, clock], pythonpath=str(ROOT)))
+            this.append(run_python(THROUGHPUT, [name, matches, clock, players], pythonpath=str(ROOT)))
     label = "user edge (file)" if name.endswith(":edge") else name
-    row = {"strategy": label, "this": statistics.median(this), "runs_this": this,
+    row = {"strategy": label, "players": players, "this": statistics.median(this), "runs_this": this,
            "best_this": max(this)}
     if other:
         row["baseline"] = statistics.median(other)
@@ -173,23 +175,31 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default=None, metavar="NAME",
                         help="only this row of the speed table (greedy, random or user), and no "
                              "compile or Python-seat measures")
+    parser.add_argument("--players", default="2", metavar="N[,N]",
+                        help="table sizes of the speed rows (default 2; e.g. 2,4)")
     args = parser.parse_args(argv)
+    try:
+        players = tuple(int(n) for n in args.players.split(","))
+    except ValueError:
+        parser.error(f"--players takes table sizes such as 2,4, not {args.players!r}")
+    if not players or any(n not in (2, 3, 4) for n in players):
+        parser.error(f"--players takes table sizes 2, 3 or 4, not {args.players!r}")
     import numba
 
     print(f"Machine: {machine()}; Python {platform.python_version()}, Numba {numba.__version__}; "
           f"load average before: {load_average()}")
-    rows = throughput_ab(args.baseline, args.matches, args.repeats, args.only, args.clock)
+    rows = throughput_ab(args.baseline, args.matches, args.repeats, args.only, args.clock, players)
     print()
-    print(f"Speed (built-ins, then a user's compiled strategy), 2 players, 1 thread, "
+    print(f"Speed (built-ins, then a user's compiled strategy), {args.players} players, 1 thread, "
           f"{args.matches:,} matches per run, median of {args.repeats} alternating runs per side, "
           f"matches per {'CPU' if args.clock == 'cpu' else 'wall-clock'} second:")
     print()
     print("Medians, and best runs (the fastest of each side: on a shared VM load only ever slows "
           "a run down, so the best is the least disturbed).")
     print()
-    print("| strategy | this tree, matches/s (median; best) | baseline (median; best) "
+    print("| strategy | players | this tree, matches/s (median; best) | baseline (median; best) "
           "| this / baseline (median; best) | median of paired ratios [quartiles] | runs (this; baseline) |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---|")
     for row in rows:
         base = f"{row['baseline']:,.0f}; {max(row['runs_baseline']):,.0f}" if "baseline" in row else "n/a"
         ratio = f"{row['ratio']:.3f}; {row['best_ratio']:.3f}" if "ratio" in row else "n/a"
@@ -198,7 +208,7 @@ def main(argv=None) -> int:
         runs = ", ".join(f"{x:,.0f}" for x in row["runs_this"])
         if "runs_baseline" in row:
             runs += "; " + ", ".join(f"{x:,.0f}" for x in row["runs_baseline"])
-        print(f"| {row['strategy']} | {row['this']:,.0f}; {row['best_this']:,.0f} | {base} | {ratio} | {paired} "
+        print(f"| {row['strategy']} | {row['players']} | {row['this']:,.0f}; {row['best_this']:,.0f} | {base} | {ratio} | {paired} "
               f"| {runs} |")
     print()
     if args.only:

@@ -29,10 +29,9 @@ Pieces
 :func:`continue_round`
     A quiet round loop from the current scratch state to the round's end,
     every seat playing ``greedy`` (or its doubles variant). It drives the
-    engine's own steps (:mod:`sim.core.step`: :func:`~sim.core.step.draw_tile`,
-    :func:`~sim.core.step.place` with its score event and domino settlement,
-    :func:`~sim.core.step.settle_blocked`) with an empty trace
-    (:func:`~sim.core.step.quiet_trace`), so score events, overshoot discards,
+    engine's own turn driver (:mod:`sim.core.turns`: draws, passes, placements
+    with their score events and domino settlement, the blocked settlement) with
+    an empty trace (:func:`~sim.core.step.quiet_trace`), so score events, overshoot discards,
     domino and blocked settlement are the engine's (rulings 5, 6 and 8-12); the
     scratch keeps no public history (its ``BOARD_KEEP_HISTORY`` is 0).
     ``tests/strategies/test_lookahead.py`` checks it reproduces the engine
@@ -55,15 +54,15 @@ import numpy as np
 from numba import njit
 
 from sim.core.jit import ALLOCATING_OPTIONS, KERNEL_OPTIONS, hot_kernel, kernel
-from sim.core.state import (BOARD_ERROR, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
-    BOARD_PLAYED, BOARD_TOTAL, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
+from sim.core.state import (BOARD_DECISION_COUNT, BOARD_ERROR, BOARD_NODES, BOARD_OPEN_NODES,
+    BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_TOTAL, BOARD_TURN_SEAT, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
     END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, ENTITY_OF_SEAT, NODE_FIELDS, NO_PARENT,
     N_ENTITIES, TILES_MATCHING, TILE_IS_DOUBLE, TILE_PIPS, PlayerView, new_workspace)
 from sim.core.bits import bit_count, lowest_bit_index
-from sim.core.rules import (list_openings, list_placements, no_hand_can_play, open_layout,
-    place_tile, playable_tiles)
+from sim.core.rules import open_layout, place_tile
 from sim.core.rng import next_below
-from sim.core.step import draw_tile, place, quiet_trace, settle_blocked
+from sim.core.step import quiet_trace
+from sim.core.turns import advance, play_placement, set_turn, start_turns
 from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
 from strategies.greedy import greedy as greedy_strategy
 
@@ -386,34 +385,6 @@ def playout_row(ws, players, seat, count, double_bonus):
 
 
 @hot_kernel
-def list_turn(ws, trace, seat, next_draw):
-    """List ``seat``'s placements into ``ws.cands``, drawing first when it has none (ruling 5:
-    draw until a playable tile, or pass when the boneyard ``ws.deal[next_draw:]`` runs out).
-
-    Returns
-    -------
-    (int64, int64)
-        The number of placements listed (0: a pass) and the draw pointer after the draws.
-    """
-    count = 0
-    if ws.board[BOARD_NODES] == 0:
-        count = list_openings(ws, ws.hands[seat])
-    else:
-        tiles = ws.hands[seat] & playable_tiles(ws)
-        if tiles == 0:
-            while next_draw < N_TILES:
-                drawn = ws.deal[next_draw]
-                next_draw += 1
-                draw_tile(ws, trace, seat, drawn)
-                if (1 << drawn) & playable_tiles(ws):
-                    tiles = 1 << drawn
-                    break
-        if tiles != 0:
-            count = list_placements(ws, tiles)
-    return count, next_draw
-
-
-@hot_kernel
 def continue_round(ws, view, seat, next_draw, tie_seat, first_row, double_bonus):
     """Play the round in ``ws`` to its end with the playout policy at every seat (``greedy``,
     or with ``double_bonus`` its doubles variant: :func:`playout_row`), ``seat`` to act first.
@@ -487,32 +458,22 @@ def finish_round(ws, players, seat, next_draw, tie_seat, tile, parent, side, joi
 
     Notes
     -----
-    One listing site and one placement site (as in the engine's round loop)
-    keep the compiled function small: each inlined primitive appears once.
+    The round is carried by the core's turn driver (:mod:`sim.core.turns`), as the engine's is:
+    one decision site here, the playout policy's.
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     trace = quiet_trace(ws)
-    forced = tile >= 0
-    while True:
-        count = 0
-        if not forced:
-            count, next_draw = list_turn(ws, trace, seat, next_draw)
-        if forced or count > 0:
-            if not forced:
-                row = playout_row(ws, players, seat, count, double_bonus)
-                tile = ws.cands[row, CAND_TILE]
-                parent = ws.cands[row, CAND_PARENT]
-                side = ws.cands[row, CAND_SIDE]
-                joined = ws.cands[row, CAND_JOINED]
-            forced = False
-            end = place(ws, trace, players, entity_of_seat, seat, tile, parent, side, joined)
-            if end != END_NONE:
-                return playout_end(ws, players, end)
-        if next_draw == N_TILES and no_hand_can_play(ws, players):
-            return playout_end(
-                ws, players, settle_blocked(ws, trace, players, entity_of_seat, tie_seat)
-            )
-        seat = (seat + 1) % players
+    if tile >= 0:
+        set_turn(ws, seat, next_draw, tie_seat, 0)
+        end = play_placement(ws, trace, players, entity_of_seat, tile, parent, side, joined)
+    else:
+        end = start_turns(ws, trace, players, entity_of_seat, seat, next_draw, tie_seat, 0)
+    board = ws.board
+    while end == END_NONE:
+        row = playout_row(ws, players, board[BOARD_TURN_SEAT], board[BOARD_DECISION_COUNT],
+                          double_bonus)
+        end = advance(ws, trace, players, entity_of_seat, row)
+    return playout_end(ws, players, end)
 
 
 @allocating
@@ -568,7 +529,6 @@ __all__ = [
     "playout_row",
     "PLAYOUT_PARAMS",
     "PLAYOUT_RNG",
-    "list_turn",
     "continue_round",
     "finish_round",
     "replay_round_greedy",

@@ -10,9 +10,10 @@ A *world* is a full deal of the round in play: every hand, the boneyard in draw 
 layout and the scores. In a world every forced draw is known (the next tile of the boneyard), so
 the rest of the round is a deterministic game of perfect information whose only moves are the
 choices among two or more legal placements (a single legal placement, a draw and a pass are no
-branch). The solver drives the engine's one step core (:mod:`sim.core.step`:
-:func:`~sim.core.step.place`, :func:`~sim.core.step.draw_tile`,
-:func:`~sim.core.step.settle_blocked`, with :func:`~sim.core.step.quiet_trace`), so score events,
+branch). The solver drives the engine's turn driver (:mod:`sim.core.turns`: a turn's draws or
+pass, :func:`~sim.core.turns.take_turn`; the blocked end, :func:`~sim.core.turns.blocked_now`)
+and step core (:func:`~sim.core.step.place`, with :func:`~sim.core.step.quiet_trace`), and takes
+placements back with the core's inverse (:func:`~sim.core.step.take_back`), so score events,
 exact-61 discards, the domino and the blocked settlements are the engine's own (rulings 5-13),
 in the engine's turn order: after every turn a domino or an exact 305 ends the round, and with
 the boneyard empty and no hand able to play it is blocked at once.
@@ -72,15 +73,16 @@ import numpy as np
 
 from sim.core.jit import hot_kernel, kernel
 from sim.core.rng import mix64
-from sim.core.rules import no_hand_can_play
 from sim.core.state import (BOARD_KEEP_HISTORY, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
     BOARD_PLAYED, BOARD_TOTAL, CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE,
-    CAND_TILE, END_NONE, MAX_ACTIONS_PER_ROUND, MAX_CANDIDATES, MAX_ENTITIES, MAX_NODES,
+    CAND_TILE, END_NONE, MAX_ACTIONS_PER_ROUND, MAX_CANDIDATES, MAX_ENTITIES,
     MAX_PLAYERS, NODE_ARMS_OPEN, NODE_FIELDS, NODE_LINE_OPEN, NODE_TILE, NO_PARENT, TILE_PIPS,
     new_workspace)
-from sim.core.step import place, quiet_trace, settle_blocked
+from sim.core.step import (KEPT_FIELDS, KEPT_HANDS, KEPT_SCORES, copy_position, keep_hands,
+    keep_position, place, quiet_trace, restore_hands, take_back)
+from sim.core.turns import blocked_now, take_turn
 from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
-from strategies.lookahead import allocating, continue_round, list_turn
+from strategies.lookahead import allocating, continue_round
 from strategies.matchplay import outcome_value
 
 SolveSettings = namedtuple(
@@ -116,9 +118,9 @@ playout : Workspace
 moves : int64[MOVE_STACK, MOVE_FIELDS]
     The legal placements of every node on the current path, a stack: ``CAND_*`` columns and
     ``MOVE_ORDER`` (the ordering key).
-saved : int64[SAVED_ROWS, SAVE_FIELDS]
+saved : int64[SAVED_ROWS, KEPT_FIELDS]
     The root's state (row 0), then per frame the state its turn started from and the state
-    after its draws (``SAVE_*`` columns).
+    after its draws (snapshot rows of :func:`sim.core.step.keep_position`, ``KEPT_*`` columns).
 keys : uint64[MAX_FRAMES, KEY_WORDS]
     Per frame, the key of its state (:func:`state_words`).
 frames : int64[MAX_FRAMES, FRAME_FIELDS]; bounds : float64[MAX_FRAMES, BOUND_FIELDS]
@@ -162,18 +164,6 @@ SAVED_ROWS = ROOT_ROWS + PLY_ROWS * MAX_FRAMES
 
 MAX_ROOT_ROWS = MAX_CANDIDATES
 """Bound on a root's placements."""
-
-# saved[row, ...]
-SAVE_HANDS = 0
-SAVE_SIZES = SAVE_HANDS + MAX_PLAYERS
-SAVE_SCORES = SAVE_SIZES + MAX_PLAYERS
-SAVE_BOARD = SAVE_SCORES + MAX_ENTITIES
-BOARD_SAVED = np.array([BOARD_NODES, BOARD_TOTAL, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_OPEN_NODES],
-                       dtype=np.int64)
-"""The board fields a placement writes (saved from ``SAVE_BOARD`` on)."""
-SAVE_OPEN_COUNT = SAVE_BOARD + BOARD_SAVED.shape[0]
-SAVE_OPEN_NODES = SAVE_OPEN_COUNT + N_VALUES
-SAVE_FIELDS = SAVE_OPEN_NODES + MAX_NODES
 
 # counters[...]
 COUNT_NODES = 0
@@ -309,7 +299,7 @@ def new_solver_scratch():
     return SolverScratch(
         new_workspace(),
         np.zeros((MOVE_STACK, MOVE_FIELDS), dtype=np.int64),
-        np.zeros((SAVED_ROWS, SAVE_FIELDS), dtype=np.int64),
+        np.zeros((SAVED_ROWS, KEPT_FIELDS), dtype=np.int64),
         np.zeros((MAX_FRAMES, KEY_WORDS), dtype=np.uint64),
         np.zeros((MAX_FRAMES, FRAME_FIELDS), dtype=np.int64),
         np.zeros((MAX_FRAMES, BOUND_FIELDS), dtype=np.float64),
@@ -352,55 +342,6 @@ def load_world(ws, view):
 
 
 # ---------------------------------------------------------------------------
-# Save and restore
-# ---------------------------------------------------------------------------
-@hot_kernel
-def save_hands(ws, row):
-    """Keep the hands, hand sizes and scores in ``row`` (what draws and a settlement change)."""
-    for seat in range(MAX_PLAYERS):
-        row[SAVE_HANDS + seat] = ws.hands[seat]
-        row[SAVE_SIZES + seat] = ws.hand_sizes[seat]
-    for entity in range(MAX_ENTITIES):
-        row[SAVE_SCORES + entity] = ws.scores[entity]
-
-
-@hot_kernel
-def restore_hands(ws, row):
-    """Undo what :func:`save_hands` kept."""
-    for seat in range(MAX_PLAYERS):
-        ws.hands[seat] = row[SAVE_HANDS + seat]
-        ws.hand_sizes[seat] = row[SAVE_SIZES + seat]
-    for entity in range(MAX_ENTITIES):
-        ws.scores[entity] = row[SAVE_SCORES + entity]
-
-
-@hot_kernel
-def save_state(ws, row):
-    """Keep in ``row`` what a placement may change: :func:`save_hands`'s, the layout's board
-    fields, the open counts and the open-node list. Node rows are the caller's: a placement
-    changes only its parent's two open fields and writes a row past the layout."""
-    save_hands(ws, row)
-    for k in range(BOARD_SAVED.shape[0]):
-        row[SAVE_BOARD + k] = ws.board[BOARD_SAVED[k]]
-    for value in range(N_VALUES):
-        row[SAVE_OPEN_COUNT + value] = ws.open_count[value]
-    for position in range(ws.board[BOARD_OPEN_NODES]):
-        row[SAVE_OPEN_NODES + position] = ws.open_nodes[position]
-
-
-@hot_kernel
-def restore_state(ws, row):
-    """Undo what :func:`save_state` kept."""
-    restore_hands(ws, row)
-    for k in range(BOARD_SAVED.shape[0]):
-        ws.board[BOARD_SAVED[k]] = row[SAVE_BOARD + k]
-    for value in range(N_VALUES):
-        ws.open_count[value] = row[SAVE_OPEN_COUNT + value]
-    for position in range(ws.board[BOARD_OPEN_NODES]):
-        ws.open_nodes[position] = row[SAVE_OPEN_NODES + position]
-
-
-# ---------------------------------------------------------------------------
 # Keys
 # ---------------------------------------------------------------------------
 @hot_kernel
@@ -423,12 +364,12 @@ def zobrist(code):
 def state_words(row, seat, next_draw, layout_key, words):
     """Fill ``words`` (uint64[KEY_WORDS]) with the key of the turn whose hands and scores
     :func:`save_hands` kept in ``row``; return its table index."""
-    words[0] = np.uint64(row[SAVE_HANDS] | (row[SAVE_HANDS + 1] << HAND_BITS)
+    words[0] = np.uint64(row[KEPT_HANDS] | (row[KEPT_HANDS + 1] << HAND_BITS)
                          | (seat << SEAT_SHIFT) | (next_draw << DRAW_SHIFT))
-    words[1] = np.uint64(row[SAVE_HANDS + 2] | (row[SAVE_HANDS + 3] << HAND_BITS))
+    words[1] = np.uint64(row[KEPT_HANDS + 2] | (row[KEPT_HANDS + 3] << HAND_BITS))
     packed = 0
     for entity in range(PACKED_SCORES):
-        packed |= (row[SAVE_SCORES + entity] + SCORE_OFFSET) << (entity * SCORE_BITS)
+        packed |= (row[KEPT_SCORES + entity] + SCORE_OFFSET) << (entity * SCORE_BITS)
     words[2] = np.uint64(packed)
     words[3] = layout_key
     index = mix64(words[0] ^ mix64(words[1] ^ mix64(words[2] ^ layout_key)))
@@ -453,20 +394,7 @@ def playout_leaf(ws, view, scratch, settings, seat, next_draw, tie_seat):
     """Value of ``seat``'s turn in ``ws`` by one playout to the round's end, run on
     ``scratch.playout`` (whose boneyard :func:`solve_world` loaded); ``ws`` is not touched."""
     pw = scratch.playout
-    for other in range(MAX_PLAYERS):
-        pw.hands[other] = ws.hands[other]
-        pw.hand_sizes[other] = ws.hand_sizes[other]
-    for entity in range(MAX_ENTITIES):
-        pw.scores[entity] = ws.scores[entity]
-    for node in range(ws.board[BOARD_NODES]):
-        for field in range(NODE_FIELDS):
-            pw.nodes[node, field] = ws.nodes[node, field]
-    for value in range(N_VALUES):
-        pw.open_count[value] = ws.open_count[value]
-    for position in range(ws.board[BOARD_OPEN_NODES]):
-        pw.open_nodes[position] = ws.open_nodes[position]
-    for k in range(BOARD_SAVED.shape[0]):
-        pw.board[BOARD_SAVED[k]] = ws.board[BOARD_SAVED[k]]
+    copy_position(ws, pw)
     end = continue_round(pw, view, seat, next_draw, tie_seat, -1, settings.playout_doubles)
     return outcome_value(pw, view, end, settings.match_value, settings.raw_weight)
 
@@ -496,9 +424,8 @@ def round_end_value(ws, view, settings, end, next_draw, tie_seat):
     """After a placement whose step returned ``end``: the value of the round's end if it ended
     (a domino, an exact 305) or is blocked now (ruling 6: the boneyard empty and no hand able
     to play; settled here), else ``NOT_ENDED``."""
-    players = view.players
-    if end == END_NONE and next_draw == N_TILES and no_hand_can_play(ws, players):
-        end = settle_blocked(ws, quiet_trace(ws), players, view.entity_of_seat, tie_seat)
+    if end == END_NONE:
+        end = blocked_now(ws, quiet_trace(ws), view.players, view.entity_of_seat, next_draw, tie_seat)
     if end == END_NONE:
         return NOT_ENDED
     return outcome_value(ws, view, end, settings.match_value, settings.raw_weight)
@@ -516,11 +443,8 @@ def undo_placement(ws, scratch, frame):
     """Take ``frame``'s current placement back: the state after its draws, and the parent node's
     two open fields."""
     frames = scratch.frames
-    restore_state(ws, scratch.saved[start_row(frame) + 1])
-    parent = frames[frame, F_PARENT]
-    if parent != NO_PARENT:
-        ws.nodes[parent, NODE_LINE_OPEN] = frames[frame, F_LINE_OPEN]
-        ws.nodes[parent, NODE_ARMS_OPEN] = frames[frame, F_ARMS_OPEN]
+    take_back(ws, scratch.saved[start_row(frame) + 1], frames[frame, F_PARENT],
+              frames[frame, F_LINE_OPEN], frames[frame, F_ARMS_OPEN])
     frames[frame, F_PLACED] = 0
 
 
@@ -613,15 +537,15 @@ def turn_value(ws, view, scratch, settings, seat, next_draw, tie_seat, depth, la
             seat = frames[frame, F_SEAT]
             next_draw = frames[frame, F_DRAW]
             start = scratch.saved[start_row(frame)]
-            save_hands(ws, start)  # the state the turn starts from: its key; what draws change
+            keep_hands(ws, start)  # the state the turn starts from: its key; what draws change
             start_draw = next_draw
             # ruling 5: draw until a playable tile (known in a world), or pass
-            count, next_draw = list_turn(ws, trace, seat, next_draw)
+            count, next_draw = take_turn(ws, trace, seat, next_draw)
             frames[frame, F_DRAW] = next_draw
             frames[frame, F_PLACED] = 0
             if count == 0:  # a pass: the boneyard is empty
-                if next_draw == N_TILES and no_hand_can_play(ws, players):
-                    blocked = settle_blocked(ws, trace, players, entity_of_seat, tie_seat)
+                blocked = blocked_now(ws, trace, players, entity_of_seat, next_draw, tie_seat)
+                if blocked != END_NONE:
                     value = outcome_value(ws, view, blocked, settings.match_value,
                                           settings.raw_weight)
                     restore_hands(ws, start)
@@ -678,7 +602,7 @@ def turn_value(ws, view, scratch, settings, seat, next_draw, tie_seat, depth, la
                     hint_row = top + k
             if count >= 2:
                 order_moves(moves, top, count, ws.scores[entity_of_seat[seat]], hint_row)
-            save_state(ws, scratch.saved[start_row(frame) + 1])  # what every placement starts from
+            keep_position(ws, scratch.saved[start_row(frame) + 1])  # what every placement starts from
             frames[frame, F_COUNT] = count
             frames[frame, F_NEXT] = top
             frames[frame, F_INDEX] = index
@@ -770,7 +694,7 @@ def root_values(ws, view, scratch, settings, next_draw, tie_seat, depth, values)
     players = view.players
     seat = view.seat
     root = scratch.saved[0]
-    save_state(ws, root)
+    keep_position(ws, root)
     moves = scratch.moves
     trace = quiet_trace(ws)
     n = view.n_candidates
@@ -792,10 +716,7 @@ def root_values(ws, view, scratch, settings, next_draw, tie_seat, depth, values)
             value = turn_value(ws, view, scratch, settings, (seat + 1) % players, next_draw,
                                tie_seat, depth, layout_key, n)
         values[row] = value
-        restore_state(ws, root)
-        if parent != NO_PARENT:
-            ws.nodes[parent, NODE_LINE_OPEN] = line_open
-            ws.nodes[parent, NODE_ARMS_OPEN] = arms_open
+        take_back(ws, root, parent, line_open, arms_open)
         if scratch.counters[COUNT_ABORT] != 0:
             break
 

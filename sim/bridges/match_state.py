@@ -1,21 +1,16 @@
 """A match of Exact 61 Five Up as a state machine, one action at a time, chance explicit.
 
 :class:`MatchState` is the framework-free core of the bridges (OpenSpiel, PettingZoo, the
-human seat): its transitions call the engine's own compiled steps (:mod:`sim.core.step`:
-:func:`~sim.core.step.begin_round`, :func:`~sim.core.step.place`,
-:func:`~sim.core.step.draw_tile`, :func:`~sim.core.step.pass_turn`,
-:func:`~sim.core.step.note_lacking`, :func:`~sim.core.step.settle_blocked`,
-:func:`~sim.core.step.close_round`, :func:`~sim.core.step.count_round`) in the order of the
-engine's round and match loops (rulings 5-15), one action at a time from Python, so every
-workspace field holds what the engine would hold at the same point: hands, hand sizes,
-lacking values, scores, the round's and the match's figures, the layout, the round's public
-``history`` rows (kept: ``BOARD_KEEP_HISTORY`` is 1) and, at a decision, ``cands`` and
-``BOARD_DECISION_*`` (so :func:`sim.engine.python_seats.seat_view` gives the deciding seat's
-sealed view). The round's score events are written to a trace with room for a round.
-One step is placed later than the engine places it: a seat's lack (``note_lacking``) is noted
-with its first draw of a turn instead of just before it, so that at the draw node before it
-the public lacking values do not tell the other seats that it must draw (the workspace at
-every decision is the engine's all the same).
+human seat): its rounds are carried by the engine's own turn driver (:mod:`sim.core.turns`,
+with a stop before every draw: each draw is a chance node here) between the engine's round
+steps (:func:`~sim.core.step.begin_round`, :func:`~sim.core.step.close_round`,
+:func:`~sim.core.step.count_round`), in the order of the engine's round and match loops
+(rulings 5-15), so every workspace field holds what the engine would hold at the same point:
+hands, hand sizes, lacking values (a seat's lack is noted with its draw, in both), scores, the
+round's and the match's figures, the layout, the round's public ``history`` rows (kept:
+``BOARD_KEEP_HISTORY`` is 1) and, at a decision, ``cands`` and ``BOARD_DECISION_*`` (so
+:func:`sim.engine.python_seats.seat_view` gives the deciding seat's sealed view). The round's
+score events are written to a trace with room for a round.
 
 The rest is apart, as OpenSpiel keeps a game's observer apart from its state: the vocabulary
 (phases, node kinds, action codes) in :mod:`sim.bridges.match_codes`; the strings and
@@ -83,10 +78,9 @@ from sim.bridges.match_observer import (INFORMATION_STATE_OFFSETS, INFORMATION_S
 from sim.bridges.match_record import RoundSnapshot, match_record
 from sim.bridges.match_worlds import consistent_deal, deal_hidden, infostate_view
 from sim.core import state as K
-from sim.core.rules import list_openings, list_placements, no_hand_can_play, playable_tiles
 from sim.core.state import Trace, new_workspace
-from sim.core.step import (begin_round, close_round, count_round, draw_tile, note_lacking,
-    pass_turn, place, settle_blocked)
+from sim.core.step import begin_round, close_round, count_round
+from sim.core.turns import advance, advance_draw, set_turn, start_turns, wait_decision
 from sim.engine.python_seats import seat_view
 from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, TARGET_RAW, entities_for
 
@@ -343,17 +337,31 @@ class MatchState:
         ws.hand_sizes[seat] += 1
         if cursor == HAND_SIZE * self.players:
             leader = self._leader
-            count = list_openings(ws, ws.hands[leader])
-            self._decide(leader, count)
+            # the turn driver, with a stop before every draw (a chance node here)
+            self._stopped(start_turns(ws, self._trace, self.players, self._entity_of_seat, leader,
+                                      cursor, leader, 1))
+
+    def _stopped(self, end: int) -> None:
+        """Where the turn driver stopped: a decision, a draw node, or the round's end."""
+        end = int(end)
+        if end != K.END_NONE:
+            self._end_round(end)
+            return
+        board = self.ws.board
+        seat = int(board[K.BOARD_TURN_SEAT])
+        count = int(board[K.BOARD_DECISION_COUNT])
+        if count > 0:
+            self._decide(seat, count)
+        else:
+            # A draw node. The driver notes the seat's lack with its draw, not before: until the
+            # seat draws, no other seat can tell a seat about to draw from one about to place,
+            # so the public lacking values must not tell either.
+            self._seat = seat
+            self._phase = Phase.DRAW
 
     def _decide(self, seat: int, count: int) -> None:
-        """Enter the decision of ``seat`` over ``ws.cands[:count]``."""
-        ws = self.ws
-        board = ws.board
-        board[K.BOARD_DECISION_SEAT] = seat
-        board[K.BOARD_DECISION_COUNT] = count
-        board[K.BOARD_DECISION_BONEYARD] = N_TILES - self._cursor
-        rows = ws.cands[:count, : K.CAND_JOINED + 1].tolist()
+        """Enter the decision of ``seat`` over ``ws.cands[:count]`` (the driver's)."""
+        rows = self.ws.cands[:count, : K.CAND_JOINED + 1].tolist()
         codes = tuple(encode_action(t, p, s, j) for t, p, s, j in rows)
         self._codes = codes
         self._legal = sorted(codes)
@@ -363,65 +371,12 @@ class MatchState:
     def _place(self, action: int) -> None:
         """The seat to move places ``action`` (the core's step, with its score event and a
         domino's settlement), then what follows."""
-        tile, parent, side, joined = decode_action(action)
-        seat = self._seat
-        end = place(self.ws, self._trace, self.players, self._entity_of_seat, seat, tile, parent,
-                    side, joined)
-        if end == K.END_NONE:
-            self._after_turn(seat)
-        else:
-            self._end_round(int(end))
-
-    def _after_turn(self, seat: int) -> None:
-        """Ruling 6 after a turn that did not end the round, then the next seat's turn."""
-        if self._cursor == N_TILES and no_hand_can_play(self.ws, self.players):
-            self._settle_blocked()
-            return
-        self._turn((seat + 1) % self.players)
-
-    def _turn(self, seat: int) -> None:
-        """Start ``seat``'s turn: a decision, a draw node, or an automatic pass."""
-        ws = self.ws
-        while True:
-            playable = int(ws.hands[seat]) & int(playable_tiles(ws))
-            if playable:
-                self._decide(seat, list_placements(ws, playable))
-                return
-            boneyard = N_TILES - self._cursor
-            if boneyard > 0:
-                # The lack is noted with the first draw (_drawn), not here: until the seat
-                # draws, no other seat can tell a seat about to draw from one about to place,
-                # so the public lacking values must not tell either.
-                self._seat = seat
-                self._phase = Phase.DRAW
-                return
-            note_lacking(ws, seat, boneyard)
-            pass_turn(ws, self._trace, seat)
-            if no_hand_can_play(ws, self.players):
-                self._settle_blocked()
-                return
-            seat = (seat + 1) % self.players
+        row = self._codes.index(action)
+        self._stopped(advance(self.ws, self._trace, self.players, self._entity_of_seat, row))
 
     def _drawn(self, tile: int) -> None:
-        ws = self.ws
-        seat = self._seat
-        # The engine notes the lack before the first draw; every draw of the turn notes the
-        # same open values (draws do not change the layout), so the workspace at the next
-        # decision is the engine's. The boneyard as it was before this draw: never empty.
-        note_lacking(ws, seat, N_TILES - self._cursor + 1)
-        draw_tile(ws, self._trace, seat, tile)
-        if (1 << tile) & int(playable_tiles(ws)):
-            self._decide(seat, list_placements(ws, 1 << tile))
-            return
-        if self._cursor < N_TILES:
-            return  # another draw of the same turn
-        pass_turn(ws, self._trace, seat)
-        self._after_turn(seat)
-
-    def _settle_blocked(self) -> None:
-        """The core's blocked settlement (rulings 11 and 13), ties clockwise from the leader."""
-        settle_blocked(self.ws, self._trace, self.players, self._entity_of_seat, self._leader)
-        self._end_round(K.END_BLOCKED)
+        """The seat in turn draws ``tile`` (fixed at ``ws.deal[cursor - 1]``), then what follows."""
+        self._stopped(advance_draw(self.ws, self._trace, self.players, self._entity_of_seat))
 
     def _end_round(self, end: int) -> None:
         """Close and count the round as the engine does, keep it for the record, and go on:
@@ -578,6 +533,8 @@ class MatchState:
             ws.deal[:] = order
         count = int(view.n_candidates)
         ws.cands[:count] = view.cands[:count]
+        set_turn(ws, seat, state._cursor, leader, 1)
+        wait_decision(ws, seat, state._cursor, count)
         state._decide(seat, count)
         return state
 

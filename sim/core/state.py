@@ -86,9 +86,10 @@ A :class:`Workspace` named tuple holds every mutable array of a match in play.
     ``BOARD_ERROR_COUNT`` the row returned, the seat and the number of
     candidates of the match's first choice that was not one of its candidates;
     ``BOARD_KEEP_HISTORY`` 1 while the steps write ``history`` (0: it stays
-    empty, no seated strategy reads it); ``BOARD_ROUND``, ``BOARD_LEADER``,
-    ``BOARD_TURN_SEAT``, ``BOARD_NEXT_DRAW`` and ``BOARD_OPENING``: where a
-    suspended match resumes.
+    empty, no seated strategy reads it); ``BOARD_ROUND`` and ``BOARD_LEADER``, the
+    round; ``BOARD_TURN_SEAT``, ``BOARD_NEXT_DRAW``, ``BOARD_TIE_SEAT`` and
+    ``BOARD_DRAW_STOPS``, the turn driver's position (:mod:`sim.core.turns`: where a
+    round goes on from, a suspended match's too).
 ``history`` : int64[MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS]
     The round's public actions in order, rows ``0..board[BOARD_HISTORY]-1``:
     ``H_SEAT``, ``H_KIND`` (play, draw, pass), ``H_TILE`` (the placed tile;
@@ -235,16 +236,21 @@ BOARD_KEEP_HISTORY = 15
 """1: the steps write the public ``history`` (a seated strategy reads it, or a driver shows
 it); 0: they do not (:mod:`sim.core.step`)."""
 BOARD_ROUND = 16
-"""Where a suspended match resumes (:func:`sim.engine.play.resume_match`): the round index,"""
+"""The round index (where a suspended match resumes: :func:`sim.engine.play.resume_match`)."""
 BOARD_LEADER = 17
-"""... its leader,"""
+"""The round's leader."""
 BOARD_TURN_SEAT = 18
-"""... the seat whose decision is in hand,"""
+"""The turn driver (:mod:`sim.core.turns`): the seat in turn (at a decision, the deciding seat;
+waiting for a draw, the seat that draws)."""
 BOARD_NEXT_DRAW = 19
-"""... the draw pointer into ``deal``,"""
-BOARD_OPENING = 20
-"""... and 1 if the decision is the round's opening."""
-BOARD_FIELDS = 21
+"""The turn driver: the draw pointer into ``deal`` (the boneyard is ``deal[next_draw:]``)."""
+BOARD_TIE_SEAT = 20
+"""The turn driver: the first seat of the blocked settlement's clockwise tie order (the engine's:
+the round's leader; a playout's or a solver's: the deciding seat, whom a view names)."""
+BOARD_DRAW_STOPS = 21
+"""The turn driver: 1, it stops before every draw (draws as explicit chance nodes:
+:class:`sim.bridges.match_state.MatchState`); 0, it draws from ``deal`` at once."""
+BOARD_FIELDS = 22
 
 # cands[c, ...]
 CAND_TILE = 0

@@ -31,6 +31,8 @@ round ends are the ``END_*`` codes of :mod:`sim.core.state`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from sim.core.jit import hot_kernel
 from sim.core.rules import (blocked_credit, domino_parts, hand_pips, open_layout, place_tile,
     placement_points, rank_blocked_hands)
@@ -40,10 +42,10 @@ from sim.core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, A_JOINED, A_K
     END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, EVENT_BLOCKED, EVENT_DOMINO, EVENT_PLACEMENT,
     E_ACCEPTED, E_ACTION, E_CREDIT, E_DEBIT, E_ENTITY, E_KIND, E_PLACEMENT, E_RAW, E_SEAT,
     H_JOINED, H_KIND, H_OPEN, H_PARENT, H_POINTS, H_SEAT, H_SIDE, H_TILE, MATCH_FIELDS,
-    MAX_ENTITIES, M_ACTIONS, M_BLOCKED_CREDIT, M_BLOCKED_ROUNDS, M_DISCARDED_BY, M_DOMINO_CREDIT,
+    MAX_ENTITIES, MAX_NODES, MAX_PLAYERS, M_ACTIONS, M_BLOCKED_CREDIT, M_BLOCKED_ROUNDS, M_DISCARDED_BY, M_DOMINO_CREDIT,
     M_DOMINO_DEBIT, M_DOMINO_ROUNDS, M_DRAWS, M_EVENTS, M_EVENTS_ACCEPTED, M_EVENTS_DISCARDED,
     M_FIRST_LEADER, M_FIRST_OPENING, M_PASSES, M_PLACEMENTS, M_PLACEMENT_RAW, M_RAW_DISCARDED,
-    M_ROUNDS, M_SETTLED_BY, M_WINNER, NO_ENTITY, NO_PARENT, NO_SEAT, NO_TILE, N_ENTITIES,
+    M_ROUNDS, M_SETTLED_BY, M_WINNER, NODE_ARMS_OPEN, NODE_LINE_OPEN, NO_ENTITY, NO_PARENT, NO_SEAT, NO_TILE, N_ENTITIES,
     OUTCOME_ACCEPTED, OUTCOME_DISCARDED, OUTCOME_HIT_TARGET, R_ACTIONS, R_BLOCKED_CREDIT,
     R_BLOCKED_EVENTS, R_DISCARDED_BY, R_DOMINOER, R_DOMINO_ACCEPTED, R_DOMINO_CREDIT,
     R_DOMINO_DEBIT, R_DOMINO_PLACEMENT, R_DRAWS, R_END, R_EVENTS, R_EVENTS_ACCEPTED,
@@ -376,3 +378,99 @@ def place(ws, trace, players, entity_of_seat, seat, tile, parent, side, joined):
             stats[R_WINNER] = NO_ENTITY
             return END_TARGET
     return END_NONE
+
+
+# ---------------------------------------------------------------------------
+# Undo: the inverse of the steps, for searches that play and take back
+# ---------------------------------------------------------------------------
+# kept[...]: a snapshot row (int64[KEPT_FIELDS]) of what the steps change
+KEPT_HANDS = 0
+KEPT_SIZES = KEPT_HANDS + MAX_PLAYERS
+KEPT_SCORES = KEPT_SIZES + MAX_PLAYERS
+KEPT_BOARD = KEPT_SCORES + MAX_ENTITIES
+LAYOUT_BOARD = np.array([BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_TOTAL],
+                        dtype=np.int64)
+"""The board fields a placement writes (:func:`place`: :func:`sim.core.rules.place_tile`,
+:func:`sim.core.rules.open_layout`)."""
+KEPT_OPEN_COUNT = KEPT_BOARD + LAYOUT_BOARD.shape[0]
+KEPT_OPEN_NODES = KEPT_OPEN_COUNT + N_VALUES
+KEPT_FIELDS = KEPT_OPEN_NODES + MAX_NODES
+"""Words of a snapshot row."""
+
+
+@hot_kernel
+def keep_hands(ws, kept):
+    """Keep in ``kept`` the hands, hand sizes and scores: what draws and a settlement change."""
+    for seat in range(MAX_PLAYERS):
+        kept[KEPT_HANDS + seat] = ws.hands[seat]
+        kept[KEPT_SIZES + seat] = ws.hand_sizes[seat]
+    for entity in range(MAX_ENTITIES):
+        kept[KEPT_SCORES + entity] = ws.scores[entity]
+
+
+@hot_kernel
+def restore_hands(ws, kept):
+    """Undo what :func:`keep_hands` kept."""
+    for seat in range(MAX_PLAYERS):
+        ws.hands[seat] = kept[KEPT_HANDS + seat]
+        ws.hand_sizes[seat] = kept[KEPT_SIZES + seat]
+    for entity in range(MAX_ENTITIES):
+        ws.scores[entity] = kept[KEPT_SCORES + entity]
+
+
+@hot_kernel
+def keep_position(ws, kept):
+    """Keep in ``kept`` what a placement may change besides node rows: :func:`keep_hands`'s,
+    the layout's board fields (:data:`LAYOUT_BOARD`), the open counts and the open-node list.
+    A placement writes one node row past the layout and its parent's two open fields:
+    :func:`take_back` restores those from what the caller read before it."""
+    keep_hands(ws, kept)
+    for k in range(LAYOUT_BOARD.shape[0]):
+        kept[KEPT_BOARD + k] = ws.board[LAYOUT_BOARD[k]]
+    for value in range(N_VALUES):
+        kept[KEPT_OPEN_COUNT + value] = ws.open_count[value]
+    for position in range(ws.board[BOARD_OPEN_NODES]):
+        kept[KEPT_OPEN_NODES + position] = ws.open_nodes[position]
+
+
+@hot_kernel
+def restore_position(ws, kept):
+    """Undo what :func:`keep_position` kept (not the parent's open fields: :func:`take_back`)."""
+    restore_hands(ws, kept)
+    for k in range(LAYOUT_BOARD.shape[0]):
+        ws.board[LAYOUT_BOARD[k]] = kept[KEPT_BOARD + k]
+    for value in range(N_VALUES):
+        ws.open_count[value] = kept[KEPT_OPEN_COUNT + value]
+    for position in range(ws.board[BOARD_OPEN_NODES]):
+        ws.open_nodes[position] = kept[KEPT_OPEN_NODES + position]
+
+
+@hot_kernel
+def take_back(ws, kept, parent, line_open, arms_open):
+    """Take back a placement on ``parent``: the position ``kept`` before it
+    (:func:`keep_position`), and the parent node's ``NODE_LINE_OPEN`` and ``NODE_ARMS_OPEN`` as
+    they were (``parent`` ``NO_PARENT``: the opening, which has no parent)."""
+    restore_position(ws, kept)
+    if parent != NO_PARENT:
+        ws.nodes[parent, NODE_LINE_OPEN] = line_open
+        ws.nodes[parent, NODE_ARMS_OPEN] = arms_open
+
+
+@hot_kernel
+def copy_position(source, target):
+    """Copy the position of workspace ``source`` into ``target``: hands, hand sizes, scores and
+    the layout (node rows, open counts, open nodes, :data:`LAYOUT_BOARD`) (a playout's start)."""
+    for seat in range(MAX_PLAYERS):
+        target.hands[seat] = source.hands[seat]
+        target.hand_sizes[seat] = source.hand_sizes[seat]
+    for entity in range(MAX_ENTITIES):
+        target.scores[entity] = source.scores[entity]
+    for node in range(source.board[BOARD_NODES]):
+        for field in range(source.nodes.shape[1]):
+            target.nodes[node, field] = source.nodes[node, field]
+    for value in range(N_VALUES):
+        target.open_count[value] = source.open_count[value]
+    for position in range(source.board[BOARD_OPEN_NODES]):
+        target.open_nodes[position] = source.open_nodes[position]
+    for k in range(LAYOUT_BOARD.shape[0]):
+        target.board[LAYOUT_BOARD[k]] = source.board[LAYOUT_BOARD[k]]

@@ -46,19 +46,17 @@ import numpy as np
 from numba import njit
 
 from sim.core.jit import hot_kernel, kernel, linked_kernel
-from sim.core.linked_steps import (begin_round, close_round, count_round, draw_tile,
-    list_openings, list_placements, no_hand_can_play, note_lacking, pass_turn, place,
-    playable_tiles, reset_match, settle_blocked)
+from sim.core.linked_steps import (advance, begin_round, close_round, count_round, reset_match,
+    start_turns)
 from sim.core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, below,
     match_decision_key, one_way, seat_decision_key, secret_key, shuffle_round_deal, stream_key,
     word_at)
 from sim.core.sealed import read_only
 from sim.core.state import (ACTION_FIELDS, ANSWER_CHOICE, ANSWER_RNG_COUNTER, BOARD_DECIDING,
-    BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR,
-    BOARD_ERROR_COUNT, BOARD_ERROR_ROW, BOARD_ERROR_SEAT, BOARD_HISTORY, BOARD_KEEP_HISTORY,
-    BOARD_LEADER, BOARD_NEXT_DRAW, BOARD_NODES, BOARD_OPENING, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
-    BOARD_PLAYED, BOARD_ROUND, BOARD_SUSPENDED, BOARD_TOTAL, BOARD_TURN_SEAT, CAND_JOINED,
-    CAND_PARENT, CAND_SIDE, CAND_TILE, CURSOR_ANSWERS, CURSOR_ROUNDS, END_BLOCKED, END_NONE,
+    BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR, BOARD_ERROR_COUNT, BOARD_ERROR_ROW,
+    BOARD_ERROR_SEAT, BOARD_HISTORY, BOARD_KEEP_HISTORY, BOARD_LEADER, BOARD_NEXT_DRAW, BOARD_NODES,
+    BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_ROUND, BOARD_SUSPENDED, BOARD_TOTAL,
+    BOARD_TURN_SEAT, CAND_TILE, CURSOR_ANSWERS, CURSOR_ROUNDS, END_BLOCKED, END_NONE,
     END_SUSPENDED, ENTITY_OF_SEAT, EVENT_FIELDS, EXTERNAL_SEAT, INVALID_CHOICE, MATCH_FIELDS,
     M_ERROR, NO_ENTITY, NO_TILE, PlayerView, ROUND_FIELDS, R_DOMINOER, Trace, new_workspace)
 from sim.tiles import HAND_SIZE, N_TILES
@@ -198,10 +196,7 @@ def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params
         return 0
     board = ws.board
     strategy = seat_strategy[seat]
-    board[BOARD_DECISION_SEAT] = seat
     if strategy == EXTERNAL_SEAT:
-        board[BOARD_DECISION_COUNT] = n_candidates
-        board[BOARD_DECISION_BONEYARD] = boneyard_size
         choice = _external_choice(ws, trace, seat)
     else:
         # Fair strategies get empty hidden arrays (same type, nothing to read).
@@ -302,18 +297,15 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
     """
     # np.int64(...): every caller reaches the round loop with one signature (see play_match)
     return play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params,
-                           np.int64(leader), np.int64(forced_tile), np.int64(1), np.int64(leader),
-                           np.int64(players * HAND_SIZE), np.int64(1), np.int64(0))
+                           np.int64(leader), np.int64(forced_tile), np.int64(1))
 
 
 @kernel
 def play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
-                    forced_tile, fresh, seat, next_draw, opening, pending):
-    """The one turn loop of the engine: from ``seat``'s turn to the round's end.
-
-    Every step is :mod:`sim.core.step`'s; every placement (opening, play, drawn tile)
-    goes through the single decision site below, which keeps the compiled round small:
-    strategies are inlined once, not once per kind of turn.
+                    forced_tile, fresh):
+    """The engine's round: the turn driver (:mod:`sim.core.turns`) from decision to decision, each
+    decision made by the seat's strategy at the single decision site below (strategies are
+    inlined once, not once per kind of turn).
 
     Parameters
     ----------
@@ -321,88 +313,44 @@ def play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_para
         As :func:`play_dealt_round`.
     fresh : int64
         1: the round starts (its figures cleared, the hands dealt from ``ws.deal``); 0: it
-        goes on from the state in ``ws``.
-    seat : int64
-        The seat to act.
-    next_draw : int64
-        Draw pointer into ``ws.deal`` (``players * HAND_SIZE`` at the deal).
-    opening : int64
-        1 if ``seat``'s placement opens the round.
-    pending : int64
-        0, or the count of ``ws.cands`` rows of ``seat``'s decision in hand (a suspended
-        match resumed: :func:`resume_match`).
+        goes on from the decision the driver holds in ``ws`` (a suspended match resumed:
+        :func:`resume_match`).
 
     Returns
     -------
     int64
-        End kind (``END_SUSPENDED``: stopped at a Python seat's unanswered decision,
-        with where to resume in ``ws.board``).
+        End kind (``END_SUSPENDED``: stopped at a Python seat's unanswered decision, which
+        the driver keeps in ``ws.board``).
     """
-    deal = ws.deal
+    board = ws.board
     if fresh:
         begin_round(ws, leader)
-        ws.board[BOARD_KEEP_HISTORY] = seats_read_history(players, seat_strategy)
+        board[BOARD_KEEP_HISTORY] = seats_read_history(players, seat_strategy)
+        deal = ws.deal
         for hand_seat in range(players):
             hand = 0
             for k in range(HAND_SIZE):
                 hand |= 1 << deal[hand_seat * HAND_SIZE + k]
             ws.hands[hand_seat] = hand
             ws.hand_sizes[hand_seat] = HAND_SIZE
-    end = END_NONE
-    while True:
-        count = pending
-        if pending > 0:
-            pending = 0
-        elif opening:
-            # The leader opens with any tile of the hand (its strategy chooses).
-            count = list_openings(ws, ws.hands[seat])
+        end = start_turns(ws, trace, players, entity_of_seat, leader, np.int64(players * HAND_SIZE),
+                          leader, np.int64(0))
+    else:
+        end = END_NONE
+    while end == END_NONE:
+        if forced_tile >= 0 and board[BOARD_NODES] == 0:
+            # A study forces the opening tile (list_openings gives one row per tile).
+            choice = 0
+            for c in range(board[BOARD_DECISION_COUNT]):
+                if ws.cands[c, CAND_TILE] == forced_tile:
+                    choice = c
         else:
-            playable = ws.hands[seat] & playable_tiles(ws)
-            if playable != 0:
-                count = list_placements(ws, playable)
-            else:
-                # Ruling 5: draw until a playable tile, then place it; pass if none.
-                note_lacking(ws, seat, N_TILES - next_draw)
-                while next_draw < N_TILES:
-                    tile = deal[next_draw]
-                    next_draw += 1
-                    draw_tile(ws, trace, seat, tile)
-                    if (1 << tile) & playable_tiles(ws):
-                        count = list_placements(ws, 1 << tile)
-                        break
-                if count == 0:
-                    pass_turn(ws, trace, seat)
-        if count > 0:
-            if opening and forced_tile >= 0:
-                # A study forces the opening tile (list_openings gives one row per tile).
-                choice = 0
-                for c in range(count):
-                    if ws.cands[c, CAND_TILE] == forced_tile:
-                        choice = c
-            else:
-                choice = _decide(
-                    ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params, count,
-                    N_TILES - next_draw,
-                )
-                if ws.board[BOARD_SUSPENDED] != 0:
-                    # A Python seat must choose: Python takes over, and resumes here.
-                    board = ws.board
-                    board[BOARD_TURN_SEAT] = seat
-                    board[BOARD_NEXT_DRAW] = next_draw
-                    board[BOARD_OPENING] = opening
-                    return END_SUSPENDED
-            cands = ws.cands
-            end = place(ws, trace, players, entity_of_seat, seat, cands[choice, CAND_TILE],
-                        cands[choice, CAND_PARENT], cands[choice, CAND_SIDE],
-                        cands[choice, CAND_JOINED])
-            opening = 0
-        if end != END_NONE:
-            break
-        # Ruling 6: with the boneyard empty and nobody able to play, block at once.
-        if next_draw == N_TILES and no_hand_can_play(ws, players):
-            end = settle_blocked(ws, trace, players, entity_of_seat, leader)
-            break
-        seat = (seat + 1) % players
+            choice = _decide(ws, trace, board[BOARD_TURN_SEAT], players, entity_of_seat,
+                             seat_strategy, seat_params, board[BOARD_DECISION_COUNT],
+                             N_TILES - board[BOARD_NEXT_DRAW])
+            if board[BOARD_SUSPENDED] != 0:
+                return END_SUSPENDED  # a Python seat must choose: Python resumes here
+        end = advance(ws, trace, players, entity_of_seat, choice)
     close_round(ws, players)
     return end
 
@@ -444,10 +392,6 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
             # Go on from the Python seat's decision the match stopped at.
             fresh = 0
             leader = board[BOARD_LEADER]
-            seat = board[BOARD_TURN_SEAT]
-            next_draw = board[BOARD_NEXT_DRAW]
-            opening = board[BOARD_OPENING]
-            pending = board[BOARD_DECISION_COUNT]
         else:
             if end == END_BLOCKED:
                 # Ruling 14: first leader and leader after a block by uniform lot.
@@ -462,17 +406,12 @@ def play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_
                 for k in range(N_TILES):
                     trace.round_deals[deal_row, k] = ws.deal[k]
             fresh = 1
-            seat = leader
-            next_draw = players * HAND_SIZE
-            opening = 1
-            pending = 0
         # One call site, and one signature for every caller: the round loop (and the strategies
         # inlined in it) is compiled once per set. A constant argument would be typed as its
         # literal value (Literal[int](-1)), and each caller's mix of literals and int64 compiled
         # the loop again (four times for a set with study kernels); np.int64 makes it plain int64.
         end = play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params,
-                              np.int64(leader), np.int64(NO_TILE), np.int64(fresh), np.int64(seat),
-                              np.int64(next_draw), np.int64(opening), np.int64(pending))
+                              np.int64(leader), np.int64(NO_TILE), np.int64(fresh))
         if end == END_SUSPENDED:
             return
         trace_round(ws, trace)
