@@ -40,6 +40,7 @@ from sim.core.jit import strategy_kernel
 from sim.core.state import READS_HISTORY_KEY, SEES_HIDDEN_KEY
 from strategies.identity import IdentityError, Reach, function_digest
 from strategies.parameters import Parameter
+from strategies.python_view import batch_of_one
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*(\[[^\[\]]*\])?$")
 """A strategy name: an identifier (dots and dashes allowed), optionally with a
@@ -62,9 +63,14 @@ class Strategy:
         The plain Python function ``f(view) -> int`` as written.
     choose : callable
         What the engine calls: the Numba dispatcher of ``function`` (compiled),
-        or ``function`` itself (``compiled=False``).
+        ``function`` itself (``compiled=False``), or for a batch strategy ``function`` on a
+        batch of one view (:func:`strategies.python_view.batch_of_one`).
     compiled : bool
         Runs inside the engine kernel (True) or as a Python seat (False).
+    batch : bool
+        A Python seat that chooses for many decisions at once: ``function(batch_view)``
+        receives a :class:`strategies.python_view.BatchView` and returns one row per decision
+        (the engine hands it every waiting decision of its matches in flight).
     description : str
         One paragraph for ``five-up strategies``.
     stochastic : bool
@@ -95,6 +101,7 @@ class Strategy:
     choose: object
     compiled: bool = True
     description: str = ""
+    batch: bool = False
     stochastic: bool = False
     uses_inference: bool = False
     lookahead: int = 0
@@ -107,7 +114,7 @@ class Strategy:
         return self.choose(view)
 
     def __repr__(self) -> str:
-        kind = "compiled" if self.compiled else "python"
+        kind = "compiled" if self.compiled else "batch" if self.batch else "python"
         return f"<Strategy {self.name!r} ({kind}, {len(self.parameters)} parameters)>"
 
     def default_params(self) -> np.ndarray:
@@ -162,6 +169,19 @@ def _check_name(name: str) -> str:
     return name
 
 
+def one_view_of_batch(function):
+    """``function`` (a batch strategy's) as a function of one view: it is handed the batch of
+    that view alone and its single row is returned (a batch strategy seated where decisions
+    come one at a time)."""
+    def choose(view):
+        rows = function(batch_of_one(view))
+        return rows[0]
+
+    choose.__name__ = getattr(function, "__name__", "choose")
+    choose.__wrapped__ = function
+    return choose
+
+
 def strategy(
     function=None,
     *,
@@ -174,6 +194,7 @@ def strategy(
     compiled: bool = True,
     sees_hidden: bool = False,
     reads_history: bool | None = None,
+    batch: bool = False,
 ):
     """Decorator: turn ``function(view) -> row`` into a :class:`Strategy`.
 
@@ -199,6 +220,9 @@ def strategy(
         order (compiled only); runs refuse it unless ``allow_hidden=True``.
     reads_history : bool, optional
         Whether it reads the public history (:class:`Strategy`); default: found in its code.
+    batch : bool
+        With ``compiled=False``: ``function(batch_view) -> rows`` chooses for many decisions at
+        once (a NumPy or PyTorch policy; :class:`strategies.python_view.BatchView`).
 
     Returns
     -------
@@ -215,8 +239,12 @@ def strategy(
         text = description or inspect.getdoc(py_func) or ""
         if sees_hidden and not compiled:
             raise TypeError(f"{chosen_name}: a strategy that sees hidden information must be compiled")
+        if batch and compiled:
+            raise TypeError(f"{chosen_name}: a batch strategy is plain Python: pass compiled=False")
         if compiled:
             choose = strategy_kernel(py_func)
+        elif batch:
+            choose = one_view_of_batch(py_func)
         else:
             choose = py_func
         return Strategy(
@@ -225,6 +253,7 @@ def strategy(
             choose=choose,
             compiled=bool(compiled),
             description=" ".join(text.split()),
+            batch=bool(batch),
             stochastic=bool(stochastic),
             uses_inference=bool(uses_inference),
             lookahead=int(lookahead),
@@ -273,13 +302,27 @@ HISTORY_ATTRIBUTES = frozenset({"history", "n_history"})
 the public history."""
 
 
+def reads_history(strategy: Strategy) -> bool:
+    """Whether ``strategy`` reads the public history: as declared (:attr:`Strategy.reads_history`),
+    else found in its code (it or a function it calls loads ``history`` or ``n_history``; a
+    function whose reach cannot be walked counts as reading it)."""
+    if strategy.reads_history is not None:
+        return strategy.reads_history
+    reach = Reach()
+    try:
+        function_digest(strategy.function, strict=strategy.compiled, reach=reach)
+    except IdentityError:
+        return True
+    return bool(reach.attributes & HISTORY_ATTRIBUTES)
+
+
 def strategy_key(strategy: Strategy) -> str:
     """sha256 (hex) of everything that decides ``strategy``'s play.
 
     The function's identity (:func:`strategies.identity.function_digest`: its
     code by qualified name, closure cells, defaults and the values of every
     global it reads, recursively through every function it calls), how it
-    runs (compiled or Python), and the length of its parameter vector (which
+    runs (compiled, Python or a Python batch), and the length of its parameter vector (which
     the view shows it). Parameter *values* are not in it: they reach the
     kernel as data. A compiled strategy that reads the public history
     (:attr:`Strategy.reads_history`) has :data:`sim.core.state.READS_HISTORY_KEY` in its
@@ -298,7 +341,7 @@ def strategy_key(strategy: Strategy) -> str:
         digest = function_digest(strategy.function, strict=strategy.compiled, reach=reach)
     except IdentityError as error:
         raise StrategyError(f"strategy {strategy.name!r}: {error}") from None
-    kind = "compiled" if strategy.compiled else "python"
+    kind = "compiled" if strategy.compiled else "batch" if strategy.batch else "python"
     text = f"{digest}:{kind}:parameters={len(strategy.parameters)}"
     reads = strategy.reads_history
     if reads is None:

@@ -62,7 +62,7 @@ from sim.core.bits import bit_count, lowest_bit_index
 from sim.core.rules import open_layout, place_tile
 from sim.core.rng import next_below
 from sim.core.step import quiet_trace
-from sim.core.turns import advance, play_placement, set_turn, start_turns
+from sim.core.turns import advance, set_turn, start_turns
 from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
 from strategies.greedy import greedy as greedy_strategy
 
@@ -464,8 +464,13 @@ def finish_round(ws, players, seat, next_draw, tie_seat, tile, parent, side, joi
     entity_of_seat = ENTITY_OF_SEAT[players, :players]
     trace = quiet_trace(ws)
     if tile >= 0:
+        # the forced first placement as the decision in hand (the scratch's candidate rows)
         set_turn(ws, seat, next_draw, tie_seat, 0)
-        end = play_placement(ws, trace, players, entity_of_seat, tile, parent, side, joined)
+        ws.cands[0, CAND_TILE] = tile
+        ws.cands[0, CAND_PARENT] = parent
+        ws.cands[0, CAND_SIDE] = side
+        ws.cands[0, CAND_JOINED] = joined
+        end = advance(ws, trace, players, entity_of_seat, 0)
     else:
         end = start_turns(ws, trace, players, entity_of_seat, seat, next_draw, tie_seat, 0)
     board = ws.board

@@ -83,7 +83,7 @@ def serve(connection: Connection, spec: str) -> None:
     # Ctrl-C reaches the whole process group; the engine's process stops this one itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        function = resolve(spec).function
+        function = resolve(spec).choose
         failure = None
     except Exception as error:
         function, failure = None, f"could not be loaded in its sealed process: {' '.join(str(error).split())}"

@@ -420,7 +420,7 @@ class StrategyBot(pyspiel.Bot):
             # hands them: the engine's view type, whose helpers are cached already.
             choice = int(self.strategy.choose(K.PlayerView(*view)))
         else:
-            choice = int(self.strategy.function(view))
+            choice = int(self.strategy.choose(view))
         if not 0 <= choice < view.n_candidates:
             raise ValueError(f"strategy {self.strategy.name!r} returned row {choice}, not one of "
                              f"its {view.n_candidates} candidates")

@@ -459,6 +459,56 @@ actions : int16[A, ACTION_FIELDS]; events : int32[E, EVENT_FIELDS];
 answers : int64[D, ANSWER_FIELDS], the Python seats' recorded choices (input).
 """
 
+DecisionBatch = namedtuple(
+    "DecisionBatch",
+    ["decisions", "scores", "hand_sizes", "lacking", "open_count", "nodes", "open_nodes", "cands",
+     "history", "rng", "status", "totals", "final_scores"],
+)
+DecisionBatch.__doc__ = """Many matches in flight at once (:func:`new_decision_batch`, filled by
+:func:`sim.engine.play.resume_matches`): the Python seats' decisions they wait on, one row per
+decision in slot order (rows ``0 .. n - 1`` of the first ten arrays, ``n`` the call's return),
+each with the fields of its seat's view as :class:`PlayerView`'s; and per slot what it waits on.
+
+decisions : int64[W, DECISION_FIELDS]
+    ``DECISION_SLOT`` (the slot whose match waits), ``DECISION_SEAT``, ``DECISION_HAND``,
+    ``DECISION_BONEYARD``, ``DECISION_PLAYED``, ``DECISION_TOTAL``, ``DECISION_OPEN_VALUES``,
+    ``DECISION_NODES``, ``DECISION_OPEN_NODES``, ``DECISION_CANDIDATES`` and
+    ``DECISION_HISTORY`` (the view's scalars and row counts).
+scores, hand_sizes, lacking : int64[W, 4]; open_count : int64[W, 7]
+nodes : int64[W, MAX_NODES, NODE_FIELDS]; open_nodes : int64[W, MAX_NODES]
+cands : int64[W, MAX_CANDIDATES, CAND_FIELDS]
+history : int64[W, MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS]
+    Only the rows a decision counts are its own (the rest are stale); ``history`` is written only
+    for seats whose strategies read it.
+rng : uint64[W, 2]
+    The deciding seat's stream ``[key, counter]`` (its counter after the decision is the answer's).
+status : int64[W]
+    Per slot: ``SLOT_IDLE``, ``SLOT_DECIDING`` or ``SLOT_FINISHED``.
+totals : int64[W, MATCH_FIELDS]; final_scores : int64[W, MAX_ENTITIES]
+    Per slot, a finished match's figures (``M_*``) and raw scores.
+"""
+
+DECISION_SLOT = 0
+DECISION_SEAT = 1
+DECISION_HAND = 2
+DECISION_BONEYARD = 3
+DECISION_PLAYED = 4
+DECISION_TOTAL = 5
+DECISION_OPEN_VALUES = 6
+DECISION_NODES = 7
+DECISION_OPEN_NODES = 8
+DECISION_CANDIDATES = 9
+DECISION_HISTORY = 10
+DECISION_FIELDS = 11
+
+SLOT_IDLE = 0
+"""The slot holds no match."""
+SLOT_DECIDING = 1
+"""The slot's match waits for a Python seat's decision (a row of the batch's decisions)."""
+SLOT_FINISHED = 2
+"""The slot's match ended (its figures are in ``totals`` and ``final_scores``)."""
+
+
 PlayerView = namedtuple(
     "PlayerView",
     [
@@ -597,6 +647,25 @@ def player_view_type():
     return types.NamedTuple([fields.get(name, integer) for name in PlayerView._fields], PlayerView)
 
 
+def new_decision_batch(slots: int) -> DecisionBatch:
+    """A :class:`DecisionBatch` of ``slots`` rows, allocated once and refilled by every kernel call."""
+    return DecisionBatch(
+        np.zeros((slots, DECISION_FIELDS), dtype=np.int64),
+        np.zeros((slots, MAX_ENTITIES), dtype=np.int64),
+        np.zeros((slots, MAX_PLAYERS), dtype=np.int64),
+        np.zeros((slots, MAX_PLAYERS), dtype=np.int64),
+        np.zeros((slots, N_VALUES), dtype=np.int64),
+        np.zeros((slots, MAX_NODES, NODE_FIELDS), dtype=np.int64),
+        np.zeros((slots, MAX_NODES), dtype=np.int64),
+        np.zeros((slots, MAX_CANDIDATES, CAND_FIELDS), dtype=np.int64),
+        np.zeros((slots, MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS), dtype=np.int64),
+        np.zeros((slots, 2), dtype=np.uint64),
+        np.zeros(slots, dtype=np.int64),
+        np.zeros((slots, MATCH_FIELDS), dtype=np.int64),
+        np.zeros((slots, MAX_ENTITIES), dtype=np.int64),
+    )
+
+
 # ---------------------------------------------------------------------------
 # Workspace
 # ---------------------------------------------------------------------------
@@ -621,3 +690,21 @@ def new_workspace():
         np.zeros(CURSOR_FIELDS, dtype=np.int64),
         np.zeros((MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS), dtype=np.int64),
     )
+
+
+
+def new_workspace_stack(count: int) -> Workspace:
+    """``count`` workspaces as one :class:`Workspace` whose arrays have a leading axis of ``count``
+    (the slots of matches in flight; :func:`workspace_of` gives slot ``k``'s)."""
+    one = new_workspace()
+    return Workspace(*[np.zeros((count,) + array.shape, dtype=array.dtype) for array in one])
+
+
+@njit(inline="always", cache=True, _nrt=False, error_model="numpy")
+def workspace_of(stack, slot):
+    """Slot ``slot``'s :class:`Workspace` of a stack (:func:`new_workspace_stack`): views, no copy."""
+    return Workspace(stack.deal[slot], stack.hands[slot], stack.hand_sizes[slot], stack.lacking[slot],
+                     stack.scores[slot], stack.nodes[slot], stack.open_count[slot],
+                     stack.open_nodes[slot], stack.board[slot], stack.cands[slot], stack.rng[slot],
+                     stack.round_stats[slot], stack.match_totals[slot], stack.seat_scratch[slot],
+                     stack.cursor[slot], stack.history[slot])

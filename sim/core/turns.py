@@ -23,6 +23,13 @@ The driver's position lives in the workspace's board (:mod:`sim.core.state`):
     At a decision: its seat, its candidates (rows of ``ws.cands``) and the tiles left to draw.
     ``BOARD_DECISION_COUNT`` is 0 while a draw is awaited.
 
+The compiled entries (:func:`advance`, the one the engine's round loop calls; :func:`advance_draw`,
+:func:`take_turn`, :func:`blocked_now`) are linked kernels (:mod:`sim.core.jit`), and so is
+each step they take (:mod:`sim.core.linked_steps`): typed and compiled once, inlined by LLVM into
+their callers' machine code, so the engine's kernel sets, the playouts and the solver share one
+compile of the driver. The helpers between them are inlined at Numba-IR level: a chain of
+linked functions would be optimised again at each level.
+
 Each entry point returns the round's end kind: ``END_NONE`` while the round waits (a decision,
 or with draw stops a draw), else ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET`` (scored and
 settled: :mod:`sim.core.step`).
@@ -30,12 +37,13 @@ settled: :mod:`sim.core.step`).
 
 from __future__ import annotations
 
-from sim.core.jit import hot_kernel
-from sim.core.rules import list_openings, list_placements, no_hand_can_play, playable_tiles
+from sim.core.jit import hot_kernel, linked_kernel
+from sim.core.linked_steps import (draw_tile, list_openings, list_placements, no_hand_can_play,
+    note_lacking, pass_turn, place, settle_blocked)
+from sim.core.rules import playable_tiles
 from sim.core.state import (BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT,
     BOARD_DRAW_STOPS, BOARD_NEXT_DRAW, BOARD_NODES, BOARD_TIE_SEAT, BOARD_TURN_SEAT, CAND_JOINED,
     CAND_PARENT, CAND_SIDE, CAND_TILE, END_NONE)
-from sim.core.step import draw_tile, note_lacking, pass_turn, place, settle_blocked
 from sim.tiles import N_TILES
 
 TURN_STARTS = 0
@@ -44,6 +52,9 @@ TURN_DRAWS = 1
 """The seat in turn has no placement: it draws (ruling 5), or passes with the boneyard empty."""
 TURN_OVER = 2
 """The seat's turn ended without ending the round: ruling 6, then the next seat."""
+
+START_TURN = -1
+""":func:`advance`'s ``row`` that starts the turn of the seat in turn instead of placing."""
 
 
 # ---------------------------------------------------------------------------
@@ -97,7 +108,7 @@ def draw_or_pass(ws, trace, seat, next_draw):
     return count, next_draw
 
 
-@hot_kernel
+@linked_kernel
 def take_turn(ws, trace, seat, next_draw):
     """``seat``'s whole turn up to its placement: list, else draw or pass (:func:`draw_or_pass`).
 
@@ -114,13 +125,19 @@ def take_turn(ws, trace, seat, next_draw):
 
 
 @hot_kernel
-def blocked_now(ws, trace, players, entity_of_seat, next_draw, tie_seat):
+def settle_if_blocked(ws, trace, players, entity_of_seat, next_draw, tie_seat):
     """Ruling 6 after a turn that did not end the round: with the boneyard empty and no hand able
     to play, the round is blocked and settled at once (rulings 11, 13). Returns ``END_BLOCKED``
     or ``END_NONE``."""
     if next_draw == N_TILES and no_hand_can_play(ws, players):
         return settle_blocked(ws, trace, players, entity_of_seat, tie_seat)
     return END_NONE
+
+
+@linked_kernel
+def blocked_now(ws, trace, players, entity_of_seat, next_draw, tie_seat):
+    """:func:`settle_if_blocked`, for a search that drives its turns itself (the round solver)."""
+    return settle_if_blocked(ws, trace, players, entity_of_seat, next_draw, tie_seat)
 
 
 # ---------------------------------------------------------------------------
@@ -160,7 +177,7 @@ def run_turns(ws, trace, players, entity_of_seat, seat, next_draw, phase):
             count, next_draw = draw_or_pass(ws, trace, seat, next_draw)
         if count > 0:
             return wait_decision(ws, seat, next_draw, count)
-        end = blocked_now(ws, trace, players, entity_of_seat, next_draw, tie_seat)
+        end = settle_if_blocked(ws, trace, players, entity_of_seat, next_draw, tie_seat)
         if end != END_NONE:
             board[BOARD_DECISION_COUNT] = 0
             return end
@@ -172,7 +189,7 @@ def run_turns(ws, trace, players, entity_of_seat, seat, next_draw, phase):
 def set_turn(ws, seat, next_draw, tie_seat, draw_stops):
     """Put the driver at ``seat``'s turn with the boneyard ``ws.deal[next_draw:]``, the blocked
     settlement's first seat ``tie_seat`` and ``draw_stops`` (see the module docstring), without
-    starting the turn (a search then plays a placement of its own: :func:`play_placement`)."""
+    starting the turn (a search then plays a placement of its own: :func:`advance`)."""
     board = ws.board
     board[BOARD_TURN_SEAT] = seat
     board[BOARD_NEXT_DRAW] = next_draw
@@ -204,32 +221,33 @@ def start_turns(ws, trace, players, entity_of_seat, seat, next_draw, tie_seat, d
         The end kind (``END_NONE``: waiting).
     """
     set_turn(ws, seat, next_draw, tie_seat, draw_stops)
-    return run_turns(ws, trace, players, entity_of_seat, seat, next_draw, TURN_STARTS)
+    return advance(ws, trace, players, entity_of_seat, START_TURN)
 
 
-@hot_kernel
-def play_placement(ws, trace, players, entity_of_seat, tile, parent, side, joined):
-    """The seat in turn places ``tile`` (on ``parent``'s ``side`` at ``joined``; a candidate row's
-    fields), and the round goes on to its next stop. Returns the end kind."""
-    board = ws.board
-    seat = board[BOARD_TURN_SEAT]
-    board[BOARD_DECISION_COUNT] = 0
-    end = place(ws, trace, players, entity_of_seat, seat, tile, parent, side, joined)
-    if end != END_NONE:
-        return end
-    return run_turns(ws, trace, players, entity_of_seat, seat, board[BOARD_NEXT_DRAW], TURN_OVER)
-
-
-@hot_kernel
+@linked_kernel
 def advance(ws, trace, players, entity_of_seat, row):
     """At a decision: the deciding seat plays ``ws.cands[row]``, and the round goes on to its
-    next stop (a decision, a draw with draw stops, or its end). Returns the end kind."""
-    cands = ws.cands
-    return play_placement(ws, trace, players, entity_of_seat, cands[row, CAND_TILE],
-                          cands[row, CAND_PARENT], cands[row, CAND_SIDE], cands[row, CAND_JOINED])
+    next stop (a decision, a draw with draw stops, or its end); with ``row`` ``START_TURN``: the
+    turn of the seat in turn starts (:func:`start_turns`). Returns the end kind.
+
+    The one compiled entry of the engine's round loop: every turn the driver takes runs here.
+    """
+    board = ws.board
+    seat = board[BOARD_TURN_SEAT]
+    phase = TURN_STARTS
+    if row != START_TURN:
+        board[BOARD_DECISION_COUNT] = 0
+        cands = ws.cands
+        end = place(ws, trace, players, entity_of_seat, seat, cands[row, CAND_TILE],
+                    cands[row, CAND_PARENT], cands[row, CAND_SIDE], cands[row, CAND_JOINED])
+        if end != END_NONE:
+            return end
+        phase = TURN_OVER
+    # one call site: the turn loop is compiled (inlined) once
+    return run_turns(ws, trace, players, entity_of_seat, seat, board[BOARD_NEXT_DRAW], phase)
 
 
-@hot_kernel
+@linked_kernel
 def advance_draw(ws, trace, players, entity_of_seat):
     """While a draw is awaited (draw stops): the seat in turn draws ``ws.deal[next_draw]`` (the
     caller has fixed it there), and the round goes on to its next stop. Returns the end kind."""

@@ -123,7 +123,13 @@ def run_kernel(run: CompiledRun, first: int, stats: np.ndarray, scores: np.ndarr
     arrays = (stats, scores) + tuple(trace)
     spec = run.spec
     if spec.python_seats:
-        answer_arrays = answers_for(run, first, stats.shape[0])
+        *answer_arrays, (totals, final_scores) = answers_for(run, first, stats.shape[0])
+        if trace is NO_TRACE:
+            # The batch engine played these very matches to their end: no replay needed.
+            stats[:] = totals
+            scores[:] = final_scores[:, : scores.shape[1]]
+            check_errors(run, first, stats)
+            return
     else:
         answer_arrays = (NO_OFFSETS, NO_ANSWERS)
     fixed = (np.int64(spec.seed), np.int64(first), np.int64(spec.players), run.strategy_ids,
@@ -139,6 +145,11 @@ def run_kernel(run: CompiledRun, first: int, stats: np.ndarray, scores: np.ndarr
         if raised.size == 0:
             raise  # not a strategy's exception: an engine bug keeps its traceback
         raise StrategyFailure(raised_text(run, first + int(raised[0]), error)) from error
+    check_errors(run, first, stats)
+
+
+def check_errors(run: CompiledRun, first: int, stats: np.ndarray) -> None:
+    """Raise :class:`StrategyFailure` for the first match of ``stats`` whose ``M_ERROR`` is set."""
     errors = stats[:, M_ERROR]
     if errors.any():
         row = int(np.flatnonzero(errors)[0])

@@ -82,7 +82,7 @@ from sim.engine.compile_cache import refresh_linked_caches
 from sim.engine.compiled_sources import ENGINE_TEMPLATES, compiled_modules, engine_modules, sources_digest
 from sim.files import atomic_write
 
-ENTRY_KERNELS = ("simulate_batch", "resume_match")
+ENTRY_KERNELS = ("simulate_batch", "resume_match", "resume_matches")
 """The engine's kernels of a set that Python calls (:meth:`EngineSet.__getattr__`); the kernels
 of templates above the engine are reached through :meth:`EngineSet.kernels`."""
 

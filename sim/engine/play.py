@@ -46,19 +46,22 @@ import numpy as np
 from numba import njit
 
 from sim.core.jit import hot_kernel, kernel, linked_kernel
-from sim.core.linked_steps import (advance, begin_round, close_round, count_round, reset_match,
-    start_turns)
+from sim.core.linked_steps import begin_round, close_round, count_round, reset_match
 from sim.core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, below,
     match_decision_key, one_way, seat_decision_key, secret_key, shuffle_round_deal, stream_key,
     word_at)
 from sim.core.sealed import read_only
+from sim.core.turns import advance, start_turns
 from sim.core.state import (ACTION_FIELDS, ANSWER_CHOICE, ANSWER_RNG_COUNTER, BOARD_DECIDING,
-    BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR, BOARD_ERROR_COUNT, BOARD_ERROR_ROW,
+    BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR, BOARD_ERROR_COUNT, BOARD_ERROR_ROW,
     BOARD_ERROR_SEAT, BOARD_HISTORY, BOARD_KEEP_HISTORY, BOARD_LEADER, BOARD_NEXT_DRAW, BOARD_NODES,
     BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_ROUND, BOARD_SUSPENDED, BOARD_TOTAL,
     BOARD_TURN_SEAT, CAND_TILE, CURSOR_ANSWERS, CURSOR_ROUNDS, END_BLOCKED, END_NONE,
     END_SUSPENDED, ENTITY_OF_SEAT, EVENT_FIELDS, EXTERNAL_SEAT, INVALID_CHOICE, MATCH_FIELDS,
-    M_ERROR, NO_ENTITY, NO_TILE, PlayerView, ROUND_FIELDS, R_DOMINOER, Trace, new_workspace)
+    M_ERROR, NO_ENTITY, NO_TILE, PlayerView, ROUND_FIELDS, R_DOMINOER, DECISION_BONEYARD,
+    DECISION_CANDIDATES, DECISION_HAND, DECISION_HISTORY, DECISION_NODES, DECISION_OPEN_NODES,
+    DECISION_OPEN_VALUES, DECISION_PLAYED, DECISION_SEAT, DECISION_SLOT, DECISION_TOTAL,
+    SLOT_DECIDING, SLOT_FINISHED, SLOT_IDLE, Trace, new_workspace, workspace_of)
 from sim.tiles import HAND_SIZE, N_TILES
 
 
@@ -91,6 +94,7 @@ STRATEGY_DEPENDENT = (
     "play_match",
     "simulate_batch",
     "resume_match",
+    "resume_matches",
 )
 """The kernels that reach a strategy: :mod:`sim.engine.kernel_sets` compiles a copy of
 them per set of strategies."""
@@ -542,3 +546,109 @@ def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, 
     play_match(ws, untraced(answers), seed, match, players, seat_strategy, seat_params, max_rounds,
                secret, resume)
     return ws.board[BOARD_SUSPENDED] != 0
+
+
+@linked_kernel
+def export_decision(ws, batch, row, slot, with_history):
+    """Write the decision ``ws`` stopped at (a Python seat's, the match of slot ``slot``) into
+    row ``row`` of ``batch`` (:class:`sim.core.state.DecisionBatch`): its view's scalars and the
+    rows of its arrays in use (``history`` only if ``with_history``)."""
+    board = ws.board
+    fields = batch.decisions[row]
+    seat = board[BOARD_DECISION_SEAT]
+    n_nodes = board[BOARD_NODES]
+    n_open = board[BOARD_OPEN_NODES]
+    count = board[BOARD_DECISION_COUNT]
+    n_history = board[BOARD_HISTORY]
+    fields[DECISION_SLOT] = slot
+    fields[DECISION_SEAT] = seat
+    fields[DECISION_HAND] = ws.hands[seat]
+    fields[DECISION_BONEYARD] = board[BOARD_DECISION_BONEYARD]
+    fields[DECISION_PLAYED] = board[BOARD_PLAYED]
+    fields[DECISION_TOTAL] = board[BOARD_TOTAL]
+    fields[DECISION_OPEN_VALUES] = board[BOARD_OPEN_VALUES]
+    fields[DECISION_NODES] = n_nodes
+    fields[DECISION_OPEN_NODES] = n_open
+    fields[DECISION_CANDIDATES] = count
+    fields[DECISION_HISTORY] = n_history
+    # element by element: a slice assignment may copy its source, which needs the allocator
+    for k in range(ws.scores.shape[0]):
+        batch.scores[row, k] = ws.scores[k]
+    for k in range(ws.hand_sizes.shape[0]):
+        batch.hand_sizes[row, k] = ws.hand_sizes[k]
+        batch.lacking[row, k] = ws.lacking[k]
+    for k in range(ws.open_count.shape[0]):
+        batch.open_count[row, k] = ws.open_count[k]
+    copy_rows(ws.nodes, batch.nodes[row], n_nodes)
+    for k in range(n_open):
+        batch.open_nodes[row, k] = ws.open_nodes[k]
+    copy_rows(ws.cands, batch.cands[row], count)
+    if with_history:
+        copy_rows(ws.history, batch.history[row], n_history)
+    batch.rng[row, 0] = ws.rng[seat, 0]
+    batch.rng[row, 1] = ws.rng[seat, 1]
+
+
+@hot_kernel
+def copy_rows(source, target, rows):
+    """``target[:rows] = source[:rows]`` (2-D), element by element."""
+    for row in range(rows):
+        for field in range(source.shape[1]):
+            target[row, field] = source[row, field]
+
+
+@kernel
+def resume_matches(workspaces, slot_match, slot_resume, answers, seed, players, seat_strategy,
+                   seat_params, max_rounds, secret, seat_history, empty, batch):
+    """Advance every match in flight to its next Python decision or its end: many matches, one
+    call (:mod:`sim.engine.python_seats`).
+
+    Parameters
+    ----------
+    workspaces : Workspace
+        A stack of one workspace per slot (:func:`sim.core.state.new_workspace_stack`), kept from
+        call to call.
+    slot_match : int64[W]
+        The match each slot plays (-1: none).
+    slot_resume : int64[W]
+        0: start the slot's match; 1: go on from its decision with ``answers[slot]``.
+    answers : int64[W, ANSWER_FIELDS]
+        Row ``slot``: the answer to the slot's decision (read when it resumes).
+    seed, players, seat_strategy, seat_params, max_rounds, secret
+        As :func:`play_match`.
+    seat_history : int64[players]
+        1: a decision of that seat carries its history.
+    empty : Trace
+        A trace with no rows (:func:`untraced`): its ``answers`` are replaced by each slot's.
+    batch : DecisionBatch
+        Filled: the waiting decisions in slot order, each slot's status and a finished match's
+        figures. Each match plays exactly as :func:`resume_match` plays it.
+
+    Returns
+    -------
+    int64
+        How many decisions wait (rows of ``batch.decisions``).
+    """
+    waiting = 0
+    for slot in range(slot_match.shape[0]):
+        match = slot_match[slot]
+        if match < 0:
+            batch.status[slot] = SLOT_IDLE
+            continue
+        ws = workspace_of(workspaces, slot)
+        resume = slot_resume[slot] != 0
+        given = answers[slot:slot + 1] if resume else answers[slot:slot]  # a new match: none yet
+        trace = Trace(empty.round_rows, empty.round_deals, empty.actions, empty.events, given)
+        play_match(ws, trace, seed, match, players, seat_strategy, seat_params, max_rounds, secret,
+                   resume)
+        if ws.board[BOARD_SUSPENDED] != 0:
+            batch.status[slot] = SLOT_DECIDING
+            export_decision(ws, batch, waiting, slot, seat_history[ws.board[BOARD_DECISION_SEAT]] != 0)
+            waiting += 1
+        else:
+            batch.status[slot] = SLOT_FINISHED
+            for field in range(ws.match_totals.shape[0]):
+                batch.totals[slot, field] = ws.match_totals[field]
+            for entity in range(ws.scores.shape[0]):
+                batch.final_scores[slot, entity] = ws.scores[entity]
+    return waiting

@@ -3,17 +3,18 @@
 A seat whose strategy is plain Python (``compiled=False``) has the slot
 ``EXTERNAL_SEAT``. Its choices are fed to the compiled engine as the match's
 ``answers`` rows (choice, decision-stream counter afterwards). To find them,
-:func:`answers_for` plays the match (:func:`sim.engine.play.resume_match`): the engine
-stops at each decision of a Python seat, with that decision in the workspace;
-Python builds the seat's :class:`strategies.python_view.PythonView`, calls the
-strategy, checks its answer and the engine goes on from there with it. Once a match needs no more answers,
-the batch kernel plays it from them like any other match: same deals, lots and
-streams, same frame columns, same records, and compiled seats choose exactly
-as they do everywhere else (they *are* the engine).
-
-A match with ``d`` Python decisions costs ``d + 1`` kernel calls, each going on from the
-last (the loop's place is kept in ``ws.board``, :mod:`sim.core.state`), and one batch replay
-that writes its records.
+:func:`answers_for` keeps many matches in flight at once (:data:`IN_FLIGHT`, one workspace
+each): one kernel call (:func:`sim.engine.play.resume_matches`) carries every one of them to
+its next Python decision (or its end) and hands back the batch of their views
+(:class:`sim.core.state.DecisionBatch`); Python asks each waiting seat's strategy, a
+per-view strategy once per view (:class:`strategies.python_view.PythonView`), a batch
+strategy once for all its decisions (:class:`strategies.python_view.BatchView`), checks the
+answers, and the next call goes on from them. Once a match needs no more answers, the
+batch kernel plays it from them like any other match: same deals, lots and streams, same
+frame columns, same records, and compiled seats choose exactly as they do everywhere else
+(they *are* the engine). Each match is played exactly as :func:`match_answers` plays it alone
+(one kernel call per decision, :func:`sim.engine.play.resume_match`): how many are in
+flight never changes an answer.
 
 In a sealed run (``spec.sealed``) the strategy is not called here: the view's
 fields go to the seat's own process (:class:`sim.engine.sealed_seats.SealedSeat`,
@@ -25,10 +26,22 @@ from __future__ import annotations
 import numpy as np
 
 from sim.core import state as K
-from sim.core.state import new_workspace
+from sim.core.state import Trace, new_decision_batch, new_workspace, new_workspace_stack
 from sim.engine.sealed_seats import SealedSeat, SealedSeatError
 from strategies.catalogue import reference
-from strategies.python_view import PythonView, frozen
+from strategies.definition import reads_history
+from sim.tiles import N_TILES
+from strategies.python_view import BatchView, PythonView, frozen
+
+EMPTY_TRACE = Trace(np.zeros((0, K.ROUND_FIELDS), dtype=np.int32), np.zeros((0, N_TILES), dtype=np.int8),
+                    np.zeros((0, K.ACTION_FIELDS), dtype=np.int16),
+                    np.zeros((0, K.EVENT_FIELDS), dtype=np.int32),
+                    np.zeros((0, K.ANSWER_FIELDS), dtype=np.int64))
+"""A trace with no rows, handed to :func:`sim.engine.play.resume_matches` (nothing to allocate
+per match there)."""
+
+IN_FLIGHT = 256
+"""Matches with Python seats in flight at once (:func:`answers_for`; answers never depend on it)."""
 
 
 class StrategyFailure(RuntimeError):
@@ -102,7 +115,7 @@ def _checked_choice(run, view: PythonView, match: int) -> tuple[int, int]:
             raise StrategyFailure(f"{_where(strategy, view, match)} {error}") from None
     else:
         try:
-            choice = strategy.function(view)
+            choice = strategy.choose(view)
         except Exception as error:  # a user's code: report it with where it happened
             message = str(error).splitlines()[0] if str(error) else ""
             raise StrategyFailure(f"{_where(strategy, view, match)} raised {type(error).__name__}: "
@@ -156,8 +169,11 @@ def match_answers(run, match: int, ws=None) -> np.ndarray:
     return answers[:count].copy()
 
 
-def answers_for(run, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Answers of matches ``first .. first + count - 1``, as (offsets int64[count+1], rows).
+def answers_for(run, first: int, count: int) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """Answers of matches ``first .. first + count - 1``, as (offsets int64[count+1], rows), and
+    the matches' figures as they finished (totals int64[count, MATCH_FIELDS], scores
+    int64[count, MAX_ENTITIES]: what the batch kernel would write, so a run that writes no
+    trace needs no replay).
 
     Kept in ``run.answers`` so that the two passes of a traced chunk ask each
     Python strategy once.
@@ -165,11 +181,206 @@ def answers_for(run, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
     memo = run.answers
     key = (first, count)
     if key not in memo:
-        ws = new_workspace()
-        per_match = [match_answers(run, first + row, ws) for row in range(count)]
-        offsets = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum([len(a) for a in per_match], out=offsets[1:])
-        rows = np.concatenate(per_match) if per_match else np.zeros((0, K.ANSWER_FIELDS), np.int64)
+        offsets, rows, totals, scores = batch_answers(run, first, count)
         memo.clear()  # one chunk at a time: memory stays bounded
-        memo[key] = (offsets, rows.astype(np.int64, copy=False))
+        memo[key] = (offsets, rows, (totals, scores))
     return memo[key]
+
+
+def batch_answers(run, first: int, count: int, in_flight: int = IN_FLIGHT):
+    """The Python seats' answers of matches ``first .. first + count - 1`` and the matches'
+    figures, found with ``in_flight`` matches in flight at once (see the module docstring).
+
+    Returns
+    -------
+    offsets : int64[count + 1]
+        Match ``first + i``'s answers are rows ``offsets[i]:offsets[i + 1]``.
+    rows : int64[D, ANSWER_FIELDS]
+        Every answer, by match, each match's in the order of its decisions.
+    totals : int64[count, MATCH_FIELDS]
+    scores : int64[count, MAX_ENTITIES]
+    """
+    spec = run.spec
+    width = max(1, min(count, in_flight))
+    workspaces = new_workspace_stack(width)
+    slot_match = np.full(width, -1, dtype=np.int64)
+    slot_match[: min(width, count)] = first + np.arange(min(width, count))
+    slot_resume = np.zeros(width, dtype=np.int64)
+    answers = np.zeros((width, K.ANSWER_FIELDS), dtype=np.int64)
+    found: list[tuple] = []  # per step: (matches, choices, counters) of its answers
+    totals = np.zeros((count, K.MATCH_FIELDS), dtype=np.int64)
+    scores = np.zeros((count, K.MAX_ENTITIES), dtype=np.int64)
+    upcoming = first + min(width, count)
+    end = first + count
+    args = (np.int64(spec.seed), np.int64(spec.players), run.strategy_ids, spec.params,
+            np.int64(spec.max_rounds), spec.secret_words, seat_history(spec), EMPTY_TRACE)
+    batch = new_decision_batch(width)
+    shown = read_only_aliases(batch)
+    seat_params = seat_parameters(spec)
+    advance = run.engine.resume_matches  # looked up once
+    while (slot_match >= 0).any():
+        waiting = advance(workspaces, slot_match, slot_resume, answers, *args, batch)
+        if waiting:
+            answer_batch(run, batch, shown, waiting, slot_match, seat_params, answers, found)
+            slot_resume[batch.decisions[:waiting, K.DECISION_SLOT]] = 1
+        finished = np.flatnonzero(batch.status == K.SLOT_FINISHED)
+        totals[slot_match[finished] - first] = batch.totals[finished]
+        scores[slot_match[finished] - first] = batch.final_scores[finished]
+        for slot in finished.tolist():
+            if upcoming < end:
+                slot_match[slot] = upcoming
+                upcoming += 1
+            else:
+                slot_match[slot] = -1
+            slot_resume[slot] = 0
+    return answer_rows(found, first, count) + (totals, scores)
+
+
+def answer_rows(found: list, first: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, rows) of the answers found step by step: a stable sort by match keeps each
+    match's answers in the order its decisions came."""
+    matches = np.concatenate([step[0] for step in found]) if found else np.zeros(0, np.int64)
+    order = np.argsort(matches, kind="stable")
+    rows = np.zeros((matches.size, K.ANSWER_FIELDS), dtype=np.int64)
+    if found:
+        rows[:, K.ANSWER_CHOICE] = np.concatenate([step[1] for step in found])[order]
+        rows[:, K.ANSWER_RNG_COUNTER] = np.concatenate([step[2] for step in found])[order]
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(matches - first, minlength=count), out=offsets[1:])
+    return offsets, rows
+
+
+def seat_history(spec) -> np.ndarray:
+    """int64[players]: 1 for a seat whose decisions carry the round's history (every per-view
+    Python seat, as ever; a batch strategy only if it reads ``history`` or ``n_history``)."""
+    return np.array([0 if strategy.batch and not reads_history(strategy) else 1
+                     for strategy in spec.strategies], dtype=np.int64)
+
+
+def read_only_aliases(batch):
+    """``batch``'s arrays as read-only views (the kernel keeps writing the originals): what the
+    strategies are handed, except the streams (``rng``), which they may advance."""
+    aliases = []
+    for array in batch:
+        alias = array.view()
+        if array is not batch.rng:
+            alias.flags.writeable = False
+        aliases.append(alias)
+    return type(batch)(*aliases)
+
+
+def seat_parameters(spec) -> list[np.ndarray]:
+    """Each seat's parameter row, cut to its strategy's own parameters, read-only (shared by
+    every view of that seat)."""
+    return [frozen(spec.params[seat, : len(strategy.parameters)])
+            for seat, strategy in enumerate(spec.strategies)]
+
+
+def answer_batch(run, batch, shown, waiting: int, slot_match: np.ndarray, seat_params,
+                 answers: np.ndarray, found: list) -> None:
+    """Ask the strategies of the ``waiting`` decisions of ``batch`` (``shown``: its read-only
+    aliases), check their answers, and write them into ``answers`` (each slot's row) and
+    ``found`` (this step's matches, choices and counters)."""
+    spec = run.spec
+    players = spec.players
+    decisions = batch.decisions[:waiting]
+    seats = decisions[:, K.DECISION_SEAT]
+    batch_seats = [seat for seat, strategy in enumerate(spec.strategies)
+                   if strategy.batch and not spec.sealed]
+    rows_answered, choices, counters = [], [], []
+    per_view = range(waiting)
+    for seat in batch_seats:
+        mine = np.flatnonzero(seats == seat)
+        if mine.size:
+            choices += batch_choices(run, shown, decisions, mine, seat, seat_params[seat],
+                                     slot_match, waiting)
+            rows_answered += mine.tolist()
+            counters += batch.rng[mine, 1].tolist()
+    if batch_seats:
+        per_view = np.flatnonzero(~np.isin(seats, batch_seats)).tolist()
+    entities = TABLE_ENTITIES[players]
+    scalars = decisions.tolist() if len(per_view) else []
+    for k in per_view:
+        row = scalars[k]
+        seat = row[K.DECISION_SEAT]
+        n_nodes, n_open, count, n_history = (row[K.DECISION_NODES], row[K.DECISION_OPEN_NODES],
+                                             row[K.DECISION_CANDIDATES], row[K.DECISION_HISTORY])
+        view = tuple.__new__(PythonView, (
+            seat, players, row[K.DECISION_HAND], entities, shown.scores[k], shown.hand_sizes[k],
+            shown.lacking[k], row[K.DECISION_BONEYARD], row[K.DECISION_PLAYED],
+            row[K.DECISION_TOTAL], row[K.DECISION_OPEN_VALUES], n_nodes, shown.nodes[k, :n_nodes],
+            shown.open_count[k], n_open, shown.open_nodes[k, :n_open], count,
+            shown.cands[k, :count], seat_params[seat], batch.rng[k], n_history,
+            shown.history[k, :n_history], NO_HIDDEN, NO_HIDDEN))
+        choice, counter = _checked_choice(run, view, int(slot_match[row[K.DECISION_SLOT]]))
+        rows_answered.append(k)
+        choices.append(choice)
+        counters.append(counter)
+    slots = decisions[rows_answered, K.DECISION_SLOT]
+    choices = np.asarray(choices, dtype=np.int64)
+    counters = np.asarray(counters, dtype=np.uint64).astype(np.int64)
+    answers[slots, K.ANSWER_CHOICE] = choices
+    answers[slots, K.ANSWER_RNG_COUNTER] = counters
+    found.append((slot_match[slots], choices, counters))
+
+
+def batch_choices(run, shown, decisions: np.ndarray, mine: np.ndarray, seat: int,
+                  params: np.ndarray, slot_match: np.ndarray, waiting: int) -> list[int]:
+    """The rows a batch strategy (seat ``seat``'s) chooses for its decisions, rows ``mine`` of the
+    batch (``shown``: its read-only aliases; its streams are written back), checked
+    (:class:`StrategyFailure`, naming the first bad decision's match)."""
+    spec = run.spec
+    strategy = spec.strategies[seat]
+    whole = mine.size == waiting  # every waiting decision is this seat's: slices, no copies
+    fields = decisions if whole else decisions[mine]
+    counts = fields[:, K.DECISION_CANDIDATES]
+
+    def rows_of(array, column=None):
+        width = max(1, int(fields[:, column].max())) if column is not None else None
+        cut = array[:waiting] if whole else array[mine]
+        return cut if width is None else cut[:, :width]
+
+    def scalar(column):
+        out = fields[:, column]
+        out = out.copy() if whole else out
+        out.setflags(write=False)
+        return out
+
+    rng = shown.rng[:waiting] if whole else shown.rng[mine]
+    batch_params = np.broadcast_to(params, (mine.size, params.shape[0]))
+    view = BatchView(
+        seat=scalar(K.DECISION_SEAT), players=spec.players, hand=scalar(K.DECISION_HAND),
+        entity_of_seat=TABLE_ENTITIES[spec.players], scores=rows_of(shown.scores),
+        hand_sizes=rows_of(shown.hand_sizes), lacking=rows_of(shown.lacking),
+        boneyard_size=scalar(K.DECISION_BONEYARD), played=scalar(K.DECISION_PLAYED),
+        total=scalar(K.DECISION_TOTAL), open_values=scalar(K.DECISION_OPEN_VALUES),
+        n_nodes=scalar(K.DECISION_NODES), nodes=rows_of(shown.nodes, K.DECISION_NODES),
+        open_count=rows_of(shown.open_count), n_open_nodes=scalar(K.DECISION_OPEN_NODES),
+        open_nodes=rows_of(shown.open_nodes, K.DECISION_OPEN_NODES),
+        n_candidates=scalar(K.DECISION_CANDIDATES),
+        cands=rows_of(shown.cands, K.DECISION_CANDIDATES), params=batch_params, rng=rng,
+        n_history=scalar(K.DECISION_HISTORY), history=rows_of(shown.history, K.DECISION_HISTORY),
+        hidden_hands=NO_HIDDEN, hidden_boneyard=NO_HIDDEN)
+    try:
+        rows = strategy.function(view)
+    except Exception as error:  # a user's code: report it with where it happened
+        message = str(error).splitlines()[0] if str(error) else ""
+        first_match = int(slot_match[fields[0, K.DECISION_SLOT]])
+        raise StrategyFailure(f"strategy {strategy.name!r} (seat {seat}), a batch of {mine.size} "
+                              f"decisions from match {first_match}, raised "
+                              f"{type(error).__name__}: {message}") from error
+    chosen = np.asarray(rows)
+    if chosen.shape != (mine.size,) or not np.issubdtype(chosen.dtype, np.integer):
+        raise StrategyFailure(f"strategy {strategy.name!r} (seat {seat}) returned "
+                              f"{type(rows).__name__} of shape {getattr(chosen, 'shape', '?')}, not "
+                              f"{mine.size} integer rows (one per decision of its batch)")
+    bad = np.flatnonzero((chosen < 0) | (chosen >= counts))
+    if bad.size:
+        i = int(bad[0])
+        match = int(slot_match[fields[i, K.DECISION_SLOT]])
+        raise StrategyFailure(f"strategy {strategy.name!r} (seat {seat}) in match {match} returned "
+                              f"row {int(chosen[i])}, not one of its {int(counts[i])} candidates "
+                              f"(rows 0 to {int(counts[i]) - 1})")
+    if not whole:
+        shown.rng[mine] = rng  # a copy: the streams as the strategy left them
+    return chosen.tolist()

@@ -339,7 +339,7 @@ class StrategySeat:
                 # engine hands them: the engine's view type, whose helpers are cached already.
                 choice = self.strategy.choose(K.PlayerView(*view))
             else:
-                choice = self.strategy.function(view)
+                choice = self.strategy.choose(view)
         except Exception as error:  # a user's strategy: one line saying where
             message = str(error).splitlines()[0] if str(error) else ""
             raise StrategyFailure(f"{where} raised {type(error).__name__}: {message}") from error

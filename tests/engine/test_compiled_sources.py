@@ -66,7 +66,7 @@ def test_the_engine_names_no_study_kernel():
     for path in (REPO / "sim" / "engine").glob("*.py"):
         text = path.read_text()
         assert not any(name in text for name in STUDY_KERNELS), path.name
-    assert kernel_sets.ENTRY_KERNELS == ("simulate_batch", "resume_match")
+    assert kernel_sets.ENTRY_KERNELS == ("simulate_batch", "resume_match", "resume_matches")
 
 
 def test_a_study_kernel_is_not_an_engine_attribute():

@@ -88,7 +88,7 @@ PY_RANDOM = strategies.strategy(strategies.resolve("random").function, name="pyr
                          ids=["compiled", "python-seat"])
 def test_a_larger_engine_gives_the_same_matches(compiled_engine, seats):
     """The kernel of every built-in plays a run exactly as the run's own three-strategy kernel,
-    also with a Python seat (its answers are found by ``resume_match``, of either set)."""
+    also with a Python seat (its answers are found by ``resume_matches``, of either set)."""
     results = []
     for field in (strategies.builtin_names(), ["exact"]):
         run = compiled_run(3, seats, 300, 11, max_rounds=200, field=field)
@@ -102,8 +102,8 @@ def test_a_larger_engine_gives_the_same_matches(compiled_engine, seats):
     assert wide == len(slots) < len(strategies.builtin_names()) and narrow == 3
     assert np.array_equal(stats_a, stats_b) and np.array_equal(scores_a, scores_b)
     if isinstance(seats, list):  # the Python seat chose, and chose alike, in both
-        (offsets_a, rows_a), = answers_a.values()
-        (offsets_b, rows_b), = answers_b.values()
+        (offsets_a, rows_a, _), = answers_a.values()
+        (offsets_b, rows_b, _), = answers_b.values()
         assert len(rows_a) > 300 and np.array_equal(offsets_a, offsets_b) and np.array_equal(rows_a, rows_b)
 
 
