@@ -26,19 +26,12 @@ from __future__ import annotations
 import numpy as np
 
 from sim.core import state as K
-from sim.core.state import Trace, new_decision_batch, new_workspace, new_workspace_stack
+from sim.core.state import new_decision_batch, new_workspace, new_workspace_stack
+from sim.engine.play import untraced
 from sim.engine.sealed_seats import SealedSeat, SealedSeatError
 from strategies.catalogue import reference
 from strategies.definition import reads_history
-from sim.tiles import N_TILES
 from strategies.python_view import BatchView, PythonView, frozen
-
-EMPTY_TRACE = Trace(np.zeros((0, K.ROUND_FIELDS), dtype=np.int32), np.zeros((0, N_TILES), dtype=np.int8),
-                    np.zeros((0, K.ACTION_FIELDS), dtype=np.int16),
-                    np.zeros((0, K.EVENT_FIELDS), dtype=np.int32),
-                    np.zeros((0, K.ANSWER_FIELDS), dtype=np.int64))
-"""A trace with no rows, handed to :func:`sim.engine.play.resume_matches` (nothing to allocate
-per match there)."""
 
 IN_FLIGHT = 256
 """Matches with Python seats in flight at once (:func:`answers_for`; answers never depend on it)."""
@@ -213,7 +206,8 @@ def batch_answers(run, first: int, count: int, in_flight: int = IN_FLIGHT):
     upcoming = first + min(width, count)
     end = first + count
     args = (np.int64(spec.seed), np.int64(spec.players), run.strategy_ids, spec.params,
-            np.int64(spec.max_rounds), spec.secret_words, seat_history(spec), EMPTY_TRACE)
+            np.int64(spec.max_rounds), spec.secret_words, seat_history(spec),
+            untraced(np.zeros((0, K.ANSWER_FIELDS), dtype=np.int64)))
     batch = new_decision_batch(width)
     shown = read_only_aliases(batch)
     seat_params = seat_parameters(spec)
