@@ -252,7 +252,7 @@ print(json.dumps(refused))
     assert run.returncode == 0, run.stderr
     refused = json.loads(run.stdout)
     assert set(refused) == {"sim.bridges.openspiel_game", "sim.bridges.openspiel_bots",
-                            "sim.bridges.pettingzoo_env"}
+                            "sim.bridges.pettingzoo_env", "sim.bridges.vector_env"}
     for module, message in refused.items():
         assert "\n" not in message
         extra = "openspiel" if "openspiel" in module else "rl"

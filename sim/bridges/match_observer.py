@@ -95,6 +95,7 @@ import numpy as np
 
 from sim.bridges.match_codes import (CHANCE, SIDES_PER_PARENT, TILE_NAMES, Phase, decode_action,
     hand_text, tiles_of)
+from sim.bridges.observation_arrays import NODE_WIDTH, fill_observation, piece_starts
 from sim.core import state as K
 from sim.engine.export import SIDE_NAMES
 from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
@@ -102,14 +103,10 @@ from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
 N_ACTION_KINDS = 3
 """Public action kinds of the history: ``ACTION_PLAY``, ``ACTION_DRAW``, ``ACTION_PASS``."""
 
-SCORE_SCALE = TARGET_RAW
-"""Scores enter the tensors divided by this (305)."""
 
 _TABLE_SIZES = K.MAX_PLAYERS - 1
 """Entries of the ``players`` one-hot (2, 3, 4 players)."""
 
-NODE_WIDTH = N_TILES + 4
-"""Per layout node: one-hot tile, line side A open, line side B open, >= 1 arm open, 2 arms open."""
 
 HISTORY_WIDTH = K.MAX_PLAYERS + N_ACTION_KINDS + N_TILES + K.MAX_NODES + SIDES_PER_PARENT + N_VALUES
 """Per history row: seat, kind (play/draw/pass), tile, parent, side (line/arm), joined value."""
@@ -202,6 +199,11 @@ PRIVATE_OBSERVATION_SHAPE = _shape(PRIVATE_OBSERVATION_PIECES)
 
 PUBLIC_INFORMATION_STATE_SHAPE = _shape(PUBLIC_INFORMATION_STATE_PIECES)
 """Shape of :meth:`~sim.bridges.match_state.MatchState.public_information_state_tensor`."""
+
+_STARTS = {id(offsets): piece_starts(offsets) for offsets in (
+    OBSERVATION_OFFSETS, INFORMATION_STATE_OFFSETS, PUBLIC_OBSERVATION_OFFSETS,
+    PUBLIC_INFORMATION_STATE_OFFSETS)}
+"""The compiled writer's piece starts of each tensor (:func:`piece_starts`)."""
 
 PUBLIC = None
 """The ``seat`` argument of the functions below for the public view (no seat's private
@@ -368,63 +370,14 @@ def state_text(state) -> str:
 # Tensors
 # ---------------------------------------------------------------------------
 def _fill_observation(state, out: np.ndarray, seat: int | None, offsets) -> None:
-    ws = state.ws
-    board = ws.board
     phase = state.phase
-
-    def put(name, index, value=1.0):
-        out[offsets[name][0] + index] = value
-
-    if seat is not PUBLIC:
-        put("observer", seat)
-        start = offsets["hand"][0]
-        for t in tiles_of(int(ws.hands[seat])):
-            out[start + t] = 1.0
-        if phase == Phase.DRAW and seat == state.mover:
-            put("drawing", 0)
-    put("players", state.players - 2)
-    put("phase", _PUBLIC_PHASE[phase])
-    if phase in (Phase.PLAY, Phase.DRAW):
-        put("to_move", state.mover)
-    if phase != Phase.LOT:
-        put("leader", state.leader)
-    put("round", 0, state.rounds_played / state.max_rounds)
-    start = offsets["scores"][0]
-    out[start:start + state.n_entities] = ws.scores[: state.n_entities] / SCORE_SCALE
-    start = offsets["hand_sizes"][0]
-    out[start:start + state.players] = ws.hand_sizes[: state.players]
-    put("boneyard", 0, N_TILES - state.tiles_taken)
-    start = offsets["lacking"][0]
-    for s in range(state.players):
-        lack = int(ws.lacking[s])
-        for v in range(N_VALUES):
-            if lack >> v & 1:
-                out[start + s * N_VALUES + v] = 1.0
-    if phase != Phase.LOT:
-        start = offsets["layout"][0]
-        for t in tiles_of(int(board[K.BOARD_PLAYED])):
-            out[start + t] = 1.0
-        start = offsets["open_count"][0]
-        out[start:start + N_VALUES] = ws.open_count
-        put("total", 0, int(board[K.BOARD_TOTAL]))
-        n_nodes = int(board[K.BOARD_NODES])
-        if n_nodes:
-            nodes = ws.nodes[:n_nodes]
-            block = out[offsets["nodes"][0]:offsets["nodes"][0] + K.MAX_NODES * NODE_WIDTH]
-            block = block.reshape(K.MAX_NODES, NODE_WIDTH)
-            rows = np.arange(n_nodes)
-            block[rows, nodes[:, K.NODE_TILE]] = 1.0
-            line_open = nodes[:, K.NODE_LINE_OPEN]
-            block[rows, N_TILES] = (line_open & K.LINE_A) != 0
-            block[rows, N_TILES + 1] = (line_open & K.LINE_B) != 0
-            arms = nodes[:, K.NODE_ARMS_OPEN]
-            block[rows, N_TILES + 2] = arms >= 1
-            block[rows, N_TILES + 3] = arms >= K.ARMS_PER_SPINNER
-    if phase == Phase.OVER:
-        start = offsets["shown"][0]
-        for s in range(state.players):
-            for t in tiles_of(int(ws.hands[s])):
-                out[start + s * N_TILES + t] = 1.0
+    turn = phase in (Phase.PLAY, Phase.DRAW)
+    fill_observation(
+        state.ws, state.players, state.n_entities, -1 if seat is PUBLIC else seat,
+        _PUBLIC_PHASE[phase], state.mover if turn else -1,
+        int(phase == Phase.DRAW and seat is not PUBLIC and seat == state.mover),
+        -1 if phase == Phase.LOT else state.leader, state.rounds_played / state.max_rounds,
+        state.tiles_taken, _STARTS[id(offsets)], out)
 
 
 def observation_tensor(state, seat: int | None) -> np.ndarray:

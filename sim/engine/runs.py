@@ -10,16 +10,18 @@ chunking, or whether it is traced, so the three views of a match agree.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from sim.engine.batch import chunk_bounds, result_arrays, run_kernel, thread_count, traced_run
+from sim.core.state import ANSWER_FIELDS
 from sim.engine.compiled import CompiledRun
 from sim.engine.export import match_record
 from sim.engine.frames import match_frame, round_frame
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
 
-__all__ = ["record", "simulate", "simulate_rounds"]
+__all__ = ["record", "record_answered", "simulate", "simulate_rounds"]
 
 MATCHES_PER_THREAD = 16384
 """Default matches per thread and kernel call of :func:`simulate` (the progress bar moves
@@ -112,14 +114,54 @@ def record(players, strategies, matches, seed, *, chunk_size: int | None = None,
     records: list[dict] = []
     with CompiledRun(spec) as run, thread_count(spec.threads) as active:
         for start, stop in chunk_bounds(spec.matches, active, chunk_size, TRACED_MATCHES_PER_THREAD):
-            stats, scores, round_offsets, rows, deals, trace = traced_run(run, start, stop, active,
-                                                                          want_actions=True)
-            actions, action_offsets = trace["actions"], trace["action_offsets"]
-            events, event_offsets = trace["events"], trace["event_offsets"]
-            for row in range(stop - start):
-                rounds = slice(round_offsets[row], round_offsets[row + 1])
-                records.append(match_record(
-                    spec, spec.first_match + start + row, stats[row], scores[row], rows[rounds],
-                    deals[rounds], actions[action_offsets[row]:action_offsets[row + 1]],
-                    events[event_offsets[row]:event_offsets[row + 1]]))
+            records += traced_records(run, start, stop, active)
+    return records
+
+
+def traced_records(run: CompiledRun, start: int, stop: int, threads: int) -> list[dict]:
+    """exact61-record/1 match objects of the run's matches ``start .. stop - 1`` (0-based
+    within it), one traced chunk."""
+    spec = run.spec
+    stats, scores, round_offsets, rows, deals, trace = traced_run(run, start, stop, threads,
+                                                                  want_actions=True)
+    actions, action_offsets = trace["actions"], trace["action_offsets"]
+    events, event_offsets = trace["events"], trace["event_offsets"]
+    records = []
+    for row in range(stop - start):
+        rounds = slice(round_offsets[row], round_offsets[row + 1])
+        records.append(match_record(
+            spec, spec.first_match + start + row, stats[row], scores[row], rows[rounds],
+            deals[rounds], actions[action_offsets[row]:action_offsets[row + 1]],
+            events[event_offsets[row]:event_offsets[row + 1]]))
+    return records
+
+
+def record_answered(spec: RunSpec, answered) -> list[dict]:
+    """exact61-record/1 match objects of matches whose Python seats' answers were found
+    elsewhere (a vector environment's agent: :mod:`sim.bridges.vector_env`).
+
+    Parameters
+    ----------
+    spec : RunSpec
+        The run the matches belong to (its ``first_match`` at 0, ``matches`` covering them).
+    answered : iterable of (match, rows, totals, scores)
+        Per match: its global index, its Python seats' answers in the order of its decisions
+        (int64[D, ANSWER_FIELDS]) and its figures as played (int64[MATCH_FIELDS],
+        int64[MAX_ENTITIES]). The engine replays each from its answers exactly as it plays a
+        match of Python seats (:func:`sim.engine.python_seats.answers_for`).
+
+    Returns
+    -------
+    list of dict
+        One record per entry of ``answered``, in its order.
+    """
+    records: list[dict] = []
+    with CompiledRun(spec) as run:
+        for match, rows, totals, scores in answered:
+            run.answers.clear()
+            run.answers[(match, 1)] = (np.array([0, len(rows)], dtype=np.int64),
+                                       np.asarray(rows, dtype=np.int64).reshape(-1, ANSWER_FIELDS),
+                                       (np.asarray(totals)[None], np.asarray(scores)[None]))
+            start = match - spec.first_match
+            records += traced_records(run, start, start + 1, 1)
     return records
