@@ -281,19 +281,21 @@ def answer_batch(run, batch, shown, waiting: int, slot_match: np.ndarray, seat_p
     seats = decisions[:, K.DECISION_SEAT]
     batch_seats = [seat for seat, strategy in enumerate(spec.strategies)
                    if strategy.batch and not spec.sealed]
-    rows_answered, choices, counters = [], [], []
+    parts = []  # (batch rows, choices, stream counters) of each batch seat, then of the per-view ones
     per_view = range(waiting)
     for seat in batch_seats:
         mine = np.flatnonzero(seats == seat)
         if mine.size:
-            choices += batch_choices(run, shown, decisions, mine, seat, seat_params[seat],
-                                     slot_match, waiting)
-            rows_answered += mine.tolist()
-            counters += batch.rng[mine, 1].tolist()
+            chosen = batch_choices(run, shown, decisions, mine, seat, seat_params[seat],
+                                   slot_match, waiting)
+            parts.append((mine, chosen, batch.rng[mine, 1]))  # the counters as the strategy left them
     if batch_seats:
-        per_view = np.flatnonzero(~np.isin(seats, batch_seats)).tolist()
+        is_batch = np.zeros(K.MAX_PLAYERS, dtype=bool)  # a lookup: np.isin cost 10% of a batch run
+        is_batch[batch_seats] = True
+        per_view = np.flatnonzero(~is_batch[seats]).tolist()
     entities = TABLE_ENTITIES[players]
     scalars = decisions.tolist() if len(per_view) else []
+    rows_answered, choices, counters = [], [], []
     for k in per_view:
         row = scalars[k]
         seat = row[K.DECISION_SEAT]
@@ -310,16 +312,19 @@ def answer_batch(run, batch, shown, waiting: int, slot_match: np.ndarray, seat_p
         rows_answered.append(k)
         choices.append(choice)
         counters.append(counter)
+    if rows_answered:
+        parts.append((np.array(rows_answered, dtype=np.int64), np.array(choices, dtype=np.int64),
+                      np.array(counters, dtype=np.uint64)))
+    rows_answered, choices, counters = (np.concatenate(column) for column in zip(*parts))
+    counters = counters.astype(np.int64)
     slots = decisions[rows_answered, K.DECISION_SLOT]
-    choices = np.asarray(choices, dtype=np.int64)
-    counters = np.asarray(counters, dtype=np.uint64).astype(np.int64)
     answers[slots, K.ANSWER_CHOICE] = choices
     answers[slots, K.ANSWER_RNG_COUNTER] = counters
     found.append((slot_match[slots], choices, counters))
 
 
 def batch_choices(run, shown, decisions: np.ndarray, mine: np.ndarray, seat: int,
-                  params: np.ndarray, slot_match: np.ndarray, waiting: int) -> list[int]:
+                  params: np.ndarray, slot_match: np.ndarray, waiting: int) -> np.ndarray:
     """The rows a batch strategy (seat ``seat``'s) chooses for its decisions, rows ``mine`` of the
     batch (``shown``: its read-only aliases; its streams are written back), checked
     (:class:`StrategyFailure`, naming the first bad decision's match)."""
@@ -377,4 +382,4 @@ def batch_choices(run, shown, decisions: np.ndarray, mine: np.ndarray, seat: int
                               f"(rows 0 to {int(counts[i]) - 1})")
     if not whole:
         shown.rng[mine] = rng  # a copy: the streams as the strategy left them
-    return chosen.tolist()
+    return chosen.astype(np.int64, copy=False)
