@@ -45,7 +45,7 @@ def features(obs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     safe = np.where(legal, codes, 0)
     tiles = CODE_TILE[safe]
     pips = TILE_PIPS[tiles]
-    points = np.take_along_axis(obs["action_points"], safe, axis=1).astype(np.float64)
+    points = obs["legal_points"][:, :width].astype(np.float64)
     heaviest = pips == np.where(legal, pips, -1).max(axis=1, keepdims=True)
     f = np.stack([points / 10, pips / 12, TILE_IS_DOUBLE[tiles].astype(np.float64),
                   heaviest.astype(np.float64)], axis=-1)

@@ -203,8 +203,8 @@ def observe_decisions(stack, slots, seats, players, n_entities, max_rounds, star
     mask : int8[W, NUM_ACTIONS]
         Row ``slot``: 1 at each legal action code. Only the entries of the slot's previous codes
         are cleared (not the whole row), so rows start zeroed.
-    points : int8[W, NUM_ACTIONS]
-        Row ``slot``: the placement's points at each legal code (cleared like ``mask``).
+    points : int8[W, MAX_CANDIDATES]
+        Row ``slot``: the placement points of each code of ``legal``, then 0.
     legal : int16[W, MAX_CANDIDATES]
         Row ``slot``: the legal codes in the engine's candidate order, then -1.
     codes : int64[W]
@@ -218,7 +218,6 @@ def observe_decisions(stack, slots, seats, players, n_entities, max_rounds, star
         before = codes[slot]
         for k in range(before):
             mask[slot, legal[slot, k]] = 0
-            points[slot, legal[slot, k]] = 0
         row = obs[slot]
         row[:] = 0.0
         fill_observation(ws, players, n_entities, seat, PHASE.TURN, seat, 0, board[K.BOARD_LEADER],
@@ -229,9 +228,10 @@ def observe_decisions(stack, slots, seats, players, n_entities, max_rounds, star
                                ws.cands[k, K.CAND_SIDE], ws.cands[k, K.CAND_JOINED])
             legal[slot, k] = code
             mask[slot, code] = 1
-            points[slot, code] = ws.cands[k, K.CAND_POINTS]
+            points[slot, k] = ws.cands[k, K.CAND_POINTS]
         for k in range(count, before):
             legal[slot, k] = -1
+            points[slot, k] = 0
         codes[slot] = count
 
 

@@ -20,12 +20,16 @@ A step
 Spaces
     ``single_action_space = Discrete(NUM_ACTIONS)``: the action codes of the OpenSpiel and
     PettingZoo bridges (:mod:`sim.bridges.match_codes`), so a policy trained here plays there.
-    ``single_observation_space = Dict(observation, action_mask, action_points)``:
+    ``single_observation_space = Dict(observation, action_mask, legal_actions, legal_points,
+    n_legal)``:
     ``observation`` is the seat's ``MatchState.observation_tensor`` (float32
     ``[OBSERVATION_SHAPE]``, pieces in :mod:`sim.bridges.match_observer`; written by the same
     compiled writer, :mod:`sim.bridges.observation_arrays`), ``action_mask`` int8
-    ``[NUM_ACTIONS]`` is 1 at each legal code, ``action_points`` int8 ``[NUM_ACTIONS]`` the
-    placement points (raw, multiples of 5) of each legal code, 0 elsewhere.
+    ``[NUM_ACTIONS]`` is 1 at each legal code; ``legal_actions`` int16 ``[MAX_CANDIDATES]`` lists
+    the legal codes (in the engine's candidate order, then -1), ``legal_points`` int8
+    ``[MAX_CANDIDATES]`` the placement points (raw, multiples of 5) of each (then 0), and
+    ``n_legal`` how many there are: a policy over the legal placements alone (features per
+    placement, a random choice) reads these and never scans the 3,164 codes.
 Rewards
     ``reward="match"`` (default): zero until the match ends, then the agent seat's
     ``MatchState.returns()``: +1 if its entity won, ``-1 / (entities - 1)`` if another did,
@@ -83,7 +87,7 @@ REWARDS = ("match", "points")
 """The reward modes (module docstring)."""
 
 MAX_POINTS = 127
-"""Upper bound of ``action_points`` in its space (int8; a placement scores far less)."""
+"""Upper bound of ``legal_points`` in its space (int8; a placement scores far less)."""
 
 MATCH_CAPACITY = 2**62
 """Match indices stay below this (a run's indices are < 2**63)."""
@@ -166,8 +170,8 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
         self.single_observation_space = spaces.Dict({
             "observation": spaces.Box(low, high, OBSERVATION_SHAPE, np.float32),
             "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), MASK_DTYPE),
-            "action_points": spaces.Box(0, MAX_POINTS, (NUM_ACTIONS,), np.int8),
             "legal_actions": spaces.Box(-1, NUM_ACTIONS - 1, (K.MAX_CANDIDATES,), np.int16),
+            "legal_points": spaces.Box(0, MAX_POINTS, (K.MAX_CANDIDATES,), np.int8),
             "n_legal": spaces.Box(1, K.MAX_CANDIDATES, (), np.int64),
         })
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
@@ -182,7 +186,7 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
         self.slot_match = np.zeros(n, dtype=np.int64)
         self.obs = np.zeros((n,) + OBSERVATION_SHAPE, dtype=np.float32)
         self.mask = np.zeros((n, NUM_ACTIONS), dtype=MASK_DTYPE)
-        self.points = np.zeros((n, NUM_ACTIONS), dtype=np.int8)
+        self.points = np.zeros((n, K.MAX_CANDIDATES), dtype=np.int8)
         self.legal = np.full((n, K.MAX_CANDIDATES), -1, dtype=np.int16)
         self.codes = np.zeros(n, dtype=np.int64)
         self.rows = np.zeros(n, dtype=np.int64)
@@ -336,8 +340,8 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
         return (own - raw.mean(axis=1)) / TARGET_RAW
 
     def observations(self) -> dict:
-        arrays = {"observation": self.obs, "action_mask": self.mask, "action_points": self.points,
-                  "legal_actions": self.legal, "n_legal": self.codes}
+        arrays = {"observation": self.obs, "action_mask": self.mask, "legal_actions": self.legal,
+                  "legal_points": self.points, "n_legal": self.codes}
         return {name: array.copy() for name, array in arrays.items()} if self.copy else arrays
 
     def info(self) -> dict:

@@ -32,21 +32,24 @@ def random_codes(obs, rng) -> np.ndarray:
 
 
 def most_points(obs) -> np.ndarray:
-    """Deterministic: the legal code scoring most, the first such in code order."""
-    scored = np.where(obs["action_mask"] == 1, obs["action_points"].astype(np.int64), -1)
-    return scored.argmax(axis=1)
+    """Deterministic: the legal code scoring most, the first such in the engine's order."""
+    scored = np.where(obs["legal_actions"] >= 0, obs["legal_points"].astype(np.int64), -1)
+    return obs["legal_actions"][np.arange(scored.shape[0]), scored.argmax(axis=1)].astype(np.int64)
 
 
 def play(env, steps, policy, seed):
     """Step ``env`` from ``reset(seed)``; return per match index the (observation, legal codes,
-    action) of each of its agent decisions."""
+    {legal code: points}, action) of each of its agent decisions."""
     obs, info = env.reset(seed=seed)
     seen: dict[int, list] = {}
     for _ in range(steps):
         actions = policy(obs)
         for slot, match in enumerate(info["match"].tolist()):
+            n = int(obs["n_legal"][slot])
+            points = dict(zip(obs["legal_actions"][slot, :n].tolist(),
+                              obs["legal_points"][slot, :n].tolist()))
             seen.setdefault(match, []).append(
-                (obs["observation"][slot], np.flatnonzero(obs["action_mask"][slot]),
+                (obs["observation"][slot], np.flatnonzero(obs["action_mask"][slot]), points,
                  int(actions[slot])))
         obs, _, _, _, info = env.step(actions)
     return seen
@@ -66,8 +69,8 @@ def test_the_compiled_action_code_is_the_bridges_code():
 @pytest.mark.parametrize("players,opponents", TABLES)
 def test_records_verify_and_every_observation_is_matchstates(players, opponents):
     """Random agents: every finished match's record verifies, and replayed through MatchState
-    each agent decision shows the same observation tensor, the same legal codes and the same
-    action (decisions with one legal placement are played at once, as for every strategy)."""
+    each agent decision shows the same observation tensor, the same legal codes with the same
+    points and the same action (decisions with one legal placement are played at once, as for every strategy)."""
     envs = 16
     env = FiveUpVectorEnv(envs, players=players, opponents=opponents, keep_answers=True)
     rng = np.random.default_rng(players)
@@ -84,9 +87,12 @@ def test_records_verify_and_every_observation_is_matchstates(players, opponents)
         for decision in replay_decisions(record):  # one state, replayed on: read it at once
             if decision.seat != seat or len(decision.state.legal_actions()) == 1:
                 continue
-            observation, legal, action = next(mine)
+            observation, legal, points, action = next(mine)
             np.testing.assert_array_equal(decision.state.observation_tensor(seat), observation)
             assert legal.tolist() == sorted(decision.state.legal_actions())
+            cands = decision.state.view(np.zeros((players, 1))).cands
+            assert points == {encode_action(*row[:K.CAND_POINTS]): row[K.CAND_POINTS]
+                              for row in cands.tolist()}
             assert decision.action == action
             compared += 1
         assert next(mine, None) is None
