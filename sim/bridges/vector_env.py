@@ -161,7 +161,8 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
         self.specs = {int(s): RunSpec.build(self.players, seat_specs(self.players, opponents, int(s)),
                                             1, 0, max_rounds=self.max_rounds)
                       for s in np.unique(self.seats)}
-        self.runs = {s: CompiledRun(spec) for s, spec in self.specs.items()}
+        self.runs = {s: CompiledRun(spec, kernels=("resume_matches",))  # the one kernel it calls
+                     for s, spec in self.specs.items()}
         self.histories = {s: seat_history(spec) for s, spec in self.specs.items()}
         self.n_entities = int(K.N_ENTITIES[self.players])
         self.agent_entity = K.ENTITY_OF_SEAT[self.players][self.seats]
