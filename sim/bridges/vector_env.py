@@ -16,7 +16,8 @@ already take.
 A step
     One decision of the agent in each of the ``num_envs`` matches: ``step(actions)`` applies
     the agent's placement and plays the other seats, draws, passes, round ends and new rounds
-    until the agent's next decision (or the match's end). ``num_envs`` agent steps per call.
+    until the agent's next decision (or the match's end). ``num_envs`` agent steps per call. A
+    decision with one legal placement is played at once, as for every strategy: it is no step.
 Spaces
     ``single_action_space = Discrete(NUM_ACTIONS)``: the action codes of the OpenSpiel and
     PettingZoo bridges (:mod:`sim.bridges.match_codes`), so a policy trained here plays there.
