@@ -75,7 +75,7 @@ from sim.core import state as K
 from sim.core.state import new_decision_batch, new_workspace_stack
 from sim.engine.compiled import CompiledRun
 from sim.engine.play import untraced
-from sim.engine.python_seats import answer_batch, read_only_aliases, seat_history, seat_parameters
+from sim.engine.python_seats import answer_batch, read_only_aliases, seat_export, seat_parameters
 from sim.engine.runs import record_answered
 from sim.engine.spec import RunSpec
 from sim.tiles import DEFAULT_MAX_ROUNDS, TARGET_RAW
@@ -164,7 +164,9 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
                       for s in np.unique(self.seats)}
         self.runs = {s: CompiledRun(spec, kernels=("resume_matches",))  # the one kernel it calls
                      for s, spec in self.specs.items()}
-        self.histories = {s: seat_history(spec) for s, spec in self.specs.items()}
+        # The agent's decisions are read from the workspaces (observe_decisions): no view export.
+        self.exports = {s: np.where(np.arange(self.players) == s, K.EXPORT_SEAT, seat_export(spec))
+                        for s, spec in self.specs.items()}
         self.n_entities = int(K.N_ENTITIES[self.players])
         self.agent_entity = K.ENTITY_OF_SEAT[self.players][self.seats]
 
@@ -281,7 +283,7 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
         waiting = run.engine.resume_matches(
             self.stack, slot_match, self.resume, self.answers, np.int64(self.seed),
             np.int64(self.players), run.strategy_ids, spec.params, np.int64(spec.max_rounds),
-            spec.secret_words, self.histories[seat], self.empty, self.batch)
+            spec.secret_words, self.exports[seat], self.empty, self.batch)
         decisions = self.batch.decisions[:waiting]
         slots = decisions[:, K.DECISION_SLOT]
         agent = decisions[:, K.DECISION_SEAT] == self.seats[slots]

@@ -508,6 +508,16 @@ SLOT_DECIDING = 1
 SLOT_FINISHED = 2
 """The slot's match ended (its figures are in ``totals`` and ``final_scores``)."""
 
+EXPORT_VIEW = 0
+"""How :func:`sim.engine.play.resume_matches` exports a seat's waiting decision (its
+``seat_export`` entry): the view's scalars and arrays, without the history."""
+EXPORT_HISTORY = 1
+"""The view with the round's public history."""
+EXPORT_SEAT = 2
+"""Only the slot, the seat and its stream (a caller that reads the workspaces itself:
+:class:`sim.bridges.vector_env.FiveUpVectorEnv`). The view's arrays are the bulk of a step's
+memory traffic with a thousand matches in flight."""
+
 
 PlayerView = namedtuple(
     "PlayerView",

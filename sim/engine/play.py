@@ -61,6 +61,7 @@ from sim.core.state import (ACTION_FIELDS, ANSWER_CHOICE, ANSWER_RNG_COUNTER, BO
     M_ERROR, NO_ENTITY, NO_TILE, PlayerView, ROUND_FIELDS, R_DOMINOER, DECISION_BONEYARD,
     DECISION_CANDIDATES, DECISION_HAND, DECISION_HISTORY, DECISION_NODES, DECISION_OPEN_NODES,
     DECISION_OPEN_VALUES, DECISION_PLAYED, DECISION_SEAT, DECISION_SLOT, DECISION_TOTAL,
+    EXPORT_HISTORY, EXPORT_SEAT,
     SLOT_DECIDING, SLOT_FINISHED, SLOT_IDLE, Trace, new_workspace, workspace_of)
 from sim.tiles import HAND_SIZE, N_TILES
 
@@ -599,7 +600,7 @@ def copy_rows(source, target, rows):
 
 @kernel
 def resume_matches(workspaces, slot_match, slot_resume, answers, seed, players, seat_strategy,
-                   seat_params, max_rounds, secret, seat_history, empty, batch):
+                   seat_params, max_rounds, secret, seat_export, empty, batch):
     """Advance every match in flight to its next Python decision or its end: many matches, one
     call (:mod:`sim.engine.python_seats`).
 
@@ -616,8 +617,10 @@ def resume_matches(workspaces, slot_match, slot_resume, answers, seed, players, 
         Row ``slot``: the answer to the slot's decision (read when it resumes).
     seed, players, seat_strategy, seat_params, max_rounds, secret
         As :func:`play_match`.
-    seat_history : int64[players]
-        1: a decision of that seat carries its history.
+    seat_export : int64[players]
+        What a waiting decision of each seat exports into ``batch``: ``EXPORT_VIEW``,
+        ``EXPORT_HISTORY`` (the view and the history) or ``EXPORT_SEAT`` (the slot, seat and
+        stream only).
     empty : Trace
         A trace with no rows (:func:`untraced`): its ``answers`` are replaced by each slot's.
     batch : DecisionBatch
@@ -643,7 +646,15 @@ def resume_matches(workspaces, slot_match, slot_resume, answers, seed, players, 
                    resume)
         if ws.board[BOARD_SUSPENDED] != 0:
             batch.status[slot] = SLOT_DECIDING
-            export_decision(ws, batch, waiting, slot, seat_history[ws.board[BOARD_DECISION_SEAT]] != 0)
+            seat = ws.board[BOARD_DECISION_SEAT]
+            export = seat_export[seat]
+            if export == EXPORT_SEAT:
+                batch.decisions[waiting, DECISION_SLOT] = slot
+                batch.decisions[waiting, DECISION_SEAT] = seat
+                batch.rng[waiting, 0] = ws.rng[seat, 0]
+                batch.rng[waiting, 1] = ws.rng[seat, 1]
+            else:
+                export_decision(ws, batch, waiting, slot, export == EXPORT_HISTORY)
             waiting += 1
         else:
             batch.status[slot] = SLOT_FINISHED

@@ -206,7 +206,7 @@ def batch_answers(run, first: int, count: int, in_flight: int = IN_FLIGHT):
     upcoming = first + min(width, count)
     end = first + count
     args = (np.int64(spec.seed), np.int64(spec.players), run.strategy_ids, spec.params,
-            np.int64(spec.max_rounds), spec.secret_words, seat_history(spec),
+            np.int64(spec.max_rounds), spec.secret_words, seat_export(spec),
             untraced(np.zeros((0, K.ANSWER_FIELDS), dtype=np.int64)))
     batch = new_decision_batch(width)
     shown = read_only_aliases(batch)
@@ -244,11 +244,12 @@ def answer_rows(found: list, first: int, count: int) -> tuple[np.ndarray, np.nda
     return offsets, rows
 
 
-def seat_history(spec) -> np.ndarray:
-    """int64[players]: 1 for a seat whose decisions carry the round's history (every per-view
-    Python seat, as ever; a batch strategy only if it reads ``history`` or ``n_history``)."""
-    return np.array([0 if strategy.batch and not reads_history(strategy) else 1
-                     for strategy in spec.strategies], dtype=np.int64)
+def seat_export(spec) -> np.ndarray:
+    """int64[players]: what each seat's waiting decisions export (``sim.core.state.EXPORT_*``):
+    the history too for every per-view Python seat, as ever, and for a batch strategy only if it
+    reads ``history`` or ``n_history``."""
+    return np.array([K.EXPORT_VIEW if strategy.batch and not reads_history(strategy)
+                     else K.EXPORT_HISTORY for strategy in spec.strategies], dtype=np.int64)
 
 
 def read_only_aliases(batch):
