@@ -184,7 +184,6 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
 
         self.stack = new_workspace_stack(n)
         self.batch = new_decision_batch(n)
-        self.shown = read_only_aliases(self.batch)
         self.answers = np.zeros((n, K.ANSWER_FIELDS), dtype=np.int64)
         self.resume = np.zeros(n, dtype=np.int64)
         self.slot_match = np.zeros(n, dtype=np.int64)
