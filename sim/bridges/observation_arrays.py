@@ -17,16 +17,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from sim.bridges.match_codes import JOINED_HALVES, OPENING_ACTIONS, SIDES_PER_PARENT
 from sim.core import state as K
 from sim.core.jit import kernel, linked_kernel
 from sim.core.state import workspace_of
 from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
-
-PIECES = ("observer", "players", "phase", "drawing", "to_move", "leader", "round", "scores",
-          "hand", "layout", "hand_sizes", "boneyard", "lacking", "open_count", "total", "nodes",
-          "shown")
-"""The observation pieces this module writes, in the order of :class:`Piece`."""
-
 
 class Piece(NamedTuple):
     """Index of each piece in ``starts``."""
@@ -51,6 +46,9 @@ class Piece(NamedTuple):
 
 
 P = Piece()
+
+PIECES = tuple(name.lower() for name in Piece._fields)
+"""The observation pieces this module writes (``match_observer``'s names), in ``starts`` order."""
 
 
 class PublicPhase(NamedTuple):
@@ -170,23 +168,19 @@ def fill_observation(ws, players, n_entities, seat, phase, mover, drawing, leade
             put_tiles(out, starts, P.SHOWN, s * N_TILES, ws.hands[s])
 
 
-OPENING_ACTIONS = N_TILES
-"""Action codes 0..27: open with that tile (``match_codes``; repeated here for the kernels,
-checked equal by the tests)."""
-
-
 @linked_kernel
 def action_code(tile, parent, side, joined):
     """The action code of a placement: :func:`sim.bridges.match_codes.encode_action`, compiled."""
     if parent == K.NO_PARENT:
         return tile
     high = 1 if (joined == K.TILE_HIGH[tile] and not K.TILE_IS_DOUBLE[tile]) else 0
-    return OPENING_ACTIONS + ((parent * 2 + (side - K.SIDE_LINE)) * N_TILES + tile) * 2 + high
+    return OPENING_ACTIONS + ((parent * SIDES_PER_PARENT + (side - K.SIDE_LINE)) * N_TILES
+                              + tile) * JOINED_HALVES + high
 
 
 @kernel
 def observe_decisions(stack, slots, seats, players, n_entities, max_rounds, starts, obs, mask,
-                      points, legal, codes):
+                      points, legal, n_legal):
     """Each slot's observation and legal actions at its seat's decision (the engine's workspaces
     of :func:`sim.engine.play.resume_matches`, stopped at a decision of ``seats[i]``).
 
@@ -207,7 +201,7 @@ def observe_decisions(stack, slots, seats, players, n_entities, max_rounds, star
         Row ``slot``: the placement points of each code of ``legal``, then 0.
     legal : int16[W, MAX_CANDIDATES]
         Row ``slot``: the legal codes in the engine's candidate order, then -1.
-    codes : int64[W]
+    n_legal : int64[W]
         Each slot's number of legal codes (kept from call to call: what to clear).
     """
     for i in range(slots.shape[0]):
@@ -215,7 +209,7 @@ def observe_decisions(stack, slots, seats, players, n_entities, max_rounds, star
         seat = seats[i]
         ws = workspace_of(stack, slot)
         board = ws.board
-        before = codes[slot]
+        before = n_legal[slot]
         for k in range(before):
             mask[slot, legal[slot, k]] = 0
         row = obs[slot]
@@ -232,20 +226,20 @@ def observe_decisions(stack, slots, seats, players, n_entities, max_rounds, star
         for k in range(count, before):
             legal[slot, k] = -1
             points[slot, k] = 0
-        codes[slot] = count
+        n_legal[slot] = count
 
 
 @kernel
-def rows_of_actions(actions, slots, legal, codes, rows):
+def rows_of_actions(actions, slots, legal, n_legal, rows):
     """The candidate row of each slot's action code (-1: not legal there).
 
-    ``actions`` int64[W] (one code per slot), ``slots`` int64[n], ``legal`` and ``codes`` as
+    ``actions`` int64[W] (one code per slot), ``slots`` int64[n], ``legal`` and ``n_legal`` as
     :func:`observe_decisions`; writes ``rows[slot]``.
     """
     for i in range(slots.shape[0]):
         slot = slots[i]
         rows[slot] = -1
-        for k in range(codes[slot]):
+        for k in range(n_legal[slot]):
             if legal[slot, k] == actions[slot]:
                 rows[slot] = k
                 break

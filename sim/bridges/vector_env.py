@@ -191,7 +191,7 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
         self.mask = np.zeros((n, NUM_ACTIONS), dtype=MASK_DTYPE)
         self.points = np.zeros((n, K.MAX_CANDIDATES), dtype=np.int8)
         self.legal = np.full((n, K.MAX_CANDIDATES), -1, dtype=np.int16)
-        self.codes = np.zeros(n, dtype=np.int64)
+        self.n_legal = np.zeros(n, dtype=np.int64)
         self.rows = np.zeros(n, dtype=np.int64)
         self.margin = np.zeros(n, dtype=np.float64)
         self.starts = piece_starts(OBSERVATION_OFFSETS)
@@ -210,7 +210,7 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
             self.slot_match[:] = self.all_slots
         else:
             self.slot_match += self.num_envs
-        self.codes[:] = 0
+        self.n_legal[:] = 0
         self.legal[:] = -1
         self.mask[:] = 0
         self.points[:] = 0
@@ -232,12 +232,12 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"actions must be {self.num_envs} integer action codes, not an array "
                              f"of shape {actions.shape} and dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
-        rows_of_actions(actions, self.all_slots, self.legal, self.codes, self.rows)
+        rows_of_actions(actions, self.all_slots, self.legal, self.n_legal, self.rows)
         bad = np.flatnonzero(self.rows < 0)
         if bad.size:
             i = int(bad[0])
             raise ValueError(f"action {int(actions[i])} is not legal in environment {i} "
-                             f"({int(self.codes[i])} legal codes: its action_mask's 1s)")
+                             f"({int(self.n_legal[i])} legal codes: its action_mask's 1s)")
         self.answers[:, K.ANSWER_CHOICE] = self.rows
         self.answers[:, K.ANSWER_RNG_COUNTER] = self.stack.rng[self.all_slots, self.seats, 1].astype(np.int64)
         if self.keep_answers:
@@ -273,7 +273,7 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
                     self.advance_group(seat, run, mine, go, rewards, terminated, truncated)
         observe_decisions(self.stack, self.all_slots, self.seats, np.int64(self.players),
                           np.int64(self.n_entities), np.int64(self.max_rounds), self.starts,
-                          self.obs, self.mask, self.points, self.legal, self.codes)
+                          self.obs, self.mask, self.points, self.legal, self.n_legal)
 
     def advance_group(self, seat, run, mine, go, rewards, terminated, truncated) -> None:
         """One kernel call for the slots ``mine`` (their agent sits in ``run``'s seat)."""
@@ -313,12 +313,11 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
         winner = totals[:, K.M_WINNER]
         won = winner != K.NO_ENTITY
         entity = self.agent_entity[finished]
+        margin = self.margins(scores, finished)
         if self.reward_mode == "match":
             lose = -1.0 / (self.n_entities - 1)
-            margin = self.margins(scores, finished)
             rewards[finished] += np.where(won, np.where(winner == entity, 1.0, lose), margin)
         else:
-            margin = self.margins(scores, finished)
             rewards[finished] += margin - self.margin[finished]
             self.margin[finished] = 0.0
         terminated[finished] |= won
@@ -344,7 +343,7 @@ class FiveUpVectorEnv(gymnasium.vector.VectorEnv):
 
     def observations(self) -> dict:
         arrays = {"observation": self.obs, "action_mask": self.mask, "legal_actions": self.legal,
-                  "legal_points": self.points, "n_legal": self.codes}
+                  "legal_points": self.points, "n_legal": self.n_legal}
         return {name: array.copy() for name, array in arrays.items()} if self.copy else arrays
 
     def info(self) -> dict:

@@ -291,7 +291,7 @@ def answer_batch(run, batch, shown, waiting: int, slot_match: np.ndarray, seat_p
                                    slot_match, waiting)
             parts.append((mine, chosen, batch.rng[mine, 1]))  # the counters as the strategy left them
     if batch_seats:
-        is_batch = np.zeros(K.MAX_PLAYERS, dtype=bool)  # a lookup: np.isin cost 10% of a batch run
+        is_batch = np.zeros(K.MAX_PLAYERS, dtype=bool)  # a lookup: cheaper than np.isin each step
         is_batch[batch_seats] = True
         per_view = np.flatnonzero(~is_batch[seats]).tolist()
     entities = TABLE_ENTITIES[players]

@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("gymnasium")
 
-from sim.bridges.match_codes import NUM_ACTIONS, decode_action, encode_action
-from sim.bridges.observation_arrays import OPENING_ACTIONS, action_code, observe_decisions
+from sim.bridges.match_codes import NUM_ACTIONS, OPENING_ACTIONS, decode_action, encode_action
+from sim.bridges.observation_arrays import action_code, observe_decisions
 from sim.bridges.record_replay import replay_decisions
 from sim.bridges.vector_env import FiveUpVectorEnv
 from sim.core import state as K
@@ -215,7 +215,7 @@ def observe_again(env) -> dict:
     """The environment's arrays written again from its workspaces as they are now."""
     observe_decisions(env.stack, env.all_slots, env.seats, np.int64(env.players),
                       np.int64(env.n_entities), np.int64(env.max_rounds), env.starts, env.obs,
-                      env.mask, env.points, env.legal, env.codes)
+                      env.mask, env.points, env.legal, env.n_legal)
     return {"observation": env.obs.copy(), "action_mask": env.mask.copy()}
 
 
