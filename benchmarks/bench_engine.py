@@ -28,9 +28,9 @@ This VM exposes no hardware counters, and single-thread figures vary by about
   *atomic* increments (NRT). The first version passed a named tuple of 14
   workspace arrays through small helpers: 1,233 ``NRT_incref``/``NRT_decref``
   calls in the kernel's IR and about 6,000 matches/s (2p greedy, one thread).
-  Compiling the game kernels without NRT (``sim.core.jit.kernel``: they never
+  Compiling the game kernels without NRT (``core.jit.kernel``: they never
   allocate) and inlining the per-turn helpers at Numba-IR level
-  (``sim.core.jit.hot_kernel``) removed all of them: about 50,000 matches/s, an 8x
+  (``core.jit.hot_kernel``) removed all of them: about 50,000 matches/s, an 8x
   gain with bit-identical results. Without the IR-level inlining the same code
   runs at 16,000/s: Numba passes a tuple of arrays by value, field by field.
 * After that, ~45 % of the round loop's samples sat in the scan over every

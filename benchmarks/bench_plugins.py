@@ -66,7 +66,7 @@ FIRST_RESULT = textwrap.dedent("""
 USER_STRATEGY = textwrap.dedent('''
     """A user's strategy outside the package (benchmark fixture)."""
     import strategies
-    from sim.core.state import CAND_POINTS, CAND_TILE, TILE_IS_DOUBLE
+    from core.state import CAND_POINTS, CAND_TILE, TILE_IS_DOUBLE
 
     @strategies.strategy(name="edge", parameters={"bonus": 8.0})
     def edge(view):

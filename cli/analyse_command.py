@@ -11,7 +11,7 @@ from cli.arguments import EXIT_FAILED, EXIT_OK, PROG, Command, one_line, usage_e
 from cli.options import Text
 from cli.show_command import read_match
 from experiments.tools.analyse import analyse_match, write_analysis
-from sim.checks import check_int, check_seed
+from core.checks import check_int, check_seed
 from sim.files import claim_directory
 from sim.progress import progress_bar
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from cli import options
 from cli.options import Switch, Text
-from sim.checks import check_int
+from core.checks import check_int
 from sim.scale.backends import (
     BACKENDS,
     DEFAULT_CONNECT_TIMEOUT,

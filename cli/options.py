@@ -2,7 +2,7 @@
 (:func:`add`) that gives them to argparse, and the rows several subcommands share.
 
 Every option is read as text and checked by the project's own checks
-(:mod:`sim.checks`, :class:`sim.engine.spec.RunSpec`, :func:`cli.arguments.backend_options`),
+(:mod:`core.checks`, :class:`sim.engine.spec.RunSpec`, :func:`cli.arguments.backend_options`),
 never by argparse types, so that all bad input gives exactly one line
 ``five-up: error: ...`` and status 2 (argparse would print its usage too): a row has no type.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.tiles import DEFAULT_MAX_ROUNDS
+from core.tiles import DEFAULT_MAX_ROUNDS
 
 STRATEGY_SPECS_HELP = (
     "Each strategy is a built-in name (`five-up strategies`), MODULE:NAME (a strategy of an "

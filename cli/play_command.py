@@ -27,10 +27,10 @@ from cli.arguments import (
 )
 from cli.options import Switch, Text
 from sim.human.human_game import DEFAULT_SEED, HumanGame
-from sim.checks import check_int, check_players, check_seed
+from core.checks import check_int, check_players, check_seed
 from sim.engine.python_seats import StrategyFailure
 from sim.records import write_records
-from sim.tiles import DEFAULT_MAX_ROUNDS
+from core.tiles import DEFAULT_MAX_ROUNDS
 from sim.wording import counted
 from strategies.catalogue import split_specs
 

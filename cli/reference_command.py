@@ -14,11 +14,11 @@ import pandas as pd
 from cli import options
 from cli.arguments import EXIT_OK, Command, usage_error
 from cli.options import Text
-from sim.checks import check_int, check_players, check_seed, per_seat
+from core.checks import check_int, check_players, check_seed, per_seat
 from sim.progress import progress_bar
 from sim.records import write_records
 from sim.reference import POLICIES, play_match
-from sim.tiles import DEFAULT_MAX_ROUNDS, entity_count
+from core.tiles import DEFAULT_MAX_ROUNDS, entity_count
 from sim.wording import counted
 
 

@@ -19,7 +19,7 @@ from cli.arguments import (
     usage_error,
 )
 from cli.options import Text
-from sim.checks import check_int
+from core.checks import check_int
 from sim.display.layout_png import write_round_png
 from sim.display.layout_svg import round_svg, write_svg
 from sim.display.replay_page import write_replay_page

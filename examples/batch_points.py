@@ -11,7 +11,7 @@ at a time (the two play the same matches). Run it::
 import numpy as np
 
 import strategies
-from sim.core.state import CAND_POINTS
+from core.state import CAND_POINTS
 
 
 @strategies.strategy(compiled=False, batch=True)

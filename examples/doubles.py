@@ -42,7 +42,7 @@ How it is written
 ``@strategies.strategy`` compiles the function with Numba (nopython mode,
 inlined into the engine's turn loop, so it must not allocate arrays) and
 returns a Strategy. The function reads only its ``view``
-(:class:`sim.core.state.PlayerView`): the candidates ``view.cands`` (one row
+(:class:`core.state.PlayerView`): the candidates ``view.cands`` (one row
 per distinct legal placement: tile, parent, side, joined value, raw points)
 and its parameters ``view.params`` in the order of ``parameters=``. It
 returns the row it plays. :mod:`strategies.toolkit` has the award, the

@@ -3,7 +3,7 @@
 A Python strategy (``compiled=False``) is a plain function: it may use any
 library, read files, keep caches, call a model. It gets a read-only
 :class:`strategies.python_view.PythonView` (the fields of the compiled
-:class:`sim.core.state.PlayerView` as NumPy arrays and ints) and returns the
+:class:`core.state.PlayerView` as NumPy arrays and ints) and returns the
 row of ``view.cands`` it plays. The engine plays every compiled seat at full
 speed and stops at a Python seat's decisions to ask it, so a Python
 strategy runs at Python speed: thousands of matches, not millions.

@@ -26,7 +26,7 @@ import numpy as np
 
 from sim.bridges.match_codes import NUM_ACTIONS, decode_action
 from sim.bridges.vector_env import FiveUpVectorEnv
-from sim.core.state import TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW
+from core.state import TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW
 
 FEATURES = ("points", "pips", "double", "heaviest")
 

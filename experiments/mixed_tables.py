@@ -76,7 +76,7 @@ from experiments.comparisons import (
 from experiments.reporting.reports import figure_caption, md_table
 from experiments.seatings import Pairing
 from experiments.stats import paired_contrast, paired_proportion
-from sim.tiles import entity_count
+from core.tiles import entity_count
 from sim.wording import counted
 from strategies.catalogue import StrategyError, resolve, strategy_entries
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sim.checks import MAX_SEED
+from core.checks import MAX_SEED
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ its secret is recorded once and every shard job plays with it (:func:`seal_of`).
 from __future__ import annotations
 
 from experiments.mixed_tables import check_tables
-from sim.checks import check_int, check_player_counts, check_seed
+from core.checks import check_int, check_player_counts, check_seed
 from sim.engine.spec import check_sealable, checked_seal_options, seal_run_options
 from strategies.catalogue import check_distinct_names, resolve_field, spec_of
 

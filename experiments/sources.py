@@ -56,7 +56,7 @@ from sim.scale.shards import Task, plan
 from sim.scale.store import ShardStore
 from sim.study_kernels.openings import OpeningCounterfactual, opening_counterfactual
 from sim.study_kernels.traces import StudyTrace, trace_events
-from sim.tiles import TARGET_RAW, entities_for, entity_count
+from core.tiles import TARGET_RAW, entities_for, entity_count
 
 DEFAULT_SHARD_SIZE = 10_000
 """Matches per shard of a trace or rounds source (a few seconds of one core;

@@ -1,17 +1,19 @@
-"""Exact 61 Five Up: rules reference, Numba engine and match records.
+"""Exact 61 Five Up above the strategies: the engine, scale-out, study kernels, bridges, the
+human game and pictures; and beside them the rules reference and match records.
 
-One folder per layer, each importing only the layers below it (checked by
-import-linter in the tests; see README's layout table):
+The layers above the strategies, each importing only those below it (checked by
+import-linter in the tests; see README's layout table). Under all of them sit
+:mod:`strategies` and, at the bottom, the rules core :mod:`core`.
 
-- pure Python: :mod:`sim.tiles` (the double-six set), :mod:`sim.reference`
-  (the rules reference, the independent oracle), :mod:`sim.records`
-  (exact61-record/1 files), :mod:`sim.verify` (replays records with the
-  reference), :mod:`sim.checks` (option checks), :mod:`sim.files` (atomic
-  writes, output directories), :mod:`sim.progress` (the progress bar);
-- :mod:`sim.core`: the Numba state contract, rule primitives and random streams;
-- :mod:`sim.engine`: round and match loops, run specification, frames, records;
+- pure Python: :mod:`sim.reference` (the rules reference, the independent
+  oracle), :mod:`sim.records` (exact61-record/1 files), :mod:`sim.verify`
+  (replays records with the reference), :mod:`sim.files` (atomic writes,
+  output directories), :mod:`sim.progress` (the progress bar);
+- :mod:`sim.engine`: round, match and batch loops, run specification, frames, records;
 - :mod:`sim.study_kernels`: score events in context and forced openings, for the experiments;
-- :mod:`sim.scale`: shards, their durable store, aggregates and backends (local, dask).
+- :mod:`sim.scale`: shards, their durable store, aggregates and backends (local, dask);
+- :mod:`sim.bridges`: OpenSpiel, PettingZoo and the Gymnasium vector environment;
+- :mod:`sim.human`: the game of ``five-up play``; :mod:`sim.display`: pictures of records.
 
 The engine's entry points (``sim.simulate``, ``sim.simulate_rounds``,
 ``sim.record``) are loaded on first use, so that ``import sim.reference`` and

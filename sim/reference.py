@@ -30,9 +30,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sim.checks import check_players
+from core.checks import check_players
 from sim.records import FORMAT
-from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, TARGET_RAW, TILE_INDEX, TILES, entities_for
+from core.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, TARGET_RAW, TILE_INDEX, TILES, entities_for
 
 Tile = tuple[int, int]
 
@@ -286,7 +286,7 @@ def greedy_key(view: PlayerView, placement: Placement) -> tuple:
 
     Largest immediate award that would be accepted (an award that would take the
     entity above 305 counts 0); ties: heavier tile, then lower tile index in
-    :data:`sim.tiles.TILES` order, then lower parent index, then line before arm.
+    :data:`core.tiles.TILES` order, then lower parent index, then line before arm.
     """
     points = award(view.layout.total_after(placement))
     accepted = points if view.scores[view.entity] + points <= TARGET_RAW else 0

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from sim.records import FORMAT, iter_record_lines
 from sim.reference import END_DOMINO, Placement, RuleError, Round
-from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, entities_for
+from core.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, entities_for
 from sim.wording import counted
 
 MATCH_KEYS = {"format", "players", "entities", "strategies", "seed", "match", "rounds",

@@ -48,7 +48,7 @@ strategy's key: the digest of everything that decides its play),
 
 What a strategy sees
 --------------------
-Only a sealed :class:`sim.core.state.PlayerView`: its own hand, the layout and
+Only a sealed :class:`core.state.PlayerView`: its own hand, the layout and
 its open connections (with the scoring total), the entity scores, the tiles
 already played, every seat's hand size, the boneyard size, the values each
 seat is known to lack, the candidate placements with the points each would
@@ -65,7 +65,7 @@ Write your own
 ::
 
     import strategies
-    from sim.core.state import CAND_POINTS
+    from core.state import CAND_POINTS
 
     @strategies.strategy(name="edge", parameters={"bonus": (8.0, "raw points per double")},
                          description="Largest award, plus a bonus for doubles.")

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core.jit import kernel
-from sim.tiles import N_TILES
+from core.jit import kernel
+from core.tiles import N_TILES
 from strategies.definition import strategy
 from strategies.linear import N_FEATURES
 from strategies.lookahead import allocating, best_row, deal_boneyard, new_scratch

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import math
 
-from sim.core.bits import lowest_bit_index
-from sim.core.jit import kernel
-from sim.core.rules import list_openings, list_placements
-from sim.core.state import (ACTION_DRAW, ACTION_PLAY, BOARD_NODES, BOARD_OPEN_NODES,
+from core.bits import lowest_bit_index
+from core.jit import kernel
+from core.rules import list_openings, list_placements
+from core.state import (ACTION_DRAW, ACTION_PLAY, BOARD_NODES, BOARD_OPEN_NODES,
     BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_TOTAL, CAND_POINTS, CAND_TILE, H_JOINED, H_KIND,
     H_PARENT, H_POINTS, H_SEAT, H_SIDE, H_TILE)
-from sim.tiles import N_TILES, N_VALUES
+from core.tiles import N_TILES, N_VALUES
 from strategies.lookahead import ALL_TILES, place_candidate
 
 MAX_CHOICES = 32

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from sim.checks import check_finite
-from sim.core.jit import strategy_kernel
-from sim.core.state import READS_HISTORY_KEY, SEES_HIDDEN_KEY
+from core.checks import check_finite
+from core.jit import strategy_kernel
+from core.state import READS_HISTORY_KEY, SEES_HIDDEN_KEY
 from strategies.identity import IdentityError, Reach, function_digest
 from strategies.parameters import Parameter
 from strategies.python_view import batch_of_one
@@ -325,9 +325,9 @@ def strategy_key(strategy: Strategy) -> str:
     runs (compiled, Python or a Python batch), and the length of its parameter vector (which
     the view shows it). Parameter *values* are not in it: they reach the
     kernel as data. A compiled strategy that reads the public history
-    (:attr:`Strategy.reads_history`) has :data:`sim.core.state.READS_HISTORY_KEY` in its
+    (:attr:`Strategy.reads_history`) has :data:`core.state.READS_HISTORY_KEY` in its
     key: the engine keeps the history for its table. A ``sees_hidden`` strategy's key ends in
-    :data:`sim.core.state.SEES_HIDDEN_KEY`: only its slot is handed the hidden
+    :data:`core.state.SEES_HIDDEN_KEY`: only its slot is handed the hidden
     arrays.
 
     Raises

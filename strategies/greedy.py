@@ -3,14 +3,14 @@
 The award of a candidate is the raw points it scores (ruling 3), counted 0 when
 the deciding entity's score plus those points would pass 305 (the event would be
 discarded). Ties go to the heavier tile, then the lower tile index in
-:data:`sim.tiles.TILES` order, then the lower parent placement index, then a
+:data:`core.tiles.TILES` order, then the lower parent placement index, then a
 line side before an arm. The opening counts the points of its tile alone.
 """
 
 from __future__ import annotations
 
-from sim.core.state import CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE, TILE_PIPS
-from sim.tiles import TARGET_RAW
+from core.state import CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE, TILE_PIPS
+from core.tiles import TARGET_RAW
 from strategies.definition import strategy
 
 

@@ -14,8 +14,8 @@ points there) and ``w_pips = pip_weight``, all other weights 0.
 
 from __future__ import annotations
 
-from sim.core.state import CAND_POINTS, CAND_TILE, TILE_PIPS
-from sim.tiles import TARGET_RAW
+from core.state import CAND_POINTS, CAND_TILE, TILE_PIPS
+from core.tiles import TARGET_RAW
 from strategies.lookahead import greedy_prefers
 from strategies.parameters import Parameter
 from strategies.definition import strategy

@@ -47,7 +47,7 @@ LIBRARY_ROOTS = frozenset({"numpy", "numba", "llvmlite", "math", "cmath", "opera
                            "functools", "itertools", "collections", "typing"})
 """Top-level modules whose objects are taken by name: their behaviour is the installed version's."""
 
-PROJECT_ROOTS = frozenset({"sim", "strategies"})
+PROJECT_ROOTS = frozenset({"core", "sim", "strategies"})
 """The project's own packages (compiled code reviewed with the project; never refused as a helper)."""
 
 VIEW_ESCAPES = frozenset({"ctypes", "carray", "farray", "as_strided", "ctypeslib",

@@ -1,7 +1,7 @@
 """What the round's public history reveals about each hidden hand, tile by tile.
 
 Not a strategy: helpers for search strategies (``matchplay``), on the sealed
-view's ``history`` (:data:`sim.core.state.H_SEAT` ...).
+view's ``history`` (:data:`core.state.H_SEAT` ...).
 
 Why more than ``view.lacking``
 ------------------------------
@@ -38,11 +38,11 @@ of the uniform distribution over consistent deals.
 
 from __future__ import annotations
 
-from sim.core.bits import bit_count
-from sim.core.jit import hot_kernel, kernel
-from sim.core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, H_KIND, H_OPEN, H_SEAT,
+from core.bits import bit_count
+from core.jit import hot_kernel, kernel
+from core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, H_KIND, H_OPEN, H_SEAT,
     H_TILE, TILES_MATCHING, VALUE_TILES)
-from sim.tiles import HAND_SIZE, N_TILES, N_VALUES
+from core.tiles import HAND_SIZE, N_TILES, N_VALUES
 from strategies.lookahead import deal_boneyard, draw_hand, start_world
 
 MAX_GROUPS = 15

@@ -6,7 +6,7 @@ calls into this module (:func:`strategies.identity.function_digest`).
 
 Features of a candidate placement
 ---------------------------------
-Computed for the deciding seat from its :class:`sim.core.state.PlayerView` only.
+Computed for the deciding seat from its :class:`core.state.PlayerView` only.
 "Score" is the deciding entity's raw score, the *gap* is ``305 - score`` and
 the *next opponent* is the next seat clockwise (always an opponent, also with
 partnerships). Displayed points are raw / 5.
@@ -77,12 +77,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core.jit import kernel
-from sim.core.state import (CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
+from core.jit import kernel
+from core.state import (CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
     TILE_IS_DOUBLE, TILE_PIPS)
-from sim.core.bits import bit_count, lowest_bit_index
-from sim.core.rules import list_placements, playable_tiles
-from sim.tiles import N_TILES, TARGET_RAW
+from core.bits import bit_count, lowest_bit_index
+from core.rules import list_placements, playable_tiles
+from core.tiles import N_TILES, TARGET_RAW
 from strategies.definition import Strategy, strategy
 from strategies.turns_table import TURNS_TO_FINISH
 from strategies.lookahead import (allocating, best_row, holdable_tiles, load_layout, new_scratch,

@@ -4,13 +4,13 @@ Not a strategy. The engine's cache check follows the compiled functions a strate
 calls into this module (:func:`strategies.identity.function_digest`); the public
 face of these helpers for strategy authors is :mod:`strategies.toolkit`.
 
-Everything here works on a *scratch* :class:`sim.core.state.Workspace` that the
+Everything here works on a *scratch* :class:`core.state.Workspace` that the
 strategy allocates for one decision (:func:`new_scratch`), never on the
 engine's own workspace, and reads the game only through the
-:class:`sim.core.state.PlayerView`. The rule primitives are the engine's own
-(:func:`sim.core.rules.open_layout`, :func:`~sim.core.rules.place_tile`,
-:func:`~sim.core.rules.list_placements`, :func:`~sim.core.rules.list_openings`,
-:func:`~sim.core.rules.placement_points`, :func:`~sim.core.rules.round5`), so a
+:class:`core.state.PlayerView`. The rule primitives are the engine's own
+(:func:`core.rules.open_layout`, :func:`~core.rules.place_tile`,
+:func:`~core.rules.list_placements`, :func:`~core.rules.list_openings`,
+:func:`~core.rules.placement_points`, :func:`~core.rules.round5`), so a
 lookahead cannot drift from the rules of placement and scoring.
 
 Pieces
@@ -29,9 +29,9 @@ Pieces
 :func:`continue_round`
     A quiet round loop from the current scratch state to the round's end,
     every seat playing ``greedy`` (or its doubles variant). It drives the
-    engine's own turn driver (:mod:`sim.core.turns`: draws, passes, placements
+    engine's own turn driver (:mod:`core.turns`: draws, passes, placements
     with their score events and domino settlement, the blocked settlement) with
-    an empty trace (:func:`~sim.core.step.quiet_trace`), so score events, overshoot discards,
+    an empty trace (:func:`~core.step.quiet_trace`), so score events, overshoot discards,
     domino and blocked settlement are the engine's (rulings 5, 6 and 8-12); the
     scratch keeps no public history (its ``BOARD_KEEP_HISTORY`` is 0).
     ``tests/strategies/test_lookahead.py`` checks it reproduces the engine
@@ -43,7 +43,7 @@ The engine's kernels are compiled without Numba's reference counting and
 cannot allocate. A lookahead strategy's ``choose`` (a ``hot_kernel``) calls a
 function compiled with ``njit(cache=True, _nrt=True)`` (:data:`allocating`)
 that allocates the scratch with :func:`new_scratch` (about 35 kB, a few
-microseconds) and hands it to a non-allocating :data:`sim.core.jit.kernel` that does
+microseconds) and hands it to a non-allocating :data:`core.jit.kernel` that does
 the work. The scratch holds nothing from earlier decisions that the strategy
 reads: every field a lookahead uses is written from the view first.
 """
@@ -53,17 +53,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.jit import ALLOCATING_OPTIONS, KERNEL_OPTIONS, hot_kernel, kernel
-from sim.core.state import (BOARD_DECISION_COUNT, BOARD_ERROR, BOARD_NODES, BOARD_OPEN_NODES,
+from core.jit import ALLOCATING_OPTIONS, KERNEL_OPTIONS, hot_kernel, kernel
+from core.state import (BOARD_DECISION_COUNT, BOARD_ERROR, BOARD_NODES, BOARD_OPEN_NODES,
     BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_TOTAL, BOARD_TURN_SEAT, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE,
     END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, ENTITY_OF_SEAT, NODE_FIELDS, NO_PARENT,
     N_ENTITIES, TILES_MATCHING, TILE_IS_DOUBLE, TILE_PIPS, PlayerView, new_workspace)
-from sim.core.bits import bit_count, lowest_bit_index
-from sim.core.rules import open_layout, place_tile
-from sim.core.rng import next_below
-from sim.core.step import quiet_trace
-from sim.core.turns import advance, set_turn, start_turns
-from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
+from core.bits import bit_count, lowest_bit_index
+from core.rules import open_layout, place_tile
+from core.rng import next_below
+from core.step import quiet_trace
+from core.turns import advance, set_turn, start_turns
+from core.tiles import N_TILES, N_VALUES, TARGET_RAW
 from strategies.greedy import greedy as greedy_strategy
 
 greedy_choose = greedy_strategy.choose
@@ -89,7 +89,7 @@ assert KERNEL_OPTIONS["_nrt"] is False  # the engine kernels stay allocation-fre
 
 @njit(cache=True, _nrt=True)
 def new_scratch():
-    """A fresh :class:`sim.core.state.Workspace` for one decision's lookahead."""
+    """A fresh :class:`core.state.Workspace` for one decision's lookahead."""
     return new_workspace()
 
 
@@ -458,7 +458,7 @@ def finish_round(ws, players, seat, next_draw, tie_seat, tile, parent, side, joi
 
     Notes
     -----
-    The round is carried by the core's turn driver (:mod:`sim.core.turns`), as the engine's is:
+    The round is carried by the core's turn driver (:mod:`core.turns`), as the engine's is:
     one decision site here, the playout policy's.
     """
     entity_of_seat = ENTITY_OF_SEAT[players, :players]

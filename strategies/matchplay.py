@@ -97,9 +97,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core.jit import kernel
-from sim.core.state import END_DOMINO, N_ENTITIES
-from sim.tiles import N_TILES, TARGET_RAW
+from core.jit import kernel
+from core.state import END_DOMINO, N_ENTITIES
+from core.tiles import N_TILES, TARGET_RAW
 from strategies.choice_model import MAX_CHOICES, choice_factors, past_choices, world_weight
 from strategies.definition import strategy
 from strategies.inference import MAX_GROUPS, hand_groups, sample_grouped_world

@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.core import state as K
+from core import state as K
 from strategies import pimc, winprob_table
 from strategies.catalogue import resolve
 from strategies.matchplay import TABLE_ROW
@@ -54,7 +54,7 @@ def move_values(view, worlds: int, node_limit: int, rng: np.ndarray) -> MoveValu
         Sampled worlds, turns searched per world (a world not solved within them is valued by
         one playout per placement).
     rng : uint64[2]
-        The stream the worlds are drawn from (:func:`sim.core.rng.decision_state`); drawn from.
+        The stream the worlds are drawn from (:func:`core.rng.decision_state`); drawn from.
 
     Returns
     -------

@@ -10,10 +10,10 @@ A *world* is a full deal of the round in play: every hand, the boneyard in draw 
 layout and the scores. In a world every forced draw is known (the next tile of the boneyard), so
 the rest of the round is a deterministic game of perfect information whose only moves are the
 choices among two or more legal placements (a single legal placement, a draw and a pass are no
-branch). The solver drives the engine's turn driver (:mod:`sim.core.turns`: a turn's draws or
-pass, :func:`~sim.core.turns.take_turn`; the blocked end, :func:`~sim.core.turns.blocked_now`)
-and step core (:func:`~sim.core.step.place`, with :func:`~sim.core.step.quiet_trace`), and takes
-placements back with the core's inverse (:func:`~sim.core.step.take_back`), so score events,
+branch). The solver drives the engine's turn driver (:mod:`core.turns`: a turn's draws or
+pass, :func:`~core.turns.take_turn`; the blocked end, :func:`~core.turns.blocked_now`)
+and step core (:func:`~core.step.place`, with :func:`~core.step.quiet_trace`), and takes
+placements back with the core's inverse (:func:`~core.step.take_back`), so score events,
 exact-61 discards, the domino and the blocked settlements are the engine's own (rulings 5-13),
 in the engine's turn order: after every turn a domino or an exact 305 ends the round, and with
 the boneyard empty and no hand able to play it is blocked at once.
@@ -71,17 +71,17 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.core.jit import hot_kernel, kernel
-from sim.core.rng import mix64
-from sim.core.state import (BOARD_KEEP_HISTORY, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
+from core.jit import hot_kernel, kernel
+from core.rng import mix64
+from core.state import (BOARD_KEEP_HISTORY, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
     BOARD_PLAYED, BOARD_TOTAL, CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE,
     CAND_TILE, END_NONE, MAX_ACTIONS_PER_ROUND, MAX_CANDIDATES, MAX_ENTITIES,
     MAX_PLAYERS, NODE_ARMS_OPEN, NODE_FIELDS, NODE_LINE_OPEN, NODE_TILE, NO_PARENT, TILE_PIPS,
     new_workspace)
-from sim.core.step import (KEPT_FIELDS, KEPT_HANDS, KEPT_SCORES, copy_position, keep_hands,
+from core.step import (KEPT_FIELDS, KEPT_HANDS, KEPT_SCORES, copy_position, keep_hands,
     keep_position, place, quiet_trace, restore_hands, take_back)
-from sim.core.turns import blocked_now, take_turn
-from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
+from core.turns import blocked_now, take_turn
+from core.tiles import N_TILES, N_VALUES, TARGET_RAW
 from strategies.lookahead import allocating, continue_round
 from strategies.matchplay import outcome_value
 
@@ -120,7 +120,7 @@ moves : int64[MOVE_STACK, MOVE_FIELDS]
     ``MOVE_ORDER`` (the ordering key).
 saved : int64[SAVED_ROWS, KEPT_FIELDS]
     The root's state (row 0), then per frame the state its turn started from and the state
-    after its draws (snapshot rows of :func:`sim.core.step.keep_position`, ``KEPT_*`` columns).
+    after its draws (snapshot rows of :func:`core.step.keep_position`, ``KEPT_*`` columns).
 keys : uint64[MAX_FRAMES, KEY_WORDS]
     Per frame, the key of its state (:func:`state_words`).
 frames : int64[MAX_FRAMES, FRAME_FIELDS]; bounds : float64[MAX_FRAMES, BOUND_FIELDS]

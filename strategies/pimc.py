@@ -71,8 +71,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core.jit import kernel
-from sim.tiles import N_TILES
+from core.jit import kernel
+from core.tiles import N_TILES
 from strategies.choice_model import MAX_CHOICES, world_weight
 from strategies.definition import strategy
 from strategies.inference import MAX_GROUPS, sample_grouped_world

@@ -1,6 +1,6 @@
 """The view a Python strategy (``compiled=False``) receives: :class:`PythonView`.
 
-It has the fields of the compiled :class:`sim.core.state.PlayerView`, with the
+It has the fields of the compiled :class:`core.state.PlayerView`, with the
 same meaning, shapes and candidate order, so one function body can run either
 way. Every array is read-only, except ``rng``: the seat's own decision stream
 ``[key, counter]``, which the strategy may advance with
@@ -18,7 +18,7 @@ import numpy as np
 
 
 class PythonView(NamedTuple):
-    """What a Python strategy may know when it chooses (see :class:`sim.core.state.PlayerView`).
+    """What a Python strategy may know when it chooses (see :class:`core.state.PlayerView`).
 
     Attributes
     ----------

@@ -7,7 +7,7 @@ double), using the seat's decision stream.
 
 from __future__ import annotations
 
-from sim.core.rng import next_below
+from core.rng import next_below
 from strategies.definition import strategy
 
 

@@ -45,9 +45,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core.jit import kernel
-from sim.core.state import N_ENTITIES
-from sim.tiles import TARGET_RAW
+from core.jit import kernel
+from core.state import N_ENTITIES
+from core.tiles import TARGET_RAW
 from strategies.lookahead import (allocating, best_row, continue_round, load_layout, new_scratch,
     sample_world)
 from strategies.linear import N_FEATURES, candidate_features

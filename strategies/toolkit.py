@@ -18,7 +18,7 @@ import::
         return best
 
 Nothing here is new logic: the functions are the ones the engine and the
-built-ins run (:mod:`sim.core.state`, :mod:`sim.core.rules`, :mod:`sim.core.rng`,
+built-ins run (:mod:`core.state`, :mod:`core.rules`, :mod:`core.rng`,
 :mod:`strategies.lookahead`, :mod:`strategies.linear`), re-exported or
 wrapped in a line or two, so a strategy written with them cannot drift from
 the rules the engine applies.
@@ -58,7 +58,7 @@ arm), ``CAND_JOINED`` (pip value joined; the low half for an opening) and
 ``CAND_POINTS`` (raw points the placement scores, before the 305 test).
 ``view.nodes`` is int64[n_nodes, NODE_FIELDS] (``NODE_TILE``,
 ``NODE_LINE_OPEN``, ``NODE_VALUE_A``, ``NODE_VALUE_B``, ``NODE_ARMS_OPEN``;
-see :mod:`sim.core.state`).
+see :mod:`core.state`).
 
 Tables: ``TILE_LOW``, ``TILE_HIGH``, ``TILE_PIPS``, ``TILE_IS_DOUBLE`` are
 int64[28] by tile index; ``VALUE_TILES`` int64[7] is the tile set carrying
@@ -117,17 +117,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core import bits
-from sim.core.jit import ALLOCATING_OPTIONS, hot_kernel, kernel, strategy_kernel
-from sim.core.state import (CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE,
+from core import bits
+from core.jit import ALLOCATING_OPTIONS, hot_kernel, kernel, strategy_kernel
+from core.state import (CAND_FIELDS, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE,
     CAND_TILE, END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, NODE_ARMS_OPEN, NODE_FIELDS,
     NODE_LINE_OPEN, NODE_TILE, NODE_VALUE_A, NODE_VALUE_B, NO_PARENT, N_ENTITIES, SIDE_ARM,
     SIDE_LINE, SIDE_NONE, TILES_MATCHING, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW, TILE_PIPS,
     VALUE_TILES)
-from sim.core.rules import hand_pips
-from sim.core.rng import next_below, next_unit
-from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, TILES, tile_index, tile_name
-from sim.core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, HISTORY_FIELDS, H_KIND, H_OPEN,
+from core.rules import hand_pips
+from core.rng import next_below, next_unit
+from core.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW, TILES, tile_index, tile_name
+from core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, HISTORY_FIELDS, H_KIND, H_OPEN,
     H_SEAT, H_TILE)
 from strategies import linear, lookahead
 from strategies.inference import MAX_GROUPS, hand_groups, sample_grouped_world
@@ -203,7 +203,7 @@ def has_tile(tiles, tile):
 
 
 # nth_bit(mask, n): index of the n-th (0-based) set bit (re-exported, *both*).
-# hand_pips(tiles): pip total of a tile set (re-exported from sim.core.rules, *both*).
+# hand_pips(tiles): pip total of a tile set (re-exported from core.rules, *both*).
 
 
 # ---------------------------------------------------------------------------

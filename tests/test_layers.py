@@ -21,7 +21,7 @@ import tomllib
 
 from tests.support.paths import REPO
 
-PACKAGES = ("sim", "strategies", "experiments", "cli")
+PACKAGES = ("core", "sim", "strategies", "experiments", "cli")
 
 OPTIONAL_HEAVY = {"distributed", "dask", "matplotlib", "open_spiel", "pyspiel", "pettingzoo",
                   "nbclient", "nbformat", "fcntl", "cma"}
@@ -55,14 +55,15 @@ def module_name(path) -> str:
 def test_the_layering_contracts_are_kept():
     run = lint_imports(REPO)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "6 kept, 0 broken" in run.stdout, run.stdout
+    assert "7 kept, 0 broken" in run.stdout, run.stdout
 
 
 def test_the_contracts_name_every_layer():
     contracts = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
     layers = next(c for c in contracts if c["type"] == "layers")["layers"]
     assert layers[0] == "cli" and layers[1] == "experiments"
-    assert layers.index("sim.engine") < layers.index("strategies") < layers.index("sim.core")
+    # one folder a layer: every top-level package is a layer of its own, in this order
+    assert layers == ["cli", "experiments", "sim", "strategies", "core"]
     assert {c["type"] for c in contracts} == {"layers", "forbidden", "acyclic_siblings"}
 
 
@@ -89,12 +90,22 @@ def lint_a_broken_copy(directory, added: dict[str, str]) -> subprocess.Completed
 
 @pytest.mark.parametrize("path,line,broken", [
     # the contracts can fail: a copy of the tree whose core imports the command line does
-    ("sim/core/rules.py", "import cli.main  # a lower layer importing the top",
-     "sim.core.rules -> cli.main"),
+    ("core/rules.py", "import cli.main  # a lower layer importing the top",
+     "core.rules -> cli.main"),
+    # a strategy sits below the engine that drives it
+    ("strategies/greedy.py", "import sim.engine.runs  # a strategy importing the engine",
+     "strategies.greedy -> sim.engine.runs"),
+    # inside sim the engine sits below the bridges that drive it
+    ("sim/engine/runs.py", "import sim.bridges.match_codes  # upward inside sim",
+     "sim.engine.runs -> sim.bridges.match_codes"),
+    # the reference shares the pure-Python tile set, never the Numba core
+    ("sim/reference.py", "import core.rules  # the oracle importing the engine's rules",
+     "sim.reference -> core.rules"),
     # inside experiments the layers run one way too: reporting imports no study
     ("experiments/reporting/figures.py", "import experiments.studies.overshoot  # upward",
      "experiments.reporting.figures -> experiments.studies.overshoot"),
-], ids=["core-imports-cli", "reporting-imports-a-study"])
+], ids=["core-imports-cli", "a-strategy-imports-the-engine", "engine-imports-a-bridge",
+        "reference-imports-the-numba-core", "reporting-imports-a-study"])
 def test_importing_an_upper_layer_breaks_the_contract(tmp_path, path, line, broken):
     run = lint_a_broken_copy(tmp_path, {path: line})
     assert broken in run.stdout, run.stdout
@@ -159,7 +170,7 @@ def test_no_private_name_of_another_module(path):
 
 def test_the_private_name_check_finds_each_kind(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text("from sim.engine.batch import _empty\nfrom sim.core import state\n"
+    sample.write_text("from sim.engine.batch import _empty\nfrom core import state\n"
                       "import sim._old\nstate._x\nstate.MAX_PLAYERS\n")
     assert [line.split(":")[0] for line in private_uses(sample, own="sample")] == ["1", "3", "4"]
 
@@ -276,7 +287,7 @@ def test_readme_layout_table_matches_the_tree():
     rows = layout_table()
     for path, job in rows.items():
         assert (REPO / path).exists(), f"README's layout names {path}, which is not in the tree"
-        if path.endswith("/") and path.rstrip("/") in ("sim/core", "sim/engine", "sim/study_kernels",
+        if path.endswith("/") and path.rstrip("/") in ("core", "sim/engine", "sim/study_kernels",
                                                        "sim/scale", "cli"):
             modules = {p.name for p in (REPO / path).glob("*.py") if not p.name.startswith("__")}
             named = set(re.findall(r"`([a-z_]+\.py)`", job))
@@ -289,3 +300,33 @@ def test_readme_layout_table_matches_the_tree():
     listed = set(rows)
     assert folders - listed - {"sim/"} == set(), "a package is missing from README's layout"
     assert top_modules - listed == set(), "a module of sim/ is missing from README's layout"
+
+
+def test_the_cores_old_names_still_import_the_same_objects_with_a_warning():
+    """``sim.core.*``, ``sim.tiles`` and ``sim.checks`` (the names before the rules core moved
+    below the strategies) give the core's own modules and objects, each with one
+    DeprecationWarning; every Numba module of the core is reachable under its old name."""
+    script = """
+import json, warnings
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    import sim.core.state, sim.core.turns, sim.tiles, sim.checks
+    from sim.core import rules
+import core.checks, core.rules, core.state, core.tiles, core.turns
+print(json.dumps({
+    "same": [sim.core.state is core.state, sim.core.turns is core.turns, rules is core.rules,
+             sim.core.state.PlayerView is core.state.PlayerView,
+             sim.tiles.TILES is core.tiles.TILES, sim.checks.check_int is core.checks.check_int],
+    "moved": sorted(sim.core.MOVED),
+    "warnings": sorted(str(w.message).split(" moved")[0] for w in caught
+                       if issubclass(w.category, DeprecationWarning))}))
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["same"] == [True] * 6
+    numba_modules = sorted(p.stem for p in (REPO / "core").glob("*.py")
+                           if p.stem not in ("__init__", "tiles", "checks"))
+    assert report["moved"] == numba_modules
+    assert report["warnings"] == ["sim.checks", "sim.core", "sim.tiles"]

@@ -21,7 +21,7 @@ from experiments.reporting import figures
 from experiments.reporting.figures import new_figure, save_png, stamp, strategy_colour
 from experiments.studies.study_plots import self_play_footer
 from experiments.studies.table_plots import visible_ticks
-from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
+from core.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 
 TARGET_DISPLAYED = TARGET_RAW // RAW_PER_DISPLAYED
 DISPLAYED_UNITS = (f"displayed points (1 displayed = {RAW_PER_DISPLAYED} raw; "

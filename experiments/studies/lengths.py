@@ -77,7 +77,7 @@ from experiments.run_spine import run_study, traced_result
 from experiments.settings import matches_clause
 from experiments.sources import pairs
 from experiments.studies import length_plots, study_plots
-from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
+from core.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 
 NAME = "lengths"
 DEFAULT_MATCHES = 10_000

@@ -109,12 +109,12 @@ from experiments.stats import (
     t_quantile,
     widened_interval,
 )
-from sim.checks import check_int
+from core.checks import check_int
 from sim.engine.spec import check_threads
 from sim.progress import progress_bar
 from sim.study_kernels.openings import (TABLE_ROW, opening_counterfactual, table_half_width,
                                         table_spread)
-from sim.tiles import N_TILES, RAW_PER_DISPLAYED, TARGET_RAW, TILES, entity_count, tile_name
+from core.tiles import N_TILES, RAW_PER_DISPLAYED, TARGET_RAW, TILES, entity_count, tile_name
 from strategies.catalogue import (
     check_distinct_names,
     resolve,

@@ -57,7 +57,7 @@ from experiments.run_spine import run_study, traced_result
 from experiments.settings import matches_clause, strong_sentence
 from experiments.sources import pairs
 from experiments.studies import study_plots
-from sim.tiles import TARGET_RAW, entity_count
+from core.tiles import TARGET_RAW, entity_count
 
 NAME = "overshoot"
 DEFAULT_MATCHES = 10_000

@@ -59,7 +59,7 @@ from experiments.reporting import reports
 from experiments.run_spine import run_study
 from experiments.sources import leader_differential, pairs
 from experiments.studies import study_plots, table_plots
-from sim.tiles import entities_for, entity_count
+from core.tiles import entities_for, entity_count
 
 NAME = "seats"
 DEFAULT_MATCHES = 20_000

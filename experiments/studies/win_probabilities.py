@@ -80,10 +80,10 @@ from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_
 from experiments.run_spine import StudySpec, claim_run, execute, given_spec, study_scale
 from experiments.settings import strategy_settings
 from experiments.stats import chi2_sf, wilson_interval, z_for_level
-from sim.checks import check_int, check_player_counts, check_seed
+from core.checks import check_int, check_player_counts, check_seed
 from sim.files import atomic_write
 from sim.study_kernels import winprob as WP
-from sim.tiles import RAW_PER_DISPLAYED, entities_for
+from core.tiles import RAW_PER_DISPLAYED, entities_for
 from strategies.catalogue import resolve_field
 from strategies.winprob_codes import write_table_file
 

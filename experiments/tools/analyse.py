@@ -58,11 +58,11 @@ from experiments.stats import widened_interval
 from sim.bridges.match_codes import decode_action
 from sim.bridges.pettingzoo_agents import candidate_action
 from sim.bridges.record_replay import replay_decisions
-from sim.core import state as K
-from sim.core.rng import decision_state
+from core import state as K
+from core.rng import decision_state
 from sim.engine.compile_cache import refresh_dispatcher_caches
 from sim.files import atomic_write
-from sim.tiles import TILES
+from core.tiles import TILES
 from sim.wording import counted
 from strategies import pimc, winprob_table
 from strategies.move_values import Z95, move_values, table_error, weighted_interval

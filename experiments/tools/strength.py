@@ -79,7 +79,7 @@ from experiments.reporting.reports import ExperimentResult, figure_caption, fmt_
 from experiments.run_spine import StudySpec, given_spec, run_experiment
 from experiments.settings import seal_of, strategy_settings
 from experiments.stats import mean_interval, paired_contrast, paired_share_interval, proportion
-from sim.checks import check_int, check_player_counts, check_seed
+from core.checks import check_int, check_player_counts, check_seed
 from sim.engine.runs import simulate
 from sim.engine.spec import check_seating, checked_seal_options, hidden_run_options
 from sim.progress import progress_bar
@@ -87,7 +87,7 @@ from sim.scale.options import ScaleOptions
 from sim.scale.runner import run_shards
 from sim.scale.shards import Task, plan
 from sim.scale.store import ShardStore
-from sim.tiles import DEFAULT_MAX_ROUNDS
+from core.tiles import DEFAULT_MAX_ROUNDS
 from strategies.catalogue import families, resolve_field, spec_of
 
 NAME = "strength"

@@ -97,10 +97,10 @@ from experiments.tools.strength import (
     ladder_table,
     strength_job,
 )
-from sim.checks import check_finite, check_int, check_seed
+from core.checks import check_finite, check_int, check_seed
 from sim.files import atomic_write, claim_directory
 from sim.progress import progress_bar
-from sim.tiles import DEFAULT_MAX_ROUNDS
+from core.tiles import DEFAULT_MAX_ROUNDS
 from strategies.catalogue import (
     SESSION_PREFIX,
     resolve,

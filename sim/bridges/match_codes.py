@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from sim.core import state as K
-from sim.tiles import N_TILES, tile_name
+from core import state as K
+from core.tiles import N_TILES, tile_name
 
 CHANCE = -1
 """``current_player()`` at a chance node (OpenSpiel's ``PlayerId.CHANCE``)."""

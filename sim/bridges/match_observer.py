@@ -96,9 +96,9 @@ import numpy as np
 from sim.bridges.match_codes import (CHANCE, SIDES_PER_PARENT, TILE_NAMES, Phase, decode_action,
     hand_text, tiles_of)
 from sim.bridges.observation_arrays import NODE_WIDTH, fill_observation, piece_starts
-from sim.core import state as K
+from core import state as K
 from sim.engine.export import SIDE_NAMES
-from sim.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
+from core.tiles import HAND_SIZE, N_TILES, N_VALUES, TARGET_RAW
 
 N_ACTION_KINDS = 3
 """Public action kinds of the history: ``ACTION_PLAY``, ``ACTION_DRAW``, ``ACTION_PASS``."""

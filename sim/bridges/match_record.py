@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 from sim.bridges.match_codes import tiles_of
-from sim.core import state as K
+from core import state as K
 from sim.engine.export import SIDE_NAMES, event_object
 from sim.engine.frames import END_NAMES
 from sim.records import FORMAT
-from sim.tiles import HAND_SIZE, TILES
+from core.tiles import HAND_SIZE, TILES
 
 TILE_PAIRS = tuple((low, high) for low, high in TILES)
 """``(low, high)`` of each tile index (listed as ``[low, high]`` in a record)."""

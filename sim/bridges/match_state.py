@@ -1,10 +1,10 @@
 """A match of Exact 61 Five Up as a state machine, one action at a time, chance explicit.
 
 :class:`MatchState` is the framework-free core of the bridges (OpenSpiel, PettingZoo, the
-human seat): its rounds are carried by the engine's own turn driver (:mod:`sim.core.turns`,
+human seat): its rounds are carried by the engine's own turn driver (:mod:`core.turns`,
 with a stop before every draw: each draw is a chance node here) between the engine's round
-steps (:func:`~sim.core.step.begin_round`, :func:`~sim.core.step.close_round`,
-:func:`~sim.core.step.count_round`), in the order of the engine's round and match loops
+steps (:func:`~core.step.begin_round`, :func:`~core.step.close_round`,
+:func:`~core.step.count_round`), in the order of the engine's round and match loops
 (rulings 5-15), so every workspace field holds what the engine would hold at the same point:
 hands, hand sizes, lacking values (a seat's lack is noted with its draw, in both), scores, the
 round's and the match's figures, the layout, the round's public ``history`` rows (kept:
@@ -28,7 +28,7 @@ Chance nodes (outcomes uniform):
 * the lot (match start, and after a blocked round, ruling 14): outcome = the leading seat
   ``0..players-1``;
 * the deal: ``HAND_SIZE * players`` nodes, seat 0's five tiles, then seat 1's, ...; outcome =
-  the tile index ``0..27`` (:data:`sim.tiles.TILES` order), uniform over the tiles not dealt;
+  the tile index ``0..27`` (:data:`core.tiles.TILES` order), uniform over the tiles not dealt;
 * a forced draw (ruling 5): outcome = the tile drawn, uniform over the tiles not yet dealt or
   drawn. A seat drawing an unplayable tile meets another draw node while tiles are left.
 
@@ -77,12 +77,12 @@ from sim.bridges.match_observer import (INFORMATION_STATE_OFFSETS, INFORMATION_S
     PUBLIC_INFORMATION_STATE_SHAPE, PUBLIC_OBSERVATION_SHAPE)
 from sim.bridges.match_record import RoundSnapshot, match_record
 from sim.bridges.match_worlds import consistent_deal, deal_hidden, infostate_view
-from sim.core import state as K
-from sim.core.state import Trace, new_workspace
-from sim.core.step import begin_round, close_round, count_round
-from sim.core.turns import advance, advance_draw, set_turn, start_turns, wait_decision
+from core import state as K
+from core.state import Trace, new_workspace
+from core.step import begin_round, close_round, count_round
+from core.turns import advance, advance_draw, set_turn, start_turns, wait_decision
 from sim.engine.python_seats import seat_view
-from sim.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, TARGET_RAW, entities_for
+from core.tiles import DEFAULT_MAX_ROUNDS, HAND_SIZE, N_TILES, TARGET_RAW, entities_for
 
 RETURN_SCALE = TARGET_RAW
 """An unfinished match's utility is a raw score difference divided by this (305)."""

@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from sim.bridges.match_codes import ALL_TILES, tiles_of
-from sim.core import state as K
+from core import state as K
 from sim.engine.python_seats import seat_view
-from sim.tiles import HAND_SIZE, N_TILES
+from core.tiles import HAND_SIZE, N_TILES
 from strategies.inference import MAX_GROUPS, hand_groups, sample_grouped_world
 
 NO_PARAMS = np.zeros((K.MAX_PLAYERS, 1), dtype=np.float64)

@@ -3,7 +3,7 @@
 One implementation of the tensor layout of :mod:`sim.bridges.match_observer` (its pieces and
 their meaning are documented there), used by :class:`sim.bridges.match_state.MatchState`'s
 tensors one state at a time and by :class:`sim.bridges.vector_env.FiveUpVectorEnv` for many
-matches at once. Both read a :class:`sim.core.state.Workspace` and a few scalars that only
+matches at once. Both read a :class:`core.state.Workspace` and a few scalars that only
 the caller knows (its phase, the round's leader, the rounds played, the tiles taken).
 
 ``starts`` (int64[N_PIECES], :func:`piece_starts`) gives the first index in the flat tensor of
@@ -18,10 +18,10 @@ from typing import NamedTuple
 import numpy as np
 
 from sim.bridges.match_codes import JOINED_HALVES, OPENING_ACTIONS, SIDES_PER_PARENT
-from sim.core import state as K
-from sim.core.jit import kernel, linked_kernel
-from sim.core.state import workspace_of
-from sim.tiles import N_TILES, N_VALUES, TARGET_RAW
+from core import state as K
+from core.jit import kernel, linked_kernel
+from core.state import workspace_of
+from core.tiles import N_TILES, N_VALUES, TARGET_RAW
 
 class Piece(NamedTuple):
     """Index of each piece in ``starts``."""
@@ -187,7 +187,7 @@ def observe_decisions(stack, slots, seats, players, n_entities, max_rounds, star
     Parameters
     ----------
     stack : Workspace
-        One workspace per slot (:func:`sim.core.state.new_workspace_stack`).
+        One workspace per slot (:func:`core.state.new_workspace_stack`).
     slots, seats : int64[n]
         The slots to observe and the deciding seat of each.
     players, n_entities, max_rounds : int

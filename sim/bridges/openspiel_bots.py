@@ -60,10 +60,10 @@ import strategies
 from sim.bridges.availability import require
 from sim.bridges.match_codes import encode_action
 from sim.bridges.match_state import MatchState
-from sim.core import rng as R
-from sim.core import state as K
+from core import rng as R
+from core import state as K
 from sim.engine.runs import simulate
-from sim.tiles import TARGET_RAW
+from core.tiles import TARGET_RAW
 from strategies.catalogue import resolve
 from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, SCORE_STEP, TABLE_ROW
 from strategies.parameters import Parameter
@@ -371,7 +371,7 @@ class StrategyBot(pyspiel.Bot):
     player : int
         The seat it plays.
     seed, match : int
-        Its decision stream is :func:`sim.core.rng.decision_state` ``(seed, match, player)``,
+        Its decision stream is :func:`core.rng.decision_state` ``(seed, match, player)``,
         the stream the engine gives that seat in match ``match`` of ``seed``; it continues from
         decision to decision (and from round to round) until :meth:`restart`.
     """

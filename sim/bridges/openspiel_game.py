@@ -5,7 +5,7 @@ A Python game for ``pyspiel``: :class:`Exact61Game` and :class:`Exact61State` wr
 are documented there). Sequential, explicit stochastic chance (the lot, the deal tile by tile,
 every forced draw), imperfect information, zero-sum, terminal rewards, 2 to 4 players.
 
-Parameters: ``players`` (2), ``max_rounds`` (:data:`sim.tiles.DEFAULT_MAX_ROUNDS`, the
+Parameters: ``players`` (2), ``max_rounds`` (:data:`core.tiles.DEFAULT_MAX_ROUNDS`, the
 engine's default), ``one_round`` (False: the game ends when the first round ends). Importing this
 module registers the game with pyspiel, as every OpenSpiel Python game does, so
 ``pyspiel.load_game("exact61_five_up(players=3)")`` works after the import; :func:`register`
@@ -54,9 +54,9 @@ from sim.bridges.match_observer import (
     PUBLIC_OBSERVATION_PIECES,
 )
 from sim.bridges.match_state import MatchState
-from sim.core.state import MAX_PLAYERS
+from core.state import MAX_PLAYERS
 from sim.files import atomic_write
-from sim.tiles import DEFAULT_MAX_ROUNDS
+from core.tiles import DEFAULT_MAX_ROUNDS
 
 pyspiel = require("pyspiel", "openspiel")
 

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from sim.bridges.match_codes import encode_action
-from sim.checks import check_int, check_seed
-from sim.core.state import CAND_JOINED, CAND_PARENT, CAND_SIDE, CAND_TILE
+from core.checks import check_int, check_seed
+from core.state import CAND_JOINED, CAND_PARENT, CAND_SIDE, CAND_TILE
 from strategies.greedy import greedy as greedy_strategy
 
 EPISODE_COLUMNS = ("episode", "agent", "reward", "truncated")

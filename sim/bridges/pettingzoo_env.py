@@ -71,8 +71,8 @@ from sim.bridges.availability import require
 from sim.bridges.match_codes import NUM_ACTIONS
 from sim.bridges.match_observer import OBSERVATION_OFFSETS, OBSERVATION_SHAPE
 from sim.bridges.match_state import MatchState
-from sim.core.state import ARMS_PER_SPINNER, MAX_NODES, NO_ENTITY
-from sim.tiles import (DEFAULT_MAX_ROUNDS, N_TILES, N_VALUES, RAW_PER_DISPLAYED, TARGET_RAW, TILES,
+from core.state import ARMS_PER_SPINNER, MAX_NODES, NO_ENTITY
+from core.tiles import (DEFAULT_MAX_ROUNDS, N_TILES, N_VALUES, RAW_PER_DISPLAYED, TARGET_RAW, TILES,
     entities_for)
 
 pettingzoo = require("pettingzoo", "rl")

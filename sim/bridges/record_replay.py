@@ -15,8 +15,8 @@ from collections import namedtuple
 
 from sim.bridges.match_codes import Phase, decode_action
 from sim.bridges.match_state import MatchState
-from sim.core import state as K
-from sim.tiles import tile_index
+from core import state as K
+from core.tiles import tile_index
 
 SIDE_CODES = {"line": K.SIDE_LINE, "arm": K.SIDE_ARM}
 """A record's ``side`` names as the core's side codes."""

@@ -5,7 +5,7 @@
 the engine's batch kernel (:func:`sim.engine.play.resume_matches`, the kernel that carries
 Python seats): the learning agent holds one seat of each match, the other seats are played
 by any strategy spec (compiled ones inside the kernel, Python ones answered here in a batch).
-Every rule lives in the engine and its turn driver (:mod:`sim.core.turns`), as for every
+Every rule lives in the engine and its turn driver (:mod:`core.turns`), as for every
 other way of playing.
 
 Why Gymnasium's vector API and not a functional (pgx-like) one: the state is the engine's
@@ -70,15 +70,15 @@ from sim.bridges.match_codes import NUM_ACTIONS
 from sim.bridges.match_observer import OBSERVATION_OFFSETS, OBSERVATION_SHAPE
 from sim.bridges.observation_arrays import observe_decisions, piece_starts, rows_of_actions
 from sim.bridges.pettingzoo_env import MASK_DTYPE, observation_bounds
-from sim.checks import check_int, check_players, check_seed
-from sim.core import state as K
-from sim.core.state import new_decision_batch, new_workspace_stack
+from core.checks import check_int, check_players, check_seed
+from core import state as K
+from core.state import new_decision_batch, new_workspace_stack
 from sim.engine.compiled import CompiledRun
 from sim.engine.play import untraced
 from sim.engine.python_seats import answer_batch, read_only_aliases, seat_export, seat_parameters
 from sim.engine.runs import record_answered
 from sim.engine.spec import RunSpec
-from sim.tiles import DEFAULT_MAX_ROUNDS, TARGET_RAW
+from core.tiles import DEFAULT_MAX_ROUNDS, TARGET_RAW
 from strategies.definition import strategy
 
 gymnasium = require("gymnasium", "rl")

@@ -1,11 +1,16 @@
-"""The Numba core: the state contract, the rule primitives and the random streams.
+"""Deprecated alias of :mod:`core` (the rules core moved out of ``sim`` to sit below the
+strategies). ``import sim.core.state`` still gives the module :mod:`core.state` itself, with a
+:class:`DeprecationWarning`; the alias goes in a later release."""
 
-- :mod:`sim.core.state`  every array of the engine's state: names, dtypes, shapes, meaning
-- :mod:`sim.core.rules`  rule primitives over that state (scoring, layout, placements, settlement)
-- :mod:`sim.core.rng`    counter-based random streams (SplitMix64), one-way seat keys
-- :mod:`sim.core.bits`   bit intrinsics over tile and value sets
-- :mod:`sim.core.jit`    the two compilation modes of the kernels
+import importlib
+import sys
+import warnings
 
-It imports nothing above it (only :mod:`sim.tiles`), so strategies build on it
-and the engine's loops drive it.
-"""
+MOVED = ("bits", "jit", "linked_steps", "rng", "rules", "sealed", "state", "step", "turns")
+"""The submodules of :mod:`core` reachable under their old names."""
+
+warnings.warn("sim.core moved to core (import core.state, core.rules, ...); "
+              "the old name goes in a later release", DeprecationWarning, stacklevel=2)
+for name in MOVED:
+    # The same module objects under the old names: a class or constant is the one the engine uses.
+    sys.modules[f"{__name__}.{name}"] = globals()[name] = importlib.import_module(f"core.{name}")

@@ -30,7 +30,7 @@ import math
 from dataclasses import dataclass
 
 from sim.reference import ARM, LINE, Layout, Placement, award
-from sim.tiles import N_VALUES
+from core.tiles import N_VALUES
 
 Direction = tuple[int, int]
 Cell = tuple[int, int]

@@ -50,7 +50,7 @@ from sim.display.layout_geometry import (
     tile_box,
 )
 from sim.display.layout_geometry import SLOT as SLOT_UNITS
-from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW
+from core.tiles import RAW_PER_DISPLAYED, TARGET_RAW
 from sim.wording import counted
 
 Box = tuple[float, float, float, float]

@@ -30,7 +30,7 @@ of the boneyard order enters the states.
 
 from __future__ import annotations
 
-from sim.checks import check_int
+from core.checks import check_int
 from sim.reference import (
     END_BLOCKED,
     END_DOMINO,
@@ -41,7 +41,7 @@ from sim.reference import (
     pips,
     round5,
 )
-from sim.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
+from core.tiles import RAW_PER_DISPLAYED, TARGET_RAW, entity_count
 from sim.verify import verify_record
 from sim.wording import counted
 

@@ -15,7 +15,7 @@ Modules, from the kernels up:
 - :mod:`sim.engine.export`         results as exact61-record/1 records
 - :mod:`sim.engine.runs`           :func:`simulate`, :func:`simulate_rounds`, :func:`record`
 
-The state the kernels share is described once, in :mod:`sim.core.state`.
+The state the kernels share is described once, in :mod:`core.state`.
 """
 
 from __future__ import annotations

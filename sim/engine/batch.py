@@ -20,13 +20,13 @@ import time
 import numba
 import numpy as np
 
-from sim.core.state import (ACTION_FIELDS, ANSWER_FIELDS, BOARD_DECIDING, BOARD_DECISION_SEAT,
+from core.state import (ACTION_FIELDS, ANSWER_FIELDS, BOARD_DECIDING, BOARD_DECISION_SEAT,
     BOARD_ERROR, BOARD_ERROR_COUNT, BOARD_ERROR_ROW, BOARD_ERROR_SEAT, EVENT_FIELDS, M_ACTIONS,
     M_ERROR, M_EVENTS, M_ROUNDS, MATCH_FIELDS, MAX_ENTITIES, ROUND_FIELDS, new_workspace)
 from sim.engine.compiled import CompiledRun
 from sim.engine.play import RAISED_ERROR, UNANSWERED_ERROR
 from sim.engine.python_seats import StrategyFailure, answers_for, match_answers
-from sim.tiles import N_TILES
+from core.tiles import N_TILES
 
 BLOCKS_PER_THREAD = 8
 """Row blocks per thread and kernel call, for load balance (results do not depend on it)."""

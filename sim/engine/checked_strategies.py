@@ -3,7 +3,7 @@
 A built-in strategy's ``choose`` is inlined into the engine's turn loop (the
 project reviews its code). Any other compiled strategy (a user's file,
 module, notebook cell; an example; a test's spy) is compiled on its own
-(:data:`sim.core.jit.CHECKED_OPTIONS`: Numba's bounds checking, no reference
+(:data:`core.jit.CHECKED_OPTIONS`: Numba's bounds checking, no reference
 counting, no inlining) and called from the engine. So:
 
 * an index past any end of any view array (negative or not) raises
@@ -33,8 +33,8 @@ import numba
 from numba import types
 from numba.core.errors import NumbaError
 
-from sim.core.jit import CHECKED_OPTIONS
-from sim.core.state import player_view_type
+from core.jit import CHECKED_OPTIONS
+from core.state import player_view_type
 from strategies.definition import Strategy, StrategyError
 from strategies.identity import (Reach, function_digest, is_inlined, is_library, is_project_module,
     references)

@@ -2,7 +2,7 @@
 
 Numba checks only the source file of a cached function itself, but a kernel's
 machine code includes the functions it calls from other files: a rule
-primitive changed in :mod:`sim.core.rules` would leave a stale cached kernel
+primitive changed in :mod:`core.rules` would leave a stale cached kernel
 in a module that inlines it. A digest of every file such a kernel depends on
 (the module and every project module it imports:
 :func:`sim.engine.compiled_sources.compiled_modules`, the derivation that also
@@ -140,7 +140,7 @@ def refresh_linked_caches(template) -> None:
 
     A set's copy of a template kernel is compiled with the set and keyed by the
     sources' digest, but the step functions it calls are compiled once, on their
-    own, and cached by Numba beside their files (:mod:`sim.core.linked_steps`,
+    own, and cached by Numba beside their files (:mod:`core.linked_steps`,
     ``linked_kernel``): a rule changed in a file they inline would otherwise be
     linked into the next set from a stale cache.
     """

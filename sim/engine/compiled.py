@@ -20,7 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
-from sim.core.state import EXTERNAL_SEAT
+from core.state import EXTERNAL_SEAT
 from sim.engine.checked_strategies import compile_checked
 from sim.engine.compile_cache import refresh_strategy_caches
 from sim.engine.kernel_sets import BATCH_KERNEL, ENTRY_KERNELS, EngineSet, cached_superset, engine_for

@@ -10,11 +10,11 @@ with the rules reference.
 
 from __future__ import annotations
 
-from sim.core import state as K
+from core import state as K
 from sim.engine.frames import END_NAMES
 from sim.engine.spec import RunSpec
 from sim.records import FORMAT
-from sim.tiles import HAND_SIZE, TILES
+from core.tiles import HAND_SIZE, TILES
 
 SIDE_NAMES = {K.SIDE_NONE: None, K.SIDE_LINE: "line", K.SIDE_ARM: "arm"}
 """Placement sides as records name them."""

@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from sim.core import state as K
+from core import state as K
 from sim.engine.spec import RunSpec
-from sim.tiles import N_TILES, tile_name
+from core.tiles import N_TILES, tile_name
 
 END_NAMES = {K.END_DOMINO: "domino", K.END_BLOCKED: "blocked", K.END_TARGET: "target"}
 """Round end kinds as the frames and records name them."""

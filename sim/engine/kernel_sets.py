@@ -12,7 +12,7 @@ engine:
    ``<kernel dir>/engine_<digest>.py``: a ``choose_placement`` that calls
    ``strategy_<slot>(view)`` by slot, ``slot_sees_hidden`` naming the
    slots of ``sees_hidden`` audit strategies (their code keys end in
-   :data:`sim.core.state.SEES_HIDDEN_KEY`), the only views the engine fills
+   :data:`core.state.SEES_HIDDEN_KEY`), the only views the engine fills
    with every hand and the boneyard order, and ``slot_parameters``, each
    slot's parameter count (its ``view.params`` is cut to it). ``<digest>``
    covers the engine's source files (:func:`sim.engine.compiled_sources.engine_modules`,
@@ -50,7 +50,7 @@ cache: a larger set's compile is no shorter than the run's own.
 
 The first compile of a set takes 10-15 s for two light strategies (more with
 heavier ones): the steps its loops call are compiled once for every set
-(:mod:`sim.core.linked_steps`, their caches kept fresh by
+(:mod:`core.linked_steps`, their caches kept fresh by
 :func:`sim.engine.compile_cache.refresh_linked_caches`), the set compiles its
 loops and its strategies. Afterwards a new process loads it from the cache in
 about a second. The
@@ -77,7 +77,7 @@ from pathlib import Path
 
 import numba
 
-from sim.core.state import READS_HISTORY_KEY, SEES_HIDDEN_KEY
+from core.state import READS_HISTORY_KEY, SEES_HIDDEN_KEY
 from sim.engine.compile_cache import refresh_linked_caches
 from sim.engine.compiled_sources import ENGINE_TEMPLATES, compiled_modules, engine_modules, sources_digest
 from sim.files import atomic_write
@@ -262,8 +262,8 @@ def _dispatch_source(names: Sequence[str], code_keys: Sequence[str], modules: Se
         "Slots: " + ", ".join(f"{slot} {name}" for slot, name in enumerate(names)),
         '"""',
         "",
-        "from sim.core.jit import hot_kernel",
-        "from sim.core.state import INVALID_CHOICE",
+        "from core.jit import hot_kernel",
+        "from core.state import INVALID_CHOICE",
         "",
         f"ENGINE_SOURCES = {_engine_sources_digest()!r}",
         f"CODE_KEYS = {tuple(code_keys)!r}",

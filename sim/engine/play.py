@@ -1,13 +1,13 @@
 """Round, match and batch loops of the Numba engine.
 
-The state these loops mutate is described in :mod:`sim.core.state` (the state
+The state these loops mutate is described in :mod:`core.state` (the state
 contract); this module applies the turn, settlement and event rules to it and
 fills the caller's preallocated result arrays.
 
 Strategies are handed in, never imported
 ----------------------------------------
 This module is a *template*: its kernels reach strategies only through
-:func:`choose_placement` (``slot``, :class:`sim.core.state.PlayerView`), a
+:func:`choose_placement` (``slot``, :class:`core.state.PlayerView`), a
 placeholder here. :mod:`sim.engine.kernel_sets` compiles a copy of the kernels for
 each set of strategy functions, with ``choose_placement`` calling those
 functions by slot (``seat_strategy[seat]`` is the seat's slot), and caches it
@@ -19,7 +19,7 @@ stops at that decision (``BOARD_SUSPENDED``) so that Python can make it
 Result arrays (filled by :func:`simulate_batch`)
 ------------------------------------------------
 ``match_stats`` : int32[n, MATCH_FIELDS]
-    Row ``i`` = match ``first_match + i``; columns ``M_*`` of :mod:`sim.core.state`.
+    Row ``i`` = match ``first_match + i``; columns ``M_*`` of :mod:`core.state`.
 ``match_scores`` : int32[n, MAX_ENTITIES]
     Final raw score per entity (unused entities 0).
 ``round_offsets`` : int64[n + 1] or int64[0]
@@ -45,14 +45,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.jit import hot_kernel, kernel, linked_kernel
-from sim.core.linked_steps import begin_round, close_round, count_round, reset_match
-from sim.core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, below,
+from core.jit import hot_kernel, kernel, linked_kernel
+from core.linked_steps import begin_round, close_round, count_round, reset_match
+from core.rng import (DEAL_WORDS_PER_ROUND, LOT_WORD, SEAT_SALT, STREAM_DEAL, below,
     match_decision_key, one_way, seat_decision_key, secret_key, shuffle_round_deal, stream_key,
     word_at)
-from sim.core.sealed import read_only
-from sim.core.turns import advance, start_turns
-from sim.core.state import (ACTION_FIELDS, ANSWER_CHOICE, ANSWER_RNG_COUNTER, BOARD_DECIDING,
+from core.sealed import read_only
+from core.turns import advance, start_turns
+from core.state import (ACTION_FIELDS, ANSWER_CHOICE, ANSWER_RNG_COUNTER, BOARD_DECIDING,
     BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT, BOARD_ERROR, BOARD_ERROR_COUNT, BOARD_ERROR_ROW,
     BOARD_ERROR_SEAT, BOARD_HISTORY, BOARD_KEEP_HISTORY, BOARD_LEADER, BOARD_NEXT_DRAW, BOARD_NODES,
     BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_ROUND, BOARD_SUSPENDED, BOARD_TOTAL,
@@ -63,7 +63,7 @@ from sim.core.state import (ACTION_FIELDS, ANSWER_CHOICE, ANSWER_RNG_COUNTER, BO
     DECISION_OPEN_VALUES, DECISION_PLAYED, DECISION_SEAT, DECISION_SLOT, DECISION_TOTAL,
     EXPORT_HISTORY, EXPORT_SEAT,
     SLOT_DECIDING, SLOT_FINISHED, SLOT_IDLE, Trace, new_workspace, workspace_of)
-from sim.tiles import HAND_SIZE, N_TILES
+from core.tiles import HAND_SIZE, N_TILES
 
 
 @njit(cache=True)
@@ -149,7 +149,7 @@ def seat_view(ws, seat, players, entity_of_seat, params, n_candidates, boneyard_
               shown_boneyard):
     """The sealed :class:`PlayerView` of ``seat``'s decision in hand (see its docstring).
 
-    Every array is read-only (:func:`sim.core.sealed.read_only`) except the
+    Every array is read-only (:func:`core.sealed.read_only`) except the
     seat's own stream ``ws.rng[seat]``; the layout, open-node, candidate and
     history arrays are cut to their rows in play (rows past them hold earlier
     decisions', rounds' or matches' data); ``params`` is the seat's own row,
@@ -231,7 +231,7 @@ def _decide(ws, trace, seat, players, entity_of_seat, seat_strategy, seat_params
 def start_seat_streams(ws, players, key, secret):
     """Give every seat its own decision stream derived one-way from ``key`` keyed by the run
     ``secret`` (uint64[2], 0: none) (study kernels, whose streams are not a match's;
-    :func:`play_match` uses :func:`sim.core.rng.sealed_decision_key`)."""
+    :func:`play_match` uses :func:`core.rng.sealed_decision_key`)."""
     keyed = secret_key(key, secret)
     for seat in range(players):
         ws.rng[seat, 0] = one_way(keyed, np.uint64(seat + 1) * SEAT_SALT)
@@ -250,7 +250,7 @@ def slot_reads_history(slot):
 @hot_kernel
 def seats_read_history(players, seat_strategy):
     """1 if a seat's strategy reads the public history (a Python seat always may), else 0:
-    the value of ``BOARD_KEEP_HISTORY`` for a round (:mod:`sim.core.step`)."""
+    the value of ``BOARD_KEEP_HISTORY`` for a round (:mod:`core.step`)."""
     for seat in range(players):
         slot = seat_strategy[seat]
         if slot == EXTERNAL_SEAT or slot_reads_history(slot):
@@ -308,7 +308,7 @@ def play_dealt_round(ws, trace, players, entity_of_seat, seat_strategy, seat_par
 @kernel
 def play_round_from(ws, trace, players, entity_of_seat, seat_strategy, seat_params, leader,
                     forced_tile, fresh):
-    """The engine's round: the turn driver (:mod:`sim.core.turns`) from decision to decision, each
+    """The engine's round: the turn driver (:mod:`core.turns`) from decision to decision, each
     decision made by the seat's strategy at the single decision site below (strategies are
     inlined once, not once per kind of turn).
 
@@ -476,7 +476,7 @@ def simulate_batch(
         A match that needs a choice they do not hold gets ``M_ERROR`` =
         ``UNANSWERED_ERROR``.
     secret : uint64[2]
-        The run secret keying the decision streams (:data:`sim.core.rng.NO_SECRET`: none).
+        The run secret keying the decision streams (:data:`core.rng.NO_SECRET`: none).
 
     Raises
     ------
@@ -526,7 +526,7 @@ def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, 
     Parameters
     ----------
     ws : Workspace
-        Allocated by the caller (:func:`sim.core.state.new_workspace`) and kept from call to
+        Allocated by the caller (:func:`core.state.new_workspace`) and kept from call to
         call of one match; read after the call: the match's figures, or the decision in hand.
     answers : int64[D, ANSWER_FIELDS]
         With ``resume`` false: the Python seats' choices known from the match's start (none
@@ -552,7 +552,7 @@ def resume_match(ws, answers, seed, match, players, seat_strategy, seat_params, 
 @linked_kernel
 def export_decision(ws, batch, row, slot, with_history):
     """Write the decision ``ws`` stopped at (a Python seat's, the match of slot ``slot``) into
-    row ``row`` of ``batch`` (:class:`sim.core.state.DecisionBatch`): its view's scalars and the
+    row ``row`` of ``batch`` (:class:`core.state.DecisionBatch`): its view's scalars and the
     rows of its arrays in use (``history`` only if ``with_history``)."""
     board = ws.board
     fields = batch.decisions[row]
@@ -607,7 +607,7 @@ def resume_matches(workspaces, slot_match, slot_resume, answers, seed, players, 
     Parameters
     ----------
     workspaces : Workspace
-        A stack of one workspace per slot (:func:`sim.core.state.new_workspace_stack`), kept from
+        A stack of one workspace per slot (:func:`core.state.new_workspace_stack`), kept from
         call to call.
     slot_match : int64[W]
         The match each slot plays (-1: none).

@@ -6,7 +6,7 @@ A seat whose strategy is plain Python (``compiled=False``) has the slot
 :func:`answers_for` keeps many matches in flight at once (:data:`IN_FLIGHT`, one workspace
 each): one kernel call (:func:`sim.engine.play.resume_matches`) carries every one of them to
 its next Python decision (or its end) and hands back the batch of their views
-(:class:`sim.core.state.DecisionBatch`); Python asks each waiting seat's strategy, a
+(:class:`core.state.DecisionBatch`); Python asks each waiting seat's strategy, a
 per-view strategy once per view (:class:`strategies.python_view.PythonView`), a batch
 strategy once for all its decisions (:class:`strategies.python_view.BatchView`), checks the
 answers, and the next call goes on from them. Once a match needs no more answers, the
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core import state as K
-from sim.core.state import new_decision_batch, new_workspace, new_workspace_stack
+from core import state as K
+from core.state import new_decision_batch, new_workspace, new_workspace_stack
 from sim.engine.play import untraced
 from sim.engine.sealed_seats import SealedSeat, SealedSeatError
 from strategies.catalogue import reference
@@ -245,7 +245,7 @@ def answer_rows(found: list, first: int, count: int) -> tuple[np.ndarray, np.nda
 
 
 def seat_export(spec) -> np.ndarray:
-    """int64[players]: what each seat's waiting decisions export (``sim.core.state.EXPORT_*``):
+    """int64[players]: what each seat's waiting decisions export (``core.state.EXPORT_*``):
     the history too for every per-view Python seat, as ever, and for a batch strategy only if it
     reads ``history`` or ``n_history``."""
     return np.array([K.EXPORT_VIEW if strategy.batch and not reads_history(strategy)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from sim.engine.batch import chunk_bounds, result_arrays, run_kernel, thread_count, traced_run
-from sim.core.state import ANSWER_FIELDS
+from core.state import ANSWER_FIELDS
 from sim.engine.compiled import CompiledRun
 from sim.engine.export import match_record
 from sim.engine.frames import match_frame, round_frame

@@ -20,11 +20,11 @@ from dataclasses import field as dataclass_field
 import numba
 import numpy as np
 
-from sim.checks import (MAX_SEED, check_finite, check_int, check_players, check_secret, check_seconds,
+from core.checks import (MAX_SEED, check_finite, check_int, check_players, check_secret, check_seconds,
     check_seed, per_seat)
-from sim.core.rng import NO_SECRET
+from core.rng import NO_SECRET
 from sim.engine.kernel_sets import set_order
-from sim.tiles import DEFAULT_MAX_ROUNDS, entities_for, entity_count
+from core.tiles import DEFAULT_MAX_ROUNDS, entities_for, entity_count
 from strategies.catalogue import check_distinct_names, reference, resolve, strategy_entries
 from strategies.definition import Strategy
 

@@ -25,7 +25,7 @@ finished round, from its record.
 
 Strategy seats choose as :class:`sim.bridges.openspiel_bots.StrategyBot` does: the seat's
 sealed view (``MatchState.view`` with the strategy's default parameters), its own decision
-stream :func:`sim.core.rng.decision_state` ``(seed, 0, seat)`` kept from decision to decision,
+stream :func:`core.rng.decision_state` ``(seed, 0, seat)`` kept from decision to decision,
 the strategy's compiled function called from Python (``strategy.choose`` on a
 ``PlayerView``) or its plain Python function; a seat with one legal placement plays it without
 asking. The first Python call of a compiled strategy in a process compiles it for such calls
@@ -43,11 +43,11 @@ import numpy as np
 from sim.bridges.match_codes import Phase, hand_text
 from sim.bridges.match_state import MatchState
 from sim.bridges.pettingzoo_agents import candidate_action
-from sim.core import rng as R
-from sim.core import state as K
+from core import rng as R
+from core import state as K
 from sim.engine.compile_cache import refresh_dispatcher_caches
 from sim.engine.python_seats import StrategyFailure
-from sim.tiles import (
+from core.tiles import (
     DEFAULT_MAX_ROUNDS,
     HAND_SIZE,
     N_TILES,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sim.checks import check_int
+from core.checks import check_int
 from sim.engine.spec import check_threads
 from sim.scale.shards import DEFAULT_SHARD_SIZE
 

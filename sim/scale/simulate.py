@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from sim.checks import check_int
+from core.checks import check_int
 from sim.engine.runs import simulate
 from sim.engine.spec import RunSpec
 from sim.files import canonical
@@ -13,7 +13,7 @@ from sim.scale.aggregates import match_aggregate
 from sim.scale.runner import ShardRun, run_shards
 from sim.scale.shards import DEFAULT_SHARD_SIZE, Task, plan
 from sim.scale.store import ShardStore
-from sim.tiles import DEFAULT_MAX_ROUNDS
+from core.tiles import DEFAULT_MAX_ROUNDS
 from strategies.catalogue import spec_of
 
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.rng import (LOT_WORD, NO_SECRET, STREAM_DEAL, below, shuffle_round_deal, stream_key,
+from core.rng import (LOT_WORD, NO_SECRET, STREAM_DEAL, below, shuffle_round_deal, stream_key,
     word_at)
-from sim.core.state import (ANSWER_FIELDS, BOARD_ERROR, END_BLOCKED, END_DOMINO, ENTITY_OF_SEAT,
+from core.state import (ANSWER_FIELDS, BOARD_ERROR, END_BLOCKED, END_DOMINO, ENTITY_OF_SEAT,
     MAX_ENTITIES, NO_SEAT, R_DOMINOER, R_GAIN, R_OPENING_TILE, R_WINNER, new_workspace)
 from sim.engine.play import play_dealt_round, start_seat_streams, untraced
-from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
+from core.tiles import HAND_SIZE, N_TILES, TARGET_RAW
 
 STRATEGY_DEPENDENT = ("replay_dealt_round", "opening_counterfactual", "rounds_from_states")
 """Kernels that play rounds with strategies: :meth:`sim.engine.kernel_sets.EngineSet.kernels`
@@ -41,7 +41,7 @@ compiles a copy of them for a set of strategies (like :data:`sim.engine.play.STR
 
 STREAM_CF_DEAL = 101
 """Random stream of the counterfactual re-deals of the unseen tiles (distinct
-from the engine's :data:`sim.core.rng.STREAM_DEAL` and ``STREAM_DECISION``)."""
+from the engine's :data:`core.rng.STREAM_DEAL` and ``STREAM_DECISION``)."""
 
 STREAM_CF_DECISION = 102
 """Random stream of the strategies' decisions in counterfactual playouts."""
@@ -96,7 +96,7 @@ def replay_dealt_round(deal, players, seat_strategy, seat_params, leader, forced
 def engine_deal(seed, match, round_index, out):
     """Write the engine's shuffled tiles of a round of ``match`` into ``out`` (int64[28]).
 
-    :func:`sim.core.rng.shuffle_round_deal`, as :func:`sim.engine.play.play_round` deals
+    :func:`core.rng.shuffle_round_deal`, as :func:`sim.engine.play.play_round` deals
     (tests check the two agree): seat ``s`` holds ``out[5s:5s+5]``.
     """
     shuffle_round_deal(stream_key(seed, match, STREAM_DEAL), round_index, out)
@@ -197,7 +197,7 @@ def opening_counterfactual(seed, players, hands, hand_ids, seat_strategy, seat_p
         Set to ``strategy id + 1`` when a strategy returned an invalid choice
         for that hand (as the engine's ``BOARD_ERROR``), else left 0.
     secret : uint64[2]
-        The run secret keying the decision streams (:data:`sim.core.rng.NO_SECRET`: none).
+        The run secret keying the decision streams (:data:`core.rng.NO_SECRET`: none).
     """
     ws, trace, entity_of_seat = round_workspace(players)
     unseen = np.zeros(N_TILES, dtype=np.int64)
@@ -254,7 +254,7 @@ def rounds_from_states(seed, players, seat_strategy, seat_params, row_ids, start
     per call (:func:`sim.engine.batch.run_blocks` runs disjoint row ranges on
     several threads). Row ``i``'s round is a pure function of ``(seed,
     row_ids[i])``, its start state and the strategies: the deal is the
-    engine's shuffle (:func:`sim.core.rng.shuffle_round_deal`, round 0) of
+    engine's shuffle (:func:`core.rng.shuffle_round_deal`, round 0) of
     stream ``stream_key(seed, row_ids[i], STREAM_STATE_DEAL)`` and every seat's
     decision stream derives from ``stream_key(seed, row_ids[i],
     STREAM_STATE_DECISION)`` (:func:`sim.engine.play.start_seat_streams`), so

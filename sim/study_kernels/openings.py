@@ -27,9 +27,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from sim.checks import check_int
-from sim.core import state as K
-from sim.core.rng import stream_key, word_at
+from core.checks import check_int
+from core import state as K
+from core.rng import stream_key, word_at
 from sim.engine.batch import run_blocks, thread_count
 from sim.engine.compile_cache import ensure_fresh
 from sim.engine.compiled import CompiledRun
@@ -37,7 +37,7 @@ from sim.engine.frames import TILE_NAMES
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
 from sim.study_kernels import dealt_rounds as DR
-from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILE_INDEX, entity_count
+from core.tiles import HAND_SIZE, N_TILES, TARGET_RAW, TILE_INDEX, entity_count
 from strategies import winprob_table
 
 __all__ = [
@@ -680,7 +680,7 @@ def replay_round(players: int, strategies, deal, leader: int, scores=None, force
                  rng_key: int = 0, field=None) -> np.ndarray:
     """Play one round from ``deal`` (28 tile indices: hands then boneyard) with the study loop.
 
-    Returns the round's ``round_stats`` (columns ``R_*`` of :mod:`sim.core.state`).
+    Returns the round's ``round_stats`` (columns ``R_*`` of :mod:`core.state`).
     ``rng_key`` seeds the decision stream (counter 0); ``field``, more strategies compiled
     into the same kernel (as in :func:`opening_counterfactual`).
     """

@@ -26,10 +26,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.state import (A_KIND, A_SEAT, ACTION_DRAW, ACTION_PLAY, E_ACCEPTED, E_ACTION,
+from core.state import (A_KIND, A_SEAT, ACTION_DRAW, ACTION_PLAY, E_ACCEPTED, E_ACTION,
     E_ENTITY, E_KIND, E_RAW, ENTITY_OF_SEAT, EVENT_PLACEMENT, MAX_ENTITIES, N_ENTITIES, R_ACTIONS,
     R_EVENTS)
-from sim.tiles import TARGET_RAW
+from core.tiles import TARGET_RAW
 
 ZONE10_LOW = TARGET_RAW - 50
 """Lowest raw score within 10 displayed points of 61 (displayed 51)."""

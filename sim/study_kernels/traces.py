@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from sim.core import state as K
+from core import state as K
 from sim.engine.batch import chunk_bounds, thread_count, traced_run
 from sim.engine.compile_cache import ensure_fresh
 from sim.engine.compiled import CompiledRun

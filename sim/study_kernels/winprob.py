@@ -94,14 +94,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from sim.checks import check_int
-from sim.core import state as K
+from core.checks import check_int
+from core import state as K
 from sim.engine.batch import run_blocks, thread_count
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
 from sim.progress import progress_bar
 from sim.study_kernels import dealt_rounds as DR
-from sim.tiles import DEFAULT_MAX_ROUNDS, RAW_PER_DISPLAYED, TARGET_RAW, entities_for, entity_count
+from core.tiles import DEFAULT_MAX_ROUNDS, RAW_PER_DISPLAYED, TARGET_RAW, entities_for, entity_count
 from strategies.catalogue import strategy_entries
 
 __all__ = [
@@ -283,7 +283,7 @@ class RoundEnds:
     scores : ndarray int64[n, MAX_ENTITIES]
         Raw scores by entity after the round.
     kinds : ndarray int8[n]
-        ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET`` (:mod:`sim.core.state`).
+        ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET`` (:mod:`core.state`).
     dominoers : ndarray int8[n]
         The seat that dominoed, else ``NO_SEAT``.
     next_leaders : ndarray int8[n]

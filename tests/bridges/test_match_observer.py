@@ -19,8 +19,8 @@ from sim.bridges.match_observer import (INFORMATION_STATE_OFFSETS, OBSERVATION_O
     PUBLIC_INFORMATION_STATE_OFFSETS, PUBLIC_OBSERVATION_OFFSETS, PUBLIC_OBSERVATION_SHAPE,
     dealt_mask, own_draws)
 from sim.bridges.match_state import MatchState, Phase
-from sim.core import state as K
-from sim.tiles import N_TILES
+from core import state as K
+from core.tiles import N_TILES
 
 
 def random_step(state: MatchState, rng: random.Random) -> int:

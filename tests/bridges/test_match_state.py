@@ -27,8 +27,8 @@ from sim.bridges.match_state import (
     decode_action,
     encode_action,
 )
-from sim.core import state as K
-from sim.tiles import N_TILES, TARGET_RAW, tile_index
+from core import state as K
+from core.tiles import N_TILES, TARGET_RAW, tile_index
 from sim.verify import verify_record
 
 T = tile_index

@@ -17,8 +17,8 @@ from sim.bridges.match_state import CHANCE, MatchState, decode_action
 from sim.bridges.openspiel_bots import (MatchValueEvaluator, MatchValueISMCTSBot, PlayingISMCTSBot,
     StrategyBot, candidate_actions, round_end_values)
 from sim.bridges.openspiel_game import load_game
-from sim.core import state as K
-from sim.tiles import tile_index
+from core import state as K
+from core.tiles import tile_index
 from sim.verify import verify_record
 from strategies.catalogue import StrategyError
 from strategies.matchplay import LEAD_OTHER, LEAD_OWN

@@ -20,7 +20,7 @@ from sim.bridges.match_state import (
     OBSERVATION_OFFSETS,
     OBSERVATION_SHAPE,
 )
-from sim.tiles import DEFAULT_MAX_ROUNDS
+from core.tiles import DEFAULT_MAX_ROUNDS
 from tests.support.paths import REPO
 
 GOLDEN = REPO / "tests" / "golden" / "openspiel" / "exact61_five_up_2p.txt"

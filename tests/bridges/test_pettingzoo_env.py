@@ -22,9 +22,9 @@ from sim.bridges.pettingzoo_agents import (
     random_masked_policy,
 )
 from sim.bridges.match_record import round_object
-from sim.core.state import CAND_POINTS
+from core.state import CAND_POINTS
 from sim.records import FORMAT
-from sim.tiles import TARGET_RAW, entities_for
+from core.tiles import TARGET_RAW, entities_for
 from sim.verify import Invalid, check_record, verify_record
 
 API_CYCLES = 300

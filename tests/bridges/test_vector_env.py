@@ -14,8 +14,8 @@ from sim.bridges.match_codes import NUM_ACTIONS, OPENING_ACTIONS, decode_action,
 from sim.bridges.observation_arrays import action_code, observe_decisions
 from sim.bridges.record_replay import replay_decisions
 from sim.bridges.vector_env import FiveUpVectorEnv
-from sim.core import state as K
-from sim.tiles import TARGET_RAW
+from core import state as K
+from core.tiles import TARGET_RAW
 from sim.verify import verify_record
 from tests.engine.test_python_seats import PY_GREEDY
 from tests.support.paths import REPO

@@ -22,7 +22,7 @@ import pytest
 from cli.arguments import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from cli.main import main
 from cli.play_command import KEPT_TOGETHER, compile_notice, prompt_text, typed_numbers, wrap_line
-from sim.core.rng import decision_state
+from core.rng import decision_state
 from sim.human.human_game import HumanGame
 from sim.verify import verify_file, verify_record
 from strategies.catalogue import resolve

@@ -22,7 +22,7 @@ import re
 
 import pytest
 
-from sim.core import rng as R
+from core import rng as R
 from tests.support.plugins import call_cli, one_line, run_cli
 
 BROKEN = '''"""Compiled strategies that do not compile (written by test_strategy_errors.py)."""

@@ -7,7 +7,7 @@ with ``K`` the match's intermediate key: unmixing it gave ``K``, hence the
 deal key, every deal and the boneyard order. These tests implement the inverse
 of ``mix64`` (pure Python integers), show that it breaks that old construction,
 and show that the same naive paths from today's keys
-(:func:`sim.core.rng.decision_key`, two feed-forward steps) reach neither ``K``, nor
+(:func:`core.rng.decision_key`, two feed-forward steps) reach neither ``K``, nor
 the deal key, nor the match's decision-stream key, nor another seat's key.
 """
 
@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 import pytest
 
-from sim.core import rng as R
+from core import rng as R
 
 MASK = (1 << 64) - 1
 M1 = int(R.MIX_MULTIPLIER_1)
@@ -34,7 +34,7 @@ FEED_FORWARD_SALT = int(R.FEED_FORWARD_SALT)
 # mix64 and its inverse, in pure Python
 # ---------------------------------------------------------------------------
 def mix(word: int) -> int:
-    """SplitMix64 finaliser (the same function as :func:`sim.core.rng.mix64`)."""
+    """SplitMix64 finaliser (the same function as :func:`core.rng.mix64`)."""
     z = word & MASK
     z = ((z ^ (z >> 30)) * M1) & MASK
     z = ((z ^ (z >> 27)) * M2) & MASK

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.core import state as K
+from core import state as K
 
-from sim.core import rules
-from sim.core import rng
-from sim.tiles import TILES, tile_index
+from core import rules
+from core import rng
+from core.tiles import TILES, tile_index
 
 
 def test_streams_are_pure_functions_of_their_key():

@@ -1,7 +1,7 @@
 """The run secret: under ``sealed=True`` no strategy can find its seed and match from its own key.
 
 A strategy holds its seat's decision key (``view.rng[0]``). Without a secret
-the key is :func:`sim.core.rng.decision_key` ``(seed, match, seat)``, a public
+the key is :func:`core.rng.decision_key` ``(seed, match, seat)``, a public
 function of small numbers: a strategy that knows how keys are made can try
 seeds and matches until one gives its key, and then knows the deal (and every
 hand) of its match. The test plays that attack from a strategy's side, a
@@ -10,10 +10,10 @@ Python strategy that writes down every key it is handed:
 * an ordinary run: the search over seeds 0-15 and matches 0-2,999 finds the
   run's seed and every match (the positive control);
 * a sealed run with a random secret: the same search finds nothing, though
-  its keys are :func:`sim.core.rng.sealed_decision_key` of the same seed and
+  its keys are :func:`core.rng.sealed_decision_key` of the same seed and
   matches (the search with the secret does find them).
 
-Then :func:`sim.core.rng.secret_key`: the zero secret is the identity, other
+Then :func:`core.rng.secret_key`: the zero secret is the identity, other
 secrets give other keys; and the secret keys compiled strategies' streams
 too (a run replays only with its secret).
 """
@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 
 import sim
-from sim.core import rng as R
+from core import rng as R
 from sim.engine.spec import secret_words
 
 SEEDS = 16
@@ -62,7 +62,7 @@ def search(key, seeds, matches, secret):
 
 @numba.njit(cache=False)
 def search_unsealed(key, seeds, matches):
-    """The attack as written against :func:`sim.core.rng.decision_key` itself."""
+    """The attack as written against :func:`core.rng.decision_key` itself."""
     for seed in range(seeds):
         for match in range(matches):
             if R.decision_key(seed, match, 0) == key:

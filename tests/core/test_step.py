@@ -1,4 +1,4 @@
-"""The one step core (sim.core.step): scripted steps with hand-computed results.
+"""The one step core (core.step): scripted steps with hand-computed results.
 
 The engine, the lookahead playouts and MatchState all drive these steps; their
 differential tests (engine vs reference records, lookahead vs engine rounds, the bridges'
@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.core import state as K
-from sim.core import step
-from sim.core.jit import kernel
-from sim.core.state import Trace, new_workspace
-from sim.tiles import TARGET_RAW, TILES
+from core import state as K
+from core import step
+from core.jit import kernel
+from core.state import Trace, new_workspace
+from core.tiles import TARGET_RAW, TILES
 from strategies import strategy, strategy_key
 from strategies.greedy import greedy
 
@@ -51,7 +51,7 @@ def test_an_event_is_target_tested(before, raw, outcome, after):
 
 @kernel
 def event_and_draw_quietly(ws):
-    """apply_event and draw_tile with :func:`sim.core.step.quiet_trace`, inside compiled code
+    """apply_event and draw_tile with :func:`core.step.quiet_trace`, inside compiled code
     (where the drivers use it: a zero-row view returned to Python boxes as its parent array)."""
     quiet = step.quiet_trace(ws)
     outcome = step.apply_event(ws, quiet, 0, K.EVENT_PLACEMENT, 0, 0, 10, 0, 0, 10)

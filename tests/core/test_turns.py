@@ -1,5 +1,5 @@
-"""The one turn driver (sim.core.turns): scripted rounds with hand-computed stops, and the rule
-that nothing outside sim/core takes a turn's steps itself.
+"""The one turn driver (core.turns): scripted rounds with hand-computed stops, and the rule
+that nothing outside core takes a turn's steps itself.
 
 The engine's differential tests (records against the reference), the lookahead tests (playouts
 against the engine's rounds), the solver's (against brute force) and the bridges' (random games
@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sim.core import state as K
-from sim.core import step, turns
-from sim.core.state import Trace, new_workspace
-from sim.tiles import N_TILES, TILES
+from core import state as K
+from core import step, turns
+from core.state import Trace, new_workspace
+from core.tiles import N_TILES, TILES
 from tests.support.paths import REPO
 
 TILE = {pair: index for index, pair in enumerate(TILES)}
@@ -156,7 +156,7 @@ def test_a_placement_taken_back_leaves_the_position_as_it_was():
 
 
 STEP_NAMES = {"draw_tile", "pass_turn", "settle_blocked", "note_lacking", "draw_one", "draw_or_pass"}
-"""A turn's steps: only the core (sim/core) calls them."""
+"""A turn's steps: only the core (core) calls them."""
 
 INDEPENDENT = {"sim/reference.py", "sim/verify.py"}
 """The rules reference and the verifier: the independent oracle, with turn methods of their own."""
@@ -178,7 +178,7 @@ def test_no_module_outside_the_core_takes_a_turns_steps():
     for package in ("sim", "strategies", "experiments", "cli", "examples", "benchmarks"):
         for path in sorted((REPO / package).glob("**/*.py")):
             relative = path.relative_to(REPO).as_posix()
-            if relative.startswith("sim/core/") or relative in INDEPENDENT:
+            if relative.startswith("core/") or relative in INDEPENDENT:
                 continue
             for name, line in called_names(ast.parse(path.read_text(), filename=relative)):
                 if name in STEP_NAMES:

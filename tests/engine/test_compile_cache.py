@@ -1,6 +1,6 @@
 """Freshness of the disk cache of kernels compiled apart (sim/engine/compile_cache.py).
 
-The engine's kernel sets call the step functions apart (:mod:`sim.core.linked_steps`): each is
+The engine's kernel sets call the step functions apart (:mod:`core.linked_steps`): each is
 cached by Numba beside its own file, keyed on that file only, while its machine code holds
 the functions it inlines from other files. These tests edit such a callee between two
 processes sharing one cache and check that the second process plays the edited code.
@@ -18,7 +18,7 @@ import pytest
 from tests.support.paths import REPO
 
 CALLEE = textwrap.dedent('''
-    from sim.core.jit import hot_kernel
+    from core.jit import hot_kernel
 
     @hot_kernel
     def bonus(x):
@@ -26,7 +26,7 @@ CALLEE = textwrap.dedent('''
 ''')
 
 CALLER = textwrap.dedent('''
-    from sim.core.jit import hot_kernel, linked_twin
+    from core.jit import hot_kernel, linked_twin
     from callee_rules import bonus
 
     @hot_kernel

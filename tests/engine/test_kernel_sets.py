@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import strategies
-from sim.core import state as K
+from core import state as K
 from sim.engine import compiled, kernel_sets
 from sim.engine.batch import run_kernel
 from sim.engine.compiled import CompiledRun, announce_compile
@@ -24,7 +24,7 @@ from sim.study_kernels.openings import opening_counterfactual
 from tests.support.paths import REPO
 
 
-ENGINE_FILES = sorted(str(path.relative_to(REPO)) for folder in ("sim/core", "sim/engine")
+ENGINE_FILES = sorted(str(path.relative_to(REPO)) for folder in ("core", "sim/engine")
                       for path in (REPO / folder).glob("*.py"))
 
 STRATEGY_INTERFACE = {"strategies.catalogue", "strategies.definition", "strategies.identity",
@@ -56,7 +56,7 @@ def test_engine_modules_import_no_strategy(relative):
 
 
 def test_engine_files_are_listed():
-    assert "sim/engine/play.py" in ENGINE_FILES and "sim/core/rules.py" in ENGINE_FILES
+    assert "sim/engine/play.py" in ENGINE_FILES and "core/rules.py" in ENGINE_FILES
 
 
 def test_set_order_is_canonical_and_drops_repeats():

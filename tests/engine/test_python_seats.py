@@ -3,7 +3,7 @@
 * the built-ins' own functions run as Python seats play exactly the engine's
   matches (every frame column but the strategy names), for 2, 3 and 4 players,
   match frames and round frames; ``random``'s function draws from the seat's
-  stream in Python (:func:`sim.core.rng.next_below`), so this also checks that the
+  stream in Python (:func:`core.rng.next_below`), so this also checks that the
   engine keeps each Python seat's counter where the strategy left it;
 * records of matches with Python seats verify with the rules reference
   (:func:`sim.verify.verify_record`);
@@ -22,8 +22,8 @@ import pandas as pd
 import pytest
 
 import strategies
-from sim.core import state as K
-from sim.core import rng as R
+from core import state as K
+from core import rng as R
 from sim.engine.python_seats import StrategyFailure
 from sim.verify import verify_record
 

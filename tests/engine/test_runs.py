@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.tiles import TARGET_RAW, tile_name
+from core.tiles import TARGET_RAW, tile_name
 from strategies.catalogue import builtin_names
 
 COUNT_COLUMNS = [

@@ -20,7 +20,7 @@ import pytest
 from experiments.reporting import figures
 from experiments.tools import analyse
 from sim.bridges.record_replay import replay_decisions
-from sim.core.rng import decision_state
+from core.rng import decision_state
 from sim.records import write_records
 from strategies import winprob_table
 from strategies.move_values import move_values

@@ -9,7 +9,7 @@ import pytest
 from experiments.stats import t_quantile
 from experiments.studies import length_plots, lengths
 import sim
-from sim.tiles import TARGET_RAW, entity_count
+from core.tiles import TARGET_RAW, entity_count
 from tests.support.study_runs import SELF_PLAY, traces  # noqa: F401  (a fixture)
 
 

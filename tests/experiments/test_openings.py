@@ -11,8 +11,8 @@ import re
 from experiments.mixed_tables import Table
 from experiments.reporting import figures
 from experiments.studies import opening_leads
-from sim.core import state as K
-from sim.core.rng import secret_key, stream_key, word_at
+from core import state as K
+from core.rng import secret_key, stream_key, word_at
 from sim.engine.spec import RunSpec
 from sim.study_kernels import dealt_rounds as DR
 from sim.study_kernels.openings import (
@@ -27,7 +27,7 @@ from sim.study_kernels.openings import (
     table_half_width,
     win_probability,
 )
-from sim.tiles import HAND_SIZE, TARGET_RAW
+from core.tiles import HAND_SIZE, TARGET_RAW
 from strategies import winprob_table
 from strategies.catalogue import resolve
 from strategies.definition import variant

@@ -27,7 +27,7 @@ from experiments.stats import (
     wilson_interval,
 )
 from experiments.studies import opening_leads, overshoot, seats, settlement, study_plots
-from sim.tiles import N_TILES, TARGET_RAW
+from core.tiles import N_TILES, TARGET_RAW
 from tests.support.study_runs import SELF_PLAY, rounds, traces  # noqa: F401  (fixtures)
 
 

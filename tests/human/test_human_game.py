@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from sim.human.human_game import HUMAN, HumanGame, Layout, Play, seat_strategies
-from sim.core import state as K
-from sim.tiles import TARGET_RAW, tile_index, tile_name
+from core import state as K
+from core.tiles import TARGET_RAW, tile_index, tile_name
 from sim.verify import is_interrupted, verify_record
 
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.reference import play_match
-from sim.tiles import TARGET_RAW, TILES
+from core.tiles import TARGET_RAW, TILES
 from sim.verify import verify_record
 
 strategy_names = st.sampled_from(["random", "greedy"])

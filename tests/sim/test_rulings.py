@@ -22,7 +22,7 @@ from sim.reference import (
     play_match,
     round5,
 )
-from sim.tiles import entities_for
+from core.tiles import entities_for
 from sim.verify import verify_record
 
 

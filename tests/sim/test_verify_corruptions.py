@@ -23,7 +23,7 @@ import pytest
 
 from sim.records import FORMAT
 from sim.reference import Placement, Round, normal, pips, round5
-from sim.tiles import TARGET_RAW
+from core.tiles import TARGET_RAW
 from sim.verify import verify_record
 
 SEED = 61

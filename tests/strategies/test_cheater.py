@@ -19,9 +19,9 @@ import pytest
 
 import sim
 import strategies
-from sim.core import state as K
+from core import state as K
 from sim.engine.spec import RunSpec
-from sim.tiles import N_TILES
+from core.tiles import N_TILES
 from sim.verify import verify_record
 from strategies import perfect_solver as P
 from tests.support.endgames import copy_world, endgames, sealed_view

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from sim.core import state as K
-from sim.tiles import N_TILES, tile_index
+from core import state as K
+from core.tiles import N_TILES, tile_index
 from strategies.choice_model import (MAX_CHOICES, NOT_PLAYABLE, choice_factors, past_choices,
     world_weight)
 from strategies.lookahead import new_scratch

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import strategies
-from sim.core import state as K
+from core import state as K
 from sim import reference
-from sim.tiles import N_TILES, TARGET_RAW, TILES
+from core.tiles import N_TILES, TARGET_RAW, TILES
 from strategies import linear as L
 from strategies.turns_table import TURNS_TO_FINISH
 from strategies.weighted import PRESETS, preset

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core import state as K
-from sim.tiles import N_TILES, tile_index
+from core import state as K
+from core.tiles import N_TILES, tile_index
 from strategies.inference import MAX_GROUPS, hand_groups, sample_grouped_world, tile_values
 from strategies.lookahead import new_scratch
 from tests.support.views import Table, value_set

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.core import rules
-from sim.core import state as K
-from sim.tiles import N_TILES, TILES, tile_index
+from core import rules
+from core import state as K
+from core.tiles import N_TILES, TILES, tile_index
 from strategies import lookahead as L
 from tests.support.views import Table, mask, value_set
 

@@ -7,7 +7,7 @@ import pytest
 
 import sim
 import strategies
-from sim.core import state as K
+from core import state as K
 from strategies.lookahead import new_scratch
 from strategies.matchplay import LEAD_LOT, LEAD_OTHER, LEAD_OWN, TABLE_ROW, outcome_value
 from strategies.winprob_table import WIN_TABLE

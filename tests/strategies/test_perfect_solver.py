@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.core import rules, step
-from sim.core import state as K
-from sim.tiles import N_TILES
+from core import rules, step
+from core import state as K
+from core.tiles import N_TILES
 from strategies import perfect_solver as P
 from strategies.matchplay import outcome_value
 from tests.support.endgames import copy_world, endgames, list_turn

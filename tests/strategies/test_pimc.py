@@ -17,11 +17,11 @@ import pytest
 
 import sim
 import strategies
-from sim.tiles import N_TILES
+from core.tiles import N_TILES
 from sim.verify import verify_record
 from strategies import perfect_solver as P
 from tests.support.endgames import copy_world, endgames, sealed_view
-from sim.core.rng import decision_state
+from core.rng import decision_state
 from tests.support.views import params_for, read_only_view
 
 BUDGET = {"worlds": 3.0, "node_limit": 10.0**9, "exact_below": 28.0, "prior_weight": 0.0, "model_beta": 0.0}

@@ -37,14 +37,14 @@ import pandas as pd
 import pytest
 
 import strategies
-from sim.core import state as K
+from core import state as K
 from sim.engine.compiled import CompiledRun
 from sim.engine.spec import RunSpec
 from sim.study_kernels import dealt_rounds
 from sim.study_kernels.openings import replay_round
-from sim.core import rules
-from sim.core import rng as R
-from sim.tiles import HAND_SIZE, N_TILES, TARGET_RAW
+from core import rules
+from core import rng as R
+from core.tiles import HAND_SIZE, N_TILES, TARGET_RAW
 from tests.support.views import COUNTER_CHECK, PROBE_FIELD, SPY, STALE_CHECK, Table, random_tables
 
 FIELD = PROBE_FIELD
@@ -258,7 +258,7 @@ def test_spy_mid_round_ignores_hidden_tiles(players):
 # The spy in real matches: the engine's view is the one public knowledge gives
 # ---------------------------------------------------------------------------
 def _tile(pair) -> int:
-    from sim.tiles import tile_index
+    from core.tiles import tile_index
 
     return tile_index(*sorted(pair))
 

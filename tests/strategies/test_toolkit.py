@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import strategies
-from sim.core import rng as R
-from sim.tiles import N_TILES, TILES, tile_index
+from core import rng as R
+from core.tiles import N_TILES, TILES, tile_index
 from strategies import toolkit as tk
 from strategies.python_view import PythonView, frozen
 from tests.support.paths import EXAMPLES

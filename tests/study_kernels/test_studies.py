@@ -12,8 +12,8 @@ import pytest
 
 import strategies
 
-from sim.core import state as K
-from sim.core.rng import SEAT_SALT, decision_key, one_way, stream_key, word_at
+from core import state as K
+from core.rng import SEAT_SALT, decision_key, one_way, stream_key, word_at
 from sim.engine.compiled import CompiledRun
 from sim.engine.play import Trace
 from sim.engine.spec import RunSpec
@@ -26,7 +26,7 @@ from sim.study_kernels.openings import (
     sample_hands,
 )
 from sim.study_kernels.traces import trace_events
-from sim.tiles import TARGET_RAW, TILE_INDEX
+from core.tiles import TARGET_RAW, TILE_INDEX
 
 CONFIGS = [(2, "greedy,random"), (3, "random,greedy,random"), (4, "greedy,random")]
 
@@ -255,7 +255,7 @@ def test_counterfactual_playouts_are_rounds_of_the_study_loop(compiled_engine):
 
 
 def test_counterfactual_baseline_and_tables(compiled_engine):
-    from sim.tiles import TILES
+    from core.tiles import TILES
 
     cf = opening_counterfactual(2, "greedy", hands=30, playouts=6, seed=2)
     # greedy opens with the highest-scoring tile, ties to the heavier one

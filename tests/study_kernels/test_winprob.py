@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.core import state as K
-from sim.core.rng import shuffle_round_deal, stream_key
+from core import state as K
+from core.rng import shuffle_round_deal, stream_key
 from sim.study_kernels import dealt_rounds as DR
 from sim.study_kernels import winprob as WP
-from sim.tiles import N_TILES, TARGET_RAW
+from core.tiles import N_TILES, TARGET_RAW
 
 STRATEGIES = {2: "greedy", 3: "greedy,random,greedy", 4: "greedy,random"}
 

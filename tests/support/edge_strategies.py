@@ -2,7 +2,7 @@
 ``five_up_plugin_edge.py`` (:data:`tests.support.plugins.EDGE_SOURCE`) for the command line."""
 
 import strategies
-from sim.core.state import CAND_POINTS
+from core.state import CAND_POINTS
 
 
 @strategies.strategy(name="edge", parameters={"bonus": 8.0},

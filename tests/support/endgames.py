@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim.core import rules, step
-from sim.core import state as K
-from sim.core.rng import STREAM_DEAL, decision_state, shuffle_round_deal, stream_key
-from sim.tiles import HAND_SIZE, N_TILES
+from core import rules, step
+from core import state as K
+from core.rng import STREAM_DEAL, decision_state, shuffle_round_deal, stream_key
+from core.tiles import HAND_SIZE, N_TILES
 from tests.support.views import read_only_view
 
 SCORES = [0, 100, 200, 250, 270, 285, 295, 300]

@@ -1,9 +1,9 @@
 """Hand-built game states and player views for strategy tests.
 
 A :class:`Table` holds a whole state (layout, every hand, boneyard, scores,
-lacking values) in a :class:`sim.core.state.Workspace` built with the engine's
+lacking values) in a :class:`core.state.Workspace` built with the engine's
 own primitives; :meth:`Table.view` builds the sealed
-:class:`sim.core.state.PlayerView` field for field as the engine's ``_decide``
+:class:`core.state.PlayerView` field for field as the engine's ``_decide``
 does (layout, open-node and candidate arrays cut to their rows in play, the
 seat's own decision stream), so a strategy's ``choose`` can be called on it
 from Python.
@@ -34,11 +34,11 @@ import numpy as np
 import strategies
 from strategies import toolkit as tk
 from tests.support.paths import EXAMPLES
-from sim.core import state as K
-from sim.core.bits import bit_count
-from sim.core import rules
-from sim.core import rng as R
-from sim.tiles import HAND_SIZE, N_TILES, TILES, tile_index
+from core import state as K
+from core.bits import bit_count
+from core import rules
+from core import rng as R
+from core.tiles import HAND_SIZE, N_TILES, TILES, tile_index
 
 
 def read_only_view(array: np.ndarray) -> np.ndarray:
@@ -141,7 +141,7 @@ class Table:
         """The seat's sealed PlayerView (candidates listed), as the engine's ``_decide`` builds it.
 
         ``stream`` is ``(seed, match)``: the seat's decision stream is
-        :func:`sim.core.rng.decision_state` ``(seed, match, seat)``.
+        :func:`core.rng.decision_state` ``(seed, match, seat)``.
         """
         ws = self.ws
         count = self.candidates(seat)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from sim.checks import check_int, check_players, check_seed
+from core.checks import check_int, check_players, check_seed
 from sim.engine.spec import check_seal, check_sealable, seal_run_options
 from sim.scale.options import ScaleOptions
 from strategies.catalogue import resolve_field, spec_of

@@ -1,6 +1,6 @@
 """Bit intrinsics over ``int64`` tile and value sets (LLVM ``cttz`` and ``ctpop``).
 
-Tile sets and value sets are ``int64`` bitmasks (:mod:`sim.core.state`); these
+Tile sets and value sets are ``int64`` bitmasks (:mod:`core.state`); these
 two intrinsics are how the rule primitives walk them without a loop over 28
 bits.
 """

@@ -58,8 +58,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from sim.core.jit import hot_kernel, kernel
-from sim.tiles import N_TILES
+from core.jit import hot_kernel, kernel
+from core.tiles import N_TILES
 
 GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 """SplitMix64 increment: 2**64 divided by the golden ratio, made odd."""

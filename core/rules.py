@@ -1,8 +1,8 @@
 """Rule primitives of the Numba engine: scoring, the layout, legal placements, settlements.
 
-Every function is a :data:`sim.core.jit.hot_kernel` (no reference counting,
+Every function is a :data:`core.jit.hot_kernel` (no reference counting,
 inlined into its callers) over the arrays of the state contract
-(:mod:`sim.core.state`). The engine's round loop (:mod:`sim.engine.play`) and
+(:mod:`core.state`). The engine's round loop (:mod:`sim.engine.play`) and
 the strategies' lookahead (:mod:`strategies.lookahead`) apply the rules through
 these functions only, so a playout cannot drift from the engine's rules.
 
@@ -18,14 +18,14 @@ plus the new node: ``2j`` for a double, else its open half.
 
 from __future__ import annotations
 
-from sim.core.bits import lowest_bit_index
-from sim.core.jit import hot_kernel
-from sim.core.state import (ARMS_PER_SPINNER, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
+from core.bits import lowest_bit_index
+from core.jit import hot_kernel
+from core.state import (ARMS_PER_SPINNER, BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES,
     BOARD_PLAYED, BOARD_TOTAL, CAND_JOINED, CAND_PARENT, CAND_POINTS, CAND_SIDE, CAND_TILE, LINE_A,
     LINE_B, NODE_ARMS_OPEN, NODE_LINE_OPEN, NODE_TILE, NODE_VALUE_A, NODE_VALUE_B, NO_PARENT,
     ROUND_TO, SIDE_ARM, SIDE_LINE, SIDE_NONE, TILES_MATCHING, TILE_HIGH, TILE_IS_DOUBLE, TILE_LOW,
     TILE_PIPS, VALUE_TILES)
-from sim.tiles import N_VALUES
+from core.tiles import N_VALUES
 
 
 # ---------------------------------------------------------------------------

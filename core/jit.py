@@ -3,7 +3,7 @@
 ``kernel``
     ``numba.njit`` with the on-disk cache, *without* NRT reference counting
     (``_nrt=False``) and with NumPy's error model. These kernels never allocate
-    (only :func:`sim.core.state.new_workspace` and the batch kernel do), so they
+    (only :func:`core.state.new_workspace` and the batch kernel do), so they
     need no reference counting; with it, Numba adds an atomic increment and
     decrement for every array passed to every call, which made the first
     engine 8x slower. NumPy's error model drops Python's zero-division checks
@@ -17,7 +17,7 @@
 ``linked_kernel``
     ``kernel`` plus Numba's ``forceinline``: compiled (and cached) once, on its
     own, and inlined by LLVM into each caller's machine code. The engine's loops
-    call the steps this way (:mod:`sim.core.linked_steps`): they run as fast as
+    call the steps this way (:mod:`core.linked_steps`): they run as fast as
     inlined at Numba-IR level, and a new kernel set does not type and lower them
     again (a set compiled in 36-45 s before, 12-13 s after).
 
@@ -45,7 +45,7 @@ linked_kernel = njit(forceinline=True, **KERNEL_OPTIONS)
 """Decorator: ``kernel`` typed, lowered and cached once, on its own, and inlined by LLVM into
 its callers' machine code (Numba's ``forceinline``: the ``alwaysinline`` attribute). As fast
 as ``hot_kernel`` in the engine's round loop, but a caller compiled anew (a new kernel set)
-no longer types and lowers the callee again: see :mod:`sim.core.linked_steps`."""
+no longer types and lowers the callee again: see :mod:`core.linked_steps`."""
 
 
 def linked_twin(function):

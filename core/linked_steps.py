@@ -2,20 +2,20 @@
 
 The engine's round loop (:func:`sim.engine.play.play_round_from`) and the match around it are
 compiled once per kernel set, with the set's strategies inlined; the turn driver
-(:mod:`sim.core.turns`) once for all. Had they inlined the steps at Numba-IR level
+(:mod:`core.turns`) once for all. Had they inlined the steps at Numba-IR level
 (``hot_kernel``), each would type and lower them again, once per call site: most of a compile.
-Here each step is a :func:`sim.core.jit.linked_twin`: typed, lowered and cached once, and inlined
+Here each step is a :func:`core.jit.linked_twin`: typed, lowered and cached once, and inlined
 by LLVM into its callers' machine code, so the engine runs as fast as with IR-level inlining.
 
-The functions are the very functions of :mod:`sim.core.step` and :mod:`sim.core.rules` (same
+The functions are the very functions of :mod:`core.step` and :mod:`core.rules` (same
 code, same globals), under the same names; strategies keep calling those modules (inlined into
 the strategy, with its flags).
 """
 
 from __future__ import annotations
 
-from sim.core import rules, step
-from sim.core.jit import linked_twin
+from core import rules, step
+from core.jit import linked_twin
 
 begin_round = linked_twin(step.begin_round)
 close_round = linked_twin(step.close_round)

@@ -2,16 +2,16 @@
 
 The engine's whole mutable state is NumPy arrays and integers; no Python
 object crosses into compiled code. This module names every constant, table
-and array field; :mod:`sim.core.rules` holds the rule primitives that read and
+and array field; :mod:`core.rules` holds the rule primitives that read and
 write them, :mod:`sim.engine.play` the round and match loops that drive those
 primitives, and strategies (package ``strategies``) read the
-:class:`PlayerView` defined here. Like all of :mod:`sim.core` it imports
+:class:`PlayerView` defined here. Like all of :mod:`core` it imports
 nothing above it, so strategies may import it freely.
 
 Integer conventions
 -------------------
 All scratch state is ``int64``. Tile sets are ``int64`` bitmasks over the 28
-tiles (bit ``t`` set = tile ``t`` of :data:`sim.tiles.TILES`); value sets are
+tiles (bit ``t`` set = tile ``t`` of :data:`core.tiles.TILES`); value sets are
 ``int64`` bitmasks over the pip values 0..6. ``int64`` rather than ``uint32``
 because Numba promotes a mix of signed and unsigned integers to ``float64``;
 keeping one signed type avoids silent float arithmetic in bit operations.
@@ -88,7 +88,7 @@ A :class:`Workspace` named tuple holds every mutable array of a match in play.
     ``BOARD_KEEP_HISTORY`` 1 while the steps write ``history`` (0: it stays
     empty, no seated strategy reads it); ``BOARD_ROUND`` and ``BOARD_LEADER``, the
     round; ``BOARD_TURN_SEAT``, ``BOARD_NEXT_DRAW``, ``BOARD_TIE_SEAT`` and
-    ``BOARD_DRAW_STOPS``, the turn driver's position (:mod:`sim.core.turns`: where a
+    ``BOARD_DRAW_STOPS``, the turn driver's position (:mod:`core.turns`: where a
     round goes on from, a suspended match's too).
 ``history`` : int64[MAX_ACTIONS_PER_ROUND, HISTORY_FIELDS]
     The round's public actions in order, rows ``0..board[BOARD_HISTORY]-1``:
@@ -108,7 +108,7 @@ A :class:`Workspace` named tuple holds every mutable array of a match in play.
     ``CAND_POINTS`` (raw points the placement would score, ruling 3).
 ``rng`` : uint64[MAX_PLAYERS, 2]
     Row ``s``: seat ``s``'s own decision stream ``[key, counter]``
-    (:func:`sim.core.rng.decision_key`; one-way from the match key, so a strategy
+    (:func:`core.rng.decision_key`; one-way from the match key, so a strategy
     can compute neither the deal stream nor another seat's draws from it).
 ``round_stats`` : int64[ROUND_FIELDS]
     Figures of the round in play (``R_*`` indices below).
@@ -128,7 +128,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, types
 
-from sim.tiles import N_TILES, N_VALUES, TILES
+from core.tiles import N_TILES, N_VALUES, TILES
 
 # ---------------------------------------------------------------------------
 # Game-size constants
@@ -197,7 +197,7 @@ EVENT_PLACEMENT = 0
 EVENT_DOMINO = 1
 EVENT_BLOCKED = 2
 
-# Event outcomes (:func:`sim.core.step.apply_event`, ruling 8)
+# Event outcomes (:func:`core.step.apply_event`, ruling 8)
 OUTCOME_DISCARDED = 0
 """The event would have passed 305: score unchanged."""
 OUTCOME_ACCEPTED = 1
@@ -234,13 +234,13 @@ BOARD_ERROR_SEAT = 13
 BOARD_ERROR_COUNT = 14
 BOARD_KEEP_HISTORY = 15
 """1: the steps write the public ``history`` (a seated strategy reads it, or a driver shows
-it); 0: they do not (:mod:`sim.core.step`)."""
+it); 0: they do not (:mod:`core.step`)."""
 BOARD_ROUND = 16
 """The round index (where a suspended match resumes: :func:`sim.engine.play.resume_match`)."""
 BOARD_LEADER = 17
 """The round's leader."""
 BOARD_TURN_SEAT = 18
-"""The turn driver (:mod:`sim.core.turns`): the seat in turn (at a decision, the deciding seat;
+"""The turn driver (:mod:`core.turns`): the seat in turn (at a decision, the deciding seat;
 waiting for a draw, the seat that draws)."""
 BOARD_NEXT_DRAW = 19
 """The turn driver: the draw pointer into ``deal`` (the boneyard is ``deal[next_draw:]``)."""
@@ -552,7 +552,7 @@ PlayerView.__doc__ = """What a strategy may know when it chooses a placement.
 
 Sealed:
 
-* every array but ``rng`` is read-only (:func:`sim.core.sealed.read_only`): a
+* every array but ``rng`` is read-only (:func:`core.sealed.read_only`): a
   write is a typing error when the strategy is compiled, never a change to
   the match;
 * the layout, open-node, candidate and history arrays are cut to the rows in
@@ -606,11 +606,11 @@ n_candidates : int64
     Number of distinct legal placements to choose from (always >= 2: a
     single legal placement is played without asking).
 cands : int64[n_candidates, CAND_FIELDS]
-    The candidates, in node order then tile order (:func:`sim.core.rules.list_placements`).
+    The candidates, in node order then tile order (:func:`core.rules.list_placements`).
 params : float64[P]
     This seat's strategy parameters, ``P`` = the strategy's own count, in its order.
 rng : uint64[2]
-    The seat's own decision stream; draw with :func:`sim.core.rng.next_below` /
+    The seat's own decision stream; draw with :func:`core.rng.next_below` /
     ``next_unit``.
 n_history : int64
     Public actions of the round so far.

@@ -1,8 +1,8 @@
 """The one step core: every state change of a round, written once.
 
 Each function here applies one kind of step of a round to a
-:class:`sim.core.state.Workspace` and, when the caller gives room, writes it to a
-:class:`sim.core.state.Trace`: a draw, a pass, a placement (with its score event
+:class:`core.state.Workspace` and, when the caller gives room, writes it to a
+:class:`core.state.Trace`: a draw, a pass, a placement (with its score event
 and, on the last tile, the domino settlement), the blocked settlement, and the
 round's close and count. Three drivers call them in the order of the rules
 (rulings 5-15):
@@ -24,19 +24,19 @@ is 1 (a seated strategy reads it, or a driver shows it: most strategies do not, 
 writing it costs every action eight stores); ``trace.actions`` and ``trace.events``
 while they have room (``ws.cursor`` counts the rows written).
 
-Event outcomes are :data:`sim.core.state.OUTCOME_DISCARDED`,
-:data:`~sim.core.state.OUTCOME_ACCEPTED` and :data:`~sim.core.state.OUTCOME_HIT_TARGET`;
-round ends are the ``END_*`` codes of :mod:`sim.core.state`.
+Event outcomes are :data:`core.state.OUTCOME_DISCARDED`,
+:data:`~core.state.OUTCOME_ACCEPTED` and :data:`~core.state.OUTCOME_HIT_TARGET`;
+round ends are the ``END_*`` codes of :mod:`core.state`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sim.core.jit import hot_kernel
-from sim.core.rules import (blocked_credit, domino_parts, hand_pips, open_layout, place_tile,
+from core.jit import hot_kernel
+from core.rules import (blocked_credit, domino_parts, hand_pips, open_layout, place_tile,
     placement_points, rank_blocked_hands)
-from sim.core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, A_JOINED, A_KIND, A_PARENT,
+from core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, A_JOINED, A_KIND, A_PARENT,
     A_POINTS, A_SEAT, A_SIDE, A_TILE, BOARD_HISTORY, BOARD_KEEP_HISTORY, BOARD_NODES,
     BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_TOTAL, CURSOR_ACTIONS, CURSOR_EVENTS,
     END_BLOCKED, END_DOMINO, END_NONE, END_TARGET, EVENT_BLOCKED, EVENT_DOMINO, EVENT_PLACEMENT,
@@ -52,12 +52,12 @@ from sim.core.state import (ACTION_DRAW, ACTION_PASS, ACTION_PLAY, A_JOINED, A_K
     R_EVENTS_DISCARDED, R_GAIN, R_LEADER, R_OPENING_POINTS, R_OPENING_TILE, R_PASSES, R_PIPS,
     R_PLACEMENTS, R_PLACEMENT_RAW, R_RAW_DISCARDED, R_SCORE, R_SETTLED_BY, R_WINNER,
     SCRATCH_ORDER, SCRATCH_PIPS, SIDE_NONE, Trace)
-from sim.tiles import N_VALUES, TARGET_RAW
+from core.tiles import N_VALUES, TARGET_RAW
 
 
 @hot_kernel
 def quiet_trace(ws):
-    """A :class:`sim.core.state.Trace` with no room (zero-row views of ``ws.cands``, no
+    """A :class:`core.state.Trace` with no room (zero-row views of ``ws.cands``, no
     allocation): the steps write nothing but the workspace (a playout's trace)."""
     empty = ws.cands[:0]
     return Trace(empty, empty, empty, empty, empty)
@@ -390,8 +390,8 @@ KEPT_SCORES = KEPT_SIZES + MAX_PLAYERS
 KEPT_BOARD = KEPT_SCORES + MAX_ENTITIES
 LAYOUT_BOARD = np.array([BOARD_NODES, BOARD_OPEN_NODES, BOARD_OPEN_VALUES, BOARD_PLAYED, BOARD_TOTAL],
                         dtype=np.int64)
-"""The board fields a placement writes (:func:`place`: :func:`sim.core.rules.place_tile`,
-:func:`sim.core.rules.open_layout`)."""
+"""The board fields a placement writes (:func:`place`: :func:`core.rules.place_tile`,
+:func:`core.rules.open_layout`)."""
 KEPT_OPEN_COUNT = KEPT_BOARD + LAYOUT_BOARD.shape[0]
 KEPT_OPEN_NODES = KEPT_OPEN_COUNT + N_VALUES
 KEPT_FIELDS = KEPT_OPEN_NODES + MAX_NODES

@@ -4,11 +4,11 @@ Every consumer of the rules drives rounds with these functions and never calls a
 steps itself: the engine's round loop (:mod:`sim.engine.play`), the playouts of lookahead
 strategies (:mod:`strategies.lookahead`), the perfect-information solver
 (:mod:`strategies.perfect_solver`, which takes its placements back with the step core's
-inverse, :func:`sim.core.step.take_back`), and :class:`sim.bridges.match_state.MatchState` (OpenSpiel, PettingZoo,
+inverse, :func:`core.step.take_back`), and :class:`sim.bridges.match_state.MatchState` (OpenSpiel, PettingZoo,
 the human game). The rules reference (:mod:`sim.reference`) and the verifier stay apart on
 purpose: they are the independent oracle.
 
-The driver's position lives in the workspace's board (:mod:`sim.core.state`):
+The driver's position lives in the workspace's board (:mod:`core.state`):
 
 ``BOARD_TURN_SEAT``
     The seat in turn: at a decision, the deciding seat; waiting for a draw, the seat that draws.
@@ -24,27 +24,27 @@ The driver's position lives in the workspace's board (:mod:`sim.core.state`):
     ``BOARD_DECISION_COUNT`` is 0 while a draw is awaited.
 
 The compiled entries (:func:`advance`, the one the engine's round loop calls; :func:`advance_draw`,
-:func:`take_turn`, :func:`blocked_now`) are linked kernels (:mod:`sim.core.jit`), and so is
-each step they take (:mod:`sim.core.linked_steps`): typed and compiled once, inlined by LLVM into
+:func:`take_turn`, :func:`blocked_now`) are linked kernels (:mod:`core.jit`), and so is
+each step they take (:mod:`core.linked_steps`): typed and compiled once, inlined by LLVM into
 their callers' machine code, so the engine's kernel sets, the playouts and the solver share one
 compile of the driver. The helpers between them are inlined at Numba-IR level: a chain of
 linked functions would be optimised again at each level.
 
 Each entry point returns the round's end kind: ``END_NONE`` while the round waits (a decision,
 or with draw stops a draw), else ``END_DOMINO``, ``END_BLOCKED`` or ``END_TARGET`` (scored and
-settled: :mod:`sim.core.step`).
+settled: :mod:`core.step`).
 """
 
 from __future__ import annotations
 
-from sim.core.jit import hot_kernel, linked_kernel
-from sim.core.linked_steps import (draw_tile, list_openings, list_placements, no_hand_can_play,
+from core.jit import hot_kernel, linked_kernel
+from core.linked_steps import (draw_tile, list_openings, list_placements, no_hand_can_play,
     note_lacking, pass_turn, place, settle_blocked)
-from sim.core.rules import playable_tiles
-from sim.core.state import (BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT,
+from core.rules import playable_tiles
+from core.state import (BOARD_DECISION_BONEYARD, BOARD_DECISION_COUNT, BOARD_DECISION_SEAT,
     BOARD_DRAW_STOPS, BOARD_NEXT_DRAW, BOARD_NODES, BOARD_TIE_SEAT, BOARD_TURN_SEAT, CAND_JOINED,
     CAND_PARENT, CAND_SIDE, CAND_TILE, END_NONE)
-from sim.tiles import N_TILES
+from core.tiles import N_TILES
 
 TURN_STARTS = 0
 """A turn begins: the seat lists its placements (its opening on an empty layout)."""
@@ -76,7 +76,7 @@ def list_turn(ws, seat):
 @hot_kernel
 def draw_one(ws, trace, seat, next_draw):
     """``seat``, without a placement, draws ``ws.deal[next_draw]`` (ruling 5; the boneyard is not
-    empty). Its lack of every open value is public first (:func:`sim.core.step.note_lacking`;
+    empty). Its lack of every open value is public first (:func:`core.step.note_lacking`;
     each draw of a turn notes the same values). Returns the count of the drawn tile's
     placements listed into ``ws.cands`` (0: it draws again, or passes)."""
     note_lacking(ws, seat, N_TILES - next_draw)
@@ -206,7 +206,7 @@ def start_turns(ws, trace, players, entity_of_seat, seat, next_draw, tie_seat, d
     ----------
     ws : Workspace
         Hands, hand sizes, scores and layout as the turn finds them (a dealt round:
-        :func:`sim.core.step.begin_round`, then the hands).
+        :func:`core.step.begin_round`, then the hands).
     trace : Trace
     players : int64
     entity_of_seat : int64[players]
