@@ -28,9 +28,37 @@ instead and called apart (:mod:`sim.engine.checked_strategies`).
 
 from __future__ import annotations
 
+import itertools
+import os
+import secrets
 import types
 
 from numba import njit
+from numba.core.bytecode import FunctionIdentity
+
+
+def process_function_ids(salt: int | None = None):
+    """The unique ids Numba gives the functions this process compiles: ``salt * 2**32 + k``
+    for ``k = 1, 2, ...``, with a random 31-bit ``salt`` (a new one in a forked child).
+
+    Numba names each compiled function and its environment after its module, its name and
+    a counter that starts at 1 in every process. Caches written by two processes can then
+    hold different bodies under one name (a function, or a callee linked into a caller's
+    cache); loaded into one process, a call resolves to the wrong body and segfaults (numba
+    issue 10486).
+    """
+    salt = secrets.randbits(31) if salt is None else salt
+    return itertools.count((salt << 32) + 1)
+
+
+def use_process_function_ids() -> None:
+    """Give Numba :func:`process_function_ids` for this process and for every fork of it."""
+    FunctionIdentity._unique_ids = process_function_ids()  # noqa: SLF001 - no public hook
+
+
+# Before any kernel compiles: every module that defines one imports this module.
+use_process_function_ids()
+os.register_at_fork(after_in_child=use_process_function_ids)
 
 KERNEL_OPTIONS = {"cache": True, "_nrt": False, "error_model": "numpy"}
 """Options shared by every non-allocating engine kernel."""

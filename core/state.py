@@ -128,6 +128,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, types
 
+from core.jit import hot_kernel
 from core.tiles import N_TILES, N_VALUES, TILES
 
 # ---------------------------------------------------------------------------
@@ -710,7 +711,7 @@ def new_workspace_stack(count: int) -> Workspace:
     return Workspace(*[np.zeros((count,) + array.shape, dtype=array.dtype) for array in one])
 
 
-@njit(inline="always", cache=True, _nrt=False, error_model="numpy")
+@hot_kernel
 def workspace_of(stack, slot):
     """Slot ``slot``'s :class:`Workspace` of a stack (:func:`new_workspace_stack`): views, no copy."""
     return Workspace(stack.deal[slot], stack.hands[slot], stack.hand_sizes[slot], stack.lacking[slot],

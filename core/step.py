@@ -58,7 +58,10 @@ from core.tiles import N_VALUES, TARGET_RAW
 @hot_kernel
 def quiet_trace(ws):
     """A :class:`core.state.Trace` with no room (zero-row views of ``ws.cands``, no
-    allocation): the steps write nothing but the workspace (a playout's trace)."""
+    allocation): the steps write nothing but the workspace (a playout's trace).
+
+    For compiled callers only: returned to Python, a view made without reference counting
+    boxes as its parent, ``ws.cands`` itself, which the steps would then write into."""
     empty = ws.cands[:0]
     return Trace(empty, empty, empty, empty, empty)
 

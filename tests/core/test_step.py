@@ -13,19 +13,13 @@ import pytest
 from core import state as K
 from core import step
 from core.jit import kernel
-from core.state import Trace, new_workspace
+from core.state import new_workspace
 from core.tiles import TARGET_RAW, TILES
 from strategies import strategy, strategy_key
 from strategies.greedy import greedy
+from tests.support.traces import traced
 
 TILE = {pair: index for index, pair in enumerate(TILES)}
-
-
-def traced(rows: int = 8) -> Trace:
-    """A trace with room for ``rows`` actions and events (no rounds, no answers)."""
-    return Trace(np.zeros((0, K.ROUND_FIELDS), np.int32), np.zeros((0, 28), np.int8),
-                 np.zeros((rows, K.ACTION_FIELDS), np.int16), np.zeros((rows, K.EVENT_FIELDS), np.int32),
-                 np.zeros((0, K.ANSWER_FIELDS), np.int64))
 
 
 @pytest.mark.parametrize(("before", "raw", "outcome", "after"), [
@@ -35,7 +29,7 @@ def traced(rows: int = 8) -> Trace:
 ])
 def test_an_event_is_target_tested(before, raw, outcome, after):
     ws = new_workspace()
-    trace = traced()
+    trace = traced(8)
     ws.scores[1] = before
     got = step.apply_event(ws, trace, 1, K.EVENT_PLACEMENT, 3, 1, raw, 0, 0, raw)
     assert got == outcome
@@ -69,10 +63,23 @@ def test_a_quiet_trace_writes_nothing_but_the_workspace():
     assert (ws.cands == -7).all()  # the arrays the empty views come from are untouched
 
 
+def test_a_python_callers_quiet_trace_writes_nothing_but_the_workspace():
+    """The same steps called from Python with :func:`tests.support.traces.traced` (what the
+    Python callers use: ``quiet_trace`` would hand them ``ws.cands`` itself)."""
+    ws = new_workspace()
+    ws.cands[:] = -7
+    quiet = traced()
+    assert step.apply_event(ws, quiet, 0, K.EVENT_PLACEMENT, 0, 0, 10, 0, 0, 10) == K.OUTCOME_ACCEPTED
+    step.draw_tile(ws, quiet, 0, 3)
+    assert ws.scores[0] == 10 and ws.hands[0] == 1 << 3
+    assert ws.cursor[K.CURSOR_EVENTS] == 0 and ws.cursor[K.CURSOR_ACTIONS] == 0
+    assert (ws.cands == -7).all()
+
+
 @pytest.mark.parametrize("keep", [0, 1])
 def test_the_history_is_written_only_while_kept(keep):
     ws = new_workspace()
-    trace = traced()
+    trace = traced(8)
     ws.board[K.BOARD_KEEP_HISTORY] = keep
     ws.board[K.BOARD_OPEN_VALUES] = 0b0001001  # values 0 and 3 open
     step.draw_tile(ws, trace, 2, TILE[(1, 2)])
@@ -109,7 +116,7 @@ def two_player_round(leader: int, hands) -> tuple:
         for tile in tiles:
             ws.hands[seat] |= 1 << TILE[tile]
         ws.hand_sizes[seat] = len(tiles)
-    return ws, traced(), K.ENTITY_OF_SEAT[2, :2].copy()
+    return ws, traced(8), K.ENTITY_OF_SEAT[2, :2].copy()
 
 
 def test_a_domino_settles_the_round():

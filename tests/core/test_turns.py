@@ -16,21 +16,15 @@ import pytest
 
 from core import state as K
 from core import step, turns
-from core.state import Trace, new_workspace
+from core.state import new_workspace
 from core.tiles import N_TILES, TILES
 from tests.support.paths import REPO
+from tests.support.traces import traced
 
 TILE = {pair: index for index, pair in enumerate(TILES)}
 
 BONEYARD_START = 10
 """Where the scripted rounds' boneyard starts in ``ws.deal`` (two hands of five were dealt)."""
-
-
-def traced(rows: int = 16) -> Trace:
-    """A trace with room for ``rows`` actions and events."""
-    return Trace(np.zeros((0, K.ROUND_FIELDS), np.int32), np.zeros((0, N_TILES), np.int8),
-                 np.zeros((rows, K.ACTION_FIELDS), np.int16), np.zeros((rows, K.EVENT_FIELDS), np.int32),
-                 np.zeros((0, K.ANSWER_FIELDS), np.int64))
 
 
 def scripted_round(hands, boneyard):
@@ -49,7 +43,7 @@ def scripted_round(hands, boneyard):
     rest = [t for t in range(N_TILES) if t not in held and t not in drawn]
     dealt = held + rest[: BONEYARD_START - len(held)]
     ws.deal[:] = dealt + drawn + rest[BONEYARD_START - len(held):]
-    return ws, traced(), K.ENTITY_OF_SEAT[2, :2].copy()
+    return ws, traced(16), K.ENTITY_OF_SEAT[2, :2].copy()
 
 
 def row_of(ws, tile) -> int:

@@ -20,6 +20,7 @@ from core.tiles import N_TILES
 from strategies import perfect_solver as P
 from strategies.matchplay import outcome_value
 from tests.support.endgames import copy_world, endgames, list_turn
+from tests.support.traces import traced
 
 ENDGAMES = 12
 """Endgames compared per table size in the default run (plain minimax in Python is slow)."""
@@ -41,7 +42,7 @@ def minimax(ws, view, seat, next_draw, tie_seat, root=False):
         if end != K.END_NONE:
             return outcome_value(child, view, end, 1.0, 0.0)
         if next_draw == N_TILES and rules.no_hand_can_play(child, players):
-            blocked = step.settle_blocked(child, step.quiet_trace(child), players, entity_of_seat,
+            blocked = step.settle_blocked(child, traced(), players, entity_of_seat,
                                           tie_seat)
             return outcome_value(child, view, blocked, 1.0, 0.0)
         return minimax(child, view, (seat + 1) % players, next_draw, tie_seat)
@@ -52,7 +53,7 @@ def minimax(ws, view, seat, next_draw, tie_seat, root=False):
     for row in range(count):
         child = copy_world(ws)
         c = ws.cands[row]
-        end = step.place(child, step.quiet_trace(child), players, entity_of_seat, seat,
+        end = step.place(child, traced(), players, entity_of_seat, seat,
                          int(c[K.CAND_TILE]), int(c[K.CAND_PARENT]), int(c[K.CAND_SIDE]),
                          int(c[K.CAND_JOINED]))
         values.append(after(child, end))

@@ -15,7 +15,6 @@ import strategies
 from core import state as K
 from core.rng import SEAT_SALT, decision_key, one_way, stream_key, word_at
 from sim.engine.compiled import CompiledRun
-from sim.engine.play import Trace
 from sim.engine.spec import RunSpec
 from sim.study_kernels.openings import (
     counterfactual_deal,
@@ -27,6 +26,7 @@ from sim.study_kernels.openings import (
 )
 from sim.study_kernels.traces import trace_events
 from core.tiles import TARGET_RAW, TILE_INDEX
+from tests.support.traces import traced
 
 CONFIGS = [(2, "greedy,random"), (3, "random,greedy,random"), (4, "greedy,random")]
 
@@ -205,9 +205,7 @@ def _round_with_streams(players, names, deal, leader, keys):
     for seat in range(players):
         ws.rng[seat, 0] = np.uint64(keys[seat])
         ws.rng[seat, 1] = np.uint64(0)
-    trace = Trace(np.zeros((0, K.ROUND_FIELDS), np.int32), np.zeros((0, 28), np.int8),
-                  np.zeros((0, K.ACTION_FIELDS), np.int16), np.zeros((0, K.EVENT_FIELDS), np.int32),
-                  np.zeros((0, K.ANSWER_FIELDS), np.int64))
+    trace = traced()
     entity_of_seat = K.ENTITY_OF_SEAT[players, :players].copy()
     entity_of_seat.flags.writeable = False  # read-only, as the engine's own calls pass it: no new compile
     run.engine.module.play_dealt_round(ws, trace, np.int64(players), entity_of_seat,

@@ -12,6 +12,7 @@ from core import rules, step
 from core import state as K
 from core.rng import STREAM_DEAL, decision_state, shuffle_round_deal, stream_key
 from core.tiles import HAND_SIZE, N_TILES
+from tests.support.traces import traced
 from tests.support.views import read_only_view
 
 SCORES = [0, 100, 200, 250, 270, 285, 295, 300]
@@ -23,7 +24,7 @@ def copy_world(ws):
 
 def list_turn(ws, seat, next_draw):
     """The turn's placements as the rules make them (draws first if needed): (count, next_draw)."""
-    trace = step.quiet_trace(ws)
+    trace = traced()
     if ws.board[K.BOARD_NODES] == 0:
         return rules.list_openings(ws, np.int64(ws.hands[seat])), next_draw
     tiles = int(ws.hands[seat]) & int(rules.playable_tiles(ws))
@@ -57,7 +58,7 @@ def endgame(seed, match, players, left, generator):
     if players == 4 and generator.random() < 0.3:
         ws.scores[0] = -15  # a partner debit took the partnership below 0
     entity_of_seat = K.ENTITY_OF_SEAT[players, :players].copy()
-    trace = step.quiet_trace(ws)
+    trace = traced()
     seat = int(generator.integers(players))
     next_draw = players * HAND_SIZE
     while True:
